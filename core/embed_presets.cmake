@@ -1,0 +1,12 @@
+# Writes presets_data.cpp: every preset file as a raw string literal.
+file(GLOB_RECURSE files ${DIR}/*.json)
+list(SORT files)
+set(body "// Generated from core/presets by embed_presets.cmake. Do not edit.\n#include <utility>\n#include <vector>\nnamespace llmcalc {\nconst std::vector<std::pair<const char*, const char*>>& embedded_presets() {\n  static const std::vector<std::pair<const char*, const char*>> kFiles = {\n")
+foreach(f ${files})
+  file(RELATIVE_PATH rel ${DIR} ${f})
+  file(READ ${f} content)
+  string(APPEND body "    {\"${rel}\", R\"LLMCALCJSON(${content})LLMCALCJSON\"},\n")
+endforeach()
+string(APPEND body "  };\n  return kFiles;\n}\n}  // namespace llmcalc\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

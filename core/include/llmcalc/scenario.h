@@ -1,0 +1,153 @@
+// The resolved scenario: what model, on what system, run how.
+// Every quantity is in base SI units (bytes, B/s, FLOP/s, s); the parser
+// converts the spec's datasheet units (_GiB, _GBps, _tflops, _us) exactly once.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+
+namespace llmcalc {
+
+enum class Precision { fp32, tf32, fp16, bf16, fp8, int8, int4, fp4 };
+constexpr int kPrecisionCount = 8;
+const char* to_string(Precision p);
+// Bytes per element as stored in memory (int4/fp4 are packed two per byte).
+double bytes_per_element(Precision p);
+
+enum class FfnType { gelu, relu2, swiglu, geglu };
+enum class NormType { layernorm, rmsnorm };
+enum class Recompute { none, selective, full };
+enum class PipeSchedule { one_f_one_b, interleaved, gpipe };
+enum class Optimizer { adam, sgd };
+enum class Mode { training, inference };
+
+inline bool is_gated(FfnType t) { return t == FfnType::swiglu || t == FfnType::geglu; }
+
+struct MoE {
+  int experts = 0;         // 0: dense model
+  int top_k = 0;
+  int ffn_hidden = 0;      // per expert
+  int shared_experts = 0;
+  int dense_layers = 0;    // leading dense layers
+};
+
+struct Model {
+  std::string name = "custom";
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;
+  int ffn_hidden = 0;
+  FfnType ffn_type = FfnType::gelu;
+  NormType norm = NormType::layernorm;
+  int vocab = 0;
+  int seq_len = 2048;
+  bool tied_embeddings = false;
+  bool bias = false;              // linear-layer biases (GPT-2/3 style)
+  bool learned_positions = false; // learned absolute position embedding table
+  bool dropout = true;            // dropout layers (Megatron default 0.1) keep masks for backward
+  MoE moe;
+  bool is_moe() const { return moe.experts > 0; }
+};
+
+struct MemoryLevel {
+  std::string name;
+  double capacity_bytes = 0;
+  double bandwidth_Bps = 0;
+};
+
+// Per-device calibration data: achievable fractions of the datasheet peaks
+// and fixed costs. They live in presets with a cited source, shared by every
+// scenario on that device.
+struct DeviceEfficiency {
+  std::array<double, kPrecisionCount> matmul{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8};  // best large-GEMM throughput / peak (MAMF), per precision
+  double attention = 0.6;     // fused (Flash) attention throughput / 16-bit matmul peak
+  double vector = 0.7;        // element-wise throughput / vector peak
+  double memory = 0.9;        // achievable streaming bandwidth / peak, every level
+  double launch_overhead_s = 4e-6;
+  double decode_step_overhead_s = 0;  // runtime cost per inference step (scheduling, sampling)
+};
+
+struct Device {
+  std::string name;
+  std::array<double, kPrecisionCount> matmul_flops{};  // 0 = unsupported
+  std::array<double, kPrecisionCount> vector_flops{};
+  std::vector<MemoryLevel> memory;  // nearest first; last is device memory
+  double tdp_W = 0;
+  int sm_count = 108;
+  DeviceEfficiency efficiency;
+  const MemoryLevel& dram() const { return memory.back(); }
+};
+
+struct NetworkTier {
+  std::string name;
+  int span_gpus = 0;          // 0: the whole cluster
+  double bandwidth_Bps = 0;   // per GPU, per direction
+  double latency_s = 0;
+  double efficiency = 0.8;    // achievable collective bus bandwidth / wire rate
+};
+
+struct System {
+  std::string name;
+  int gpus_per_node = 8;
+  Device device;
+  std::vector<NetworkTier> network;  // innermost first; last spans the cluster
+};
+
+struct Overlap {
+  bool dp = true;
+  bool tp = false;
+  bool pp = true;
+};
+
+struct Parallelism {
+  int tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+  bool sp = false;
+  PipeSchedule schedule = PipeSchedule::one_f_one_b;
+  int virtual_stages = 1;
+  int zero = 0;
+  long long gpus() const { return 1LL * tp * pp * dp * cp; }
+};
+
+struct Training {
+  long long global_batch = 1;
+  int micro_batch = 1;
+  int seq_len = 0;
+  Precision precision = Precision::bf16;
+  Recompute recompute = Recompute::none;
+  Optimizer optimizer = Optimizer::adam;
+  bool flash_attention = false;
+  Overlap overlap;
+  double tokens = 0;  // 0: not given
+};
+
+struct Inference {
+  int batch = 1;
+  int input_tokens = 128;
+  int output_tokens = 128;
+  Precision weight_precision = Precision::bf16;
+  Precision kv_precision = Precision::bf16;
+  Precision compute_precision = Precision::bf16;
+  bool flash_attention = true;
+};
+
+struct SearchSpec {
+  bool present = false;
+  long long gpus = 0;
+  int top = 10;
+  double max_ttft_s = 0;  // 0: unbounded
+  double max_tpot_s = 0;
+};
+
+struct Scenario {
+  Mode mode = Mode::training;
+  Model model;
+  System system;
+  Parallelism par;
+  Training train;
+  Inference infer;
+  SearchSpec search;
+};
+
+}  // namespace llmcalc

@@ -1,0 +1,38 @@
+// Exact arithmetic of a transformer: parameter counts and FLOPs.
+#pragma once
+#include "llmcalc/scenario.h"
+
+namespace llmcalc {
+
+struct LayerParams {
+  double attention = 0;  // Wq, Wk, Wv, Wo (+ biases)
+  double mlp = 0;        // dense MLP, or all experts + shared + router of a MoE layer
+  double mlp_active = 0; // MLP weights one token touches (top_k experts + shared + router)
+  double norms = 0;
+  double total() const { return attention + mlp + norms; }
+};
+
+struct ParamCount {
+  double embedding = 0;  // token (+ learned position) table
+  double lm_head = 0;    // 0 when tied
+  double final_norm = 0;
+  double layers = 0;     // all transformer blocks
+  double total = 0;
+  double active = 0;     // per token (MoE: only the experts a token uses)
+};
+
+int q_dim(const Model& m);   // heads * head_dim
+int kv_dim(const Model& m);  // kv_heads * head_dim
+int mlp_matrices(const Model& m);  // 3 for gated FFNs, 2 otherwise
+bool is_moe_layer(const Model& m, int layer);
+
+LayerParams layer_params(const Model& m, bool moe_layer);
+ParamCount count_params(const Model& m);
+
+// Model FLOPs of one forward pass per token at sequence length s (matmuls,
+// attention over the full s^2 as in Narayanan et al. 2021 eq. 3, LM head).
+double forward_flops_per_token(const Model& m, double seq_len);
+// Forward FLOPs per token of one layer's attention core (QK^T and AV) over s.
+double attention_core_flops_per_token(const Model& m, double seq_len);
+
+}  // namespace llmcalc

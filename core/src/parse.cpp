@@ -1,0 +1,377 @@
+#include "parse.h"
+
+#include <cmath>
+#include <set>
+
+#include "presets.h"
+#include "schema.h"
+
+namespace llmcalc {
+
+namespace {
+
+const std::vector<std::string> kPrecNames = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"};
+
+// A schema field read through its table entry: the default and range come
+// from one place, shared with the web form.
+long long int_field(StrictObject& o, const std::string& key) {
+  const FieldSpec& f = field_spec(join_path(o.path(), key));
+  const auto lo = static_cast<long long>(f.lo), hi = static_cast<long long>(f.hi);
+  if (f.def.is_null()) return o.required_integer(key, lo, hi);
+  return o.integer(key, f.def.get<long long>(), lo, hi);
+}
+int int32_field(StrictObject& o, const std::string& key) { return static_cast<int>(int_field(o, key)); }
+
+long long optional_int(StrictObject& o, const std::string& key, long long def) {
+  const FieldSpec& f = field_spec(join_path(o.path(), key));
+  return o.integer(key, def, static_cast<long long>(f.lo), static_cast<long long>(f.hi));
+}
+
+bool bool_field(StrictObject& o, const std::string& key) {
+  return o.boolean(key, field_spec(join_path(o.path(), key)).def.get<bool>());
+}
+
+int enum_field(StrictObject& o, const std::string& key) {
+  const FieldSpec& f = field_spec(join_path(o.path(), key));
+  const std::string def = f.def.get<std::string>();
+  int idx = 0;
+  for (size_t i = 0; i < f.values.size(); ++i)
+    if (f.values[i] == def) idx = static_cast<int>(i);
+  return o.choice(key, idx, f.values);
+}
+
+Precision precision_named(const std::string& name) {
+  for (size_t i = 0; i < kPrecNames.size(); ++i)
+    if (kPrecNames[i] == name) return static_cast<Precision>(i);
+  return Precision::bf16;
+}
+
+Precision precision_field(StrictObject& o, const std::string& key) {
+  const FieldSpec& f = field_spec(join_path(o.path(), key));
+  return precision_named(f.values.at(static_cast<size_t>(enum_field(o, key))));
+}
+
+// Objects merge key by key (overrides win); arrays and scalars are replaced.
+void merge_into(nlohmann::json& base, const nlohmann::json& over) {
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
+      merge_into(base[it.key()], it.value());
+    else
+      base[it.key()] = it.value();
+  }
+}
+
+// A preset id, {"preset": id, ...overrides}, or a full object.
+nlohmann::json resolve_preset(const nlohmann::json& v, const std::string& kind, const std::string& path) {
+  auto lookup = [&](const nlohmann::json& id, const std::string& at) {
+    if (!id.is_string()) throw InputError(at, "expected a preset id string or an object");
+    const std::string name = id.get<std::string>();
+    const nlohmann::json* p = find_preset(kind, name);
+    if (!p) {
+      std::string known;
+      for (auto it = all_presets().at(kind).begin(); it != all_presets().at(kind).end(); ++it)
+        known += (known.empty() ? "" : ", ") + it.key();
+      throw InputError(at, "unknown preset \"" + name.substr(0, 60) + "\"; known: " + known);
+    }
+    return *p;
+  };
+  if (v.is_string()) return lookup(v, path);
+  if (!v.is_object()) throw InputError(path, "expected a preset id string or an object");
+  if (!v.contains("preset")) return v;
+  nlohmann::json base = lookup(v.at("preset"), join_path(path, "preset"));
+  nlohmann::json over = v;
+  over.erase("preset");
+  merge_into(base, over);
+  return base;
+}
+
+MoE parse_moe(StrictObject& m, int dense_ffn) {
+  MoE moe;
+  StrictObject o(m.raw("moe"), m.child_path("moe"));
+  moe.experts = int32_field(o, "experts");
+  moe.top_k = int32_field(o, "top_k");
+  moe.ffn_hidden = static_cast<int>(optional_int(o, "ffn_hidden", dense_ffn));
+  moe.shared_experts = int32_field(o, "shared_experts");
+  moe.dense_layers = int32_field(o, "dense_layers");
+  o.finish();
+  if (moe.experts > 0 && moe.top_k > moe.experts)
+    throw InputError(o.child_path("top_k"), "top_k exceeds the number of experts");
+  return moe;
+}
+
+std::array<double, kPrecisionCount> parse_peaks(StrictObject& dev, const std::string& key, bool required) {
+  std::array<double, kPrecisionCount> peaks{};
+  if (!dev.has(key)) {
+    if (required) throw InputError(dev.child_path(key), "is required");
+    return peaks;
+  }
+  StrictObject o(dev.raw(key), dev.child_path(key));
+  for (size_t i = 0; i < kPrecNames.size(); ++i)
+    peaks[i] = o.number(kPrecNames[i], 0, 0, 1e9) * 1e12;  // TFLOP/s -> FLOP/s
+  o.finish();
+  return peaks;
+}
+
+MemoryLevel parse_memory_level(const nlohmann::json& v, const std::string& path) {
+  StrictObject o(v, path);
+  MemoryLevel m;
+  m.name = o.string("name", "", 40);
+  if (m.name.empty()) throw InputError(o.child_path("name"), "is required");
+  const bool mib = o.has("capacity_MiB"), gib = o.has("capacity_GiB");
+  if (mib == gib) throw InputError(path, "give exactly one of capacity_MiB or capacity_GiB");
+  m.capacity_bytes = mib ? o.number("capacity_MiB", 0, 1e-6, 1e12) * 1048576.0
+                         : o.number("capacity_GiB", 0, 1e-9, 1e9) * 1073741824.0;
+  m.bandwidth_Bps = o.required_number("bandwidth_GBps", 1e-3, 1e9) * 1e9;
+  o.finish();
+  return m;
+}
+
+DeviceEfficiency parse_efficiency(StrictObject& dev) {
+  DeviceEfficiency e;
+  if (!dev.has("efficiency")) return e;
+  StrictObject o(dev.raw("efficiency"), dev.child_path("efficiency"));
+  // "matmul": one fraction for every precision, or {"bf16": .., "fp8": ..}
+  // where an absent precision takes the 16-bit value.
+  if (o.has("matmul") && o.raw("matmul").is_object()) {
+    StrictObject mm(o.raw("matmul"), o.child_path("matmul"));
+    const double base = mm.number("bf16", 0.8, 0.01, 1);
+    for (size_t i = 0; i < kPrecNames.size(); ++i)
+      e.matmul[i] = kPrecNames[i] == "bf16" ? base : mm.number(kPrecNames[i], base, 0.01, 1);
+    mm.finish();
+  } else {
+    e.matmul.fill(o.number("matmul", 0.8, 0.01, 1));
+  }
+  e.attention = o.number("attention", e.attention, 0.01, 1);
+  e.vector = o.number("vector", e.vector, 0.01, 1);
+  e.memory = o.number("memory", e.memory, 0.01, 1);
+  e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;
+  e.decode_step_overhead_s = o.number("decode_step_overhead_us", 0, 0, 1e7) * 1e-6;
+  o.finish();
+  return e;
+}
+
+Device parse_device(StrictObject& sys) {
+  StrictObject o(sys.raw("device"), sys.child_path("device"));
+  Device d;
+  d.name = o.string("name", "custom device", 100);
+  d.matmul_flops = parse_peaks(o, "matmul_tflops", true);
+  d.vector_flops = parse_peaks(o, "vector_tflops", false);
+  const nlohmann::json& mem = o.raw("memory");
+  if (!mem.is_array() || mem.empty() || mem.size() > 8)
+    throw InputError(o.child_path("memory"), "expected an array of 1 to 8 memory levels");
+  std::set<std::string> names;
+  for (size_t i = 0; i < mem.size(); ++i) {
+    d.memory.push_back(parse_memory_level(mem[i], o.child_path("memory") + "[" + std::to_string(i) + "]"));
+    if (!names.insert(d.memory.back().name).second)
+      throw InputError(o.child_path("memory") + "[" + std::to_string(i) + "].name", "duplicate level name");
+  }
+  d.tdp_W = o.number("tdp_W", 0, 0, 1e6);
+  d.sm_count = static_cast<int>(o.integer("sm_count", 108, 1, 100000));
+  d.efficiency = parse_efficiency(o);
+  o.finish();
+  // Fill missing vector peaks so element-wise work always has a rate.
+  const double fp32 = d.vector_flops[static_cast<int>(Precision::fp32)];
+  for (auto& v : d.vector_flops)
+    if (v == 0) v = fp32 > 0 ? fp32 : d.matmul_flops[static_cast<int>(Precision::fp32)];
+  return d;
+}
+
+std::vector<NetworkTier> parse_network(StrictObject& sys) {
+  const nlohmann::json& net = sys.raw("network");
+  const std::string path = sys.child_path("network");
+  if (!net.is_array() || net.empty() || net.size() > 8)
+    throw InputError(path, "expected an array of 1 to 8 network tiers");
+  std::vector<NetworkTier> tiers;
+  for (size_t i = 0; i < net.size(); ++i) {
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    StrictObject o(net[i], p);
+    NetworkTier t;
+    t.name = o.string("name", "tier" + std::to_string(i), 40);
+    const bool last = i + 1 == net.size();
+    t.span_gpus = static_cast<int>(o.integer("span_gpus", 0, 1, 1 << 30));
+    if (!last && t.span_gpus == 0) throw InputError(o.child_path("span_gpus"), "required on every tier but the last");
+    if (!tiers.empty() && t.span_gpus != 0 && t.span_gpus < tiers.back().span_gpus)
+      throw InputError(o.child_path("span_gpus"), "must not be smaller than the inner tier's span");
+    if (last) t.span_gpus = 0;  // the outermost tier spans the whole cluster
+    t.bandwidth_Bps = o.required_number("bandwidth_GBps", 1e-3, 1e9) * 1e9;
+    t.latency_s = o.number("latency_us", 5, 0, 1e7) * 1e-6;
+    t.efficiency = o.number("efficiency", 0.8, 0.01, 1.2);
+    o.finish();
+    tiers.push_back(t);
+  }
+  return tiers;
+}
+
+Parallelism parse_parallelism(const nlohmann::json& root) {
+  Parallelism p;
+  if (!root.contains("parallelism")) return p;
+  StrictObject o(root.at("parallelism"), "parallelism");
+  p.tp = int32_field(o, "tp");
+  p.pp = int32_field(o, "pp");
+  p.dp = int32_field(o, "dp");
+  p.cp = int32_field(o, "cp");
+  p.ep = int32_field(o, "ep");
+  p.sp = bool_field(o, "sp");
+  p.schedule = static_cast<PipeSchedule>(enum_field(o, "pp_schedule"));
+  p.virtual_stages = int32_field(o, "virtual_stages");
+  p.zero = int32_field(o, "zero");
+  o.finish();
+  if (p.gpus() > (1LL << 24)) throw InputError("parallelism", "tp x pp x dp x cp exceeds 16,777,216 GPUs");
+  return p;
+}
+
+Training parse_training(const nlohmann::json& root, int model_seq) {
+  Training t;
+  t.seq_len = model_seq;
+  if (!root.contains("training")) return t;
+  StrictObject o(root.at("training"), "training");
+  t.global_batch = int_field(o, "global_batch");
+  t.micro_batch = int32_field(o, "micro_batch");
+  t.seq_len = static_cast<int>(optional_int(o, "seq_len", model_seq));
+  t.precision = precision_field(o, "precision");
+  t.recompute = static_cast<Recompute>(enum_field(o, "recompute"));
+  t.optimizer = static_cast<Optimizer>(enum_field(o, "optimizer"));
+  t.flash_attention = bool_field(o, "flash_attention");
+  if (o.has("overlap")) {
+    StrictObject ov(o.raw("overlap"), "training.overlap");
+    t.overlap.dp = bool_field(ov, "dp");
+    t.overlap.tp = bool_field(ov, "tp");
+    t.overlap.pp = bool_field(ov, "pp");
+    ov.finish();
+  }
+  const FieldSpec& tok = field_spec("training.tokens");
+  t.tokens = o.number("tokens", 0, tok.lo, tok.hi);
+  o.finish();
+  return t;
+}
+
+Inference parse_inference(const nlohmann::json& root) {
+  Inference inf;
+  if (!root.contains("inference")) return inf;
+  StrictObject o(root.at("inference"), "inference");
+  inf.batch = int32_field(o, "batch");
+  inf.input_tokens = int32_field(o, "input_tokens");
+  inf.output_tokens = int32_field(o, "output_tokens");
+  inf.weight_precision = precision_field(o, "weight_precision");
+  inf.kv_precision = precision_field(o, "kv_precision");
+  inf.compute_precision = precision_field(o, "compute_precision");
+  inf.flash_attention = bool_field(o, "flash_attention");
+  o.finish();
+  return inf;
+}
+
+SearchSpec parse_search(const nlohmann::json& root) {
+  SearchSpec s;
+  if (!root.contains("search")) return s;
+  StrictObject o(root.at("search"), "search");
+  s.present = true;
+  s.gpus = o.integer("gpus", 0, 1, 1 << 24);
+  s.top = static_cast<int>(o.integer("top", 10, 1, 1000));
+  s.max_ttft_s = o.number("max_ttft_s", 0, 0, 1e6);
+  s.max_tpot_s = o.number("max_tpot_s", 0, 0, 1e6);
+  o.finish();
+  return s;
+}
+
+void require(bool ok, const std::string& path, const std::string& msg) {
+  if (!ok) throw InputError(path, msg);
+}
+
+}  // namespace
+
+Model parse_model(const nlohmann::json& value, const std::string& path) {
+  const nlohmann::json j = resolve_preset(value, "models", path);
+  StrictObject o(j, path);
+  Model m;
+  m.name = o.string("name", "custom", 100);
+  m.layers = int32_field(o, "layers");
+  m.hidden = int32_field(o, "hidden");
+  m.heads = int32_field(o, "heads");
+  m.kv_heads = static_cast<int>(optional_int(o, "kv_heads", m.heads));
+  m.head_dim = static_cast<int>(optional_int(o, "head_dim", std::max(1, m.hidden / m.heads)));
+  m.ffn_hidden = static_cast<int>(optional_int(o, "ffn_hidden", std::min(4LL * m.hidden, 4LL * 1048576)));
+  m.ffn_type = static_cast<FfnType>(enum_field(o, "ffn_type"));
+  m.norm = static_cast<NormType>(enum_field(o, "norm"));
+  m.vocab = int32_field(o, "vocab");
+  m.seq_len = int32_field(o, "seq_len");
+  m.tied_embeddings = bool_field(o, "tied_embeddings");
+  m.bias = bool_field(o, "bias");
+  m.learned_positions = bool_field(o, "learned_positions");
+  m.dropout = bool_field(o, "dropout");
+  if (o.has("moe")) m.moe = parse_moe(o, m.ffn_hidden);
+  o.finish();
+  require(m.heads % m.kv_heads == 0, join_path(path, "kv_heads"), "heads must be a multiple of kv_heads");
+  require(m.moe.dense_layers <= m.layers, join_path(path, "moe.dense_layers"), "exceeds the number of layers");
+  return m;
+}
+
+System parse_system(const nlohmann::json& value, const std::string& path) {
+  const nlohmann::json j = resolve_preset(value, "systems", path);
+  StrictObject o(j, path);
+  System s;
+  s.name = o.string("name", "custom system", 100);
+  s.gpus_per_node = static_cast<int>(o.integer("gpus_per_node", 8, 1, 1 << 20));
+  s.device = parse_device(o);
+  s.network = parse_network(o);
+  o.finish();
+  return s;
+}
+
+void check_consistency(const Scenario& s) {
+  const Model& m = s.model;
+  const Parallelism& p = s.par;
+  require(m.heads % p.tp == 0, "parallelism.tp",
+          "tp=" + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) + " attention heads");
+  require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, "parallelism.tp",
+          "tp and kv_heads=" + std::to_string(m.kv_heads) + " must divide one another");
+  require(m.ffn_hidden % p.tp == 0, "parallelism.tp",
+          "tp must divide ffn_hidden=" + std::to_string(m.ffn_hidden));
+  require(m.layers >= p.pp, "parallelism.pp", "more pipeline stages than layers");
+  require(p.virtual_stages == 1 || p.schedule == PipeSchedule::interleaved, "parallelism.virtual_stages",
+          "virtual_stages > 1 needs pp_schedule \"interleaved\"");
+  require(1LL * p.pp * p.virtual_stages <= m.layers, "parallelism.virtual_stages",
+          "pp x virtual_stages exceeds the number of layers");
+  const Device& d = s.system.device;
+  if (s.mode == Mode::training) {
+    const Training& t = s.train;
+    require(t.global_batch % (1LL * t.micro_batch * p.dp) == 0, "training.global_batch",
+            "global_batch=" + std::to_string(t.global_batch) + " is not divisible by micro_batch x dp = " +
+                std::to_string(1LL * t.micro_batch * p.dp));
+    require(t.seq_len % p.cp == 0, "parallelism.cp", "cp must divide seq_len");
+    require((1LL * p.dp * p.cp) % p.ep == 0, "parallelism.ep", "ep must divide dp x cp");
+    require(!m.is_moe() || m.moe.experts % p.ep == 0, "parallelism.ep", "ep must divide the number of experts");
+    require(m.is_moe() || p.ep == 1, "parallelism.ep", "ep > 1 needs a mixture-of-experts model");
+    require(d.matmul_flops[static_cast<int>(t.precision)] > 0, "training.precision",
+            std::string("the device has no ") + to_string(t.precision) + " matmul peak");
+    require(1.0 * t.micro_batch * t.seq_len <= 1e9, "training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens");
+  } else {
+    const Inference& i = s.infer;
+    require(d.matmul_flops[static_cast<int>(i.compute_precision)] > 0, "inference.compute_precision",
+            std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak");
+    require(1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) <= 1e12, "inference.batch",
+            "batch x (input + output tokens) exceeds 1e12");
+  }
+}
+
+Scenario parse_scenario(const nlohmann::json& root) {
+  StrictObject top(root, "");
+  Scenario s;
+  s.mode = static_cast<Mode>(enum_field(top, "mode"));
+  const FieldSpec& mf = field_spec("model");
+  const FieldSpec& sf = field_spec("system");
+  s.model = parse_model(top.has("model") ? top.raw("model") : mf.def, "model");
+  s.system = parse_system(top.has("system") ? top.raw("system") : sf.def, "system");
+  top.has("parallelism");
+  s.par = parse_parallelism(root);
+  top.has("training");
+  s.train = parse_training(root, s.model.seq_len);
+  top.has("inference");
+  s.infer = parse_inference(root);
+  top.has("search");
+  s.search = parse_search(root);
+  top.finish();
+  check_consistency(s);
+  return s;
+}
+
+}  // namespace llmcalc

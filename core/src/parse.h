@@ -1,0 +1,17 @@
+// The one parse boundary: scenario JSON -> Scenario, strict and unit-converting.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "llmcalc/scenario.h"
+#include "strict_json.h"
+
+namespace llmcalc {
+
+// Throws InputError (with the JSON path) on any invalid or inconsistent input.
+Scenario parse_scenario(const nlohmann::json& root);
+Model parse_model(const nlohmann::json& value, const std::string& path);
+System parse_system(const nlohmann::json& value, const std::string& path);
+// Checks that need the whole scenario (divisibility, device support).
+void check_consistency(const Scenario& s);
+
+}  // namespace llmcalc

@@ -1,0 +1,31 @@
+#include "presets.h"
+
+#include <utility>
+#include <vector>
+
+namespace llmcalc {
+
+const std::vector<std::pair<const char*, const char*>>& embedded_presets();  // generated
+
+const nlohmann::json& all_presets() {
+  static const nlohmann::json kAll = [] {
+    nlohmann::json all = {{"models", nlohmann::json::object()}, {"systems", nlohmann::json::object()}};
+    for (const auto& [rel, text] : embedded_presets()) {
+      nlohmann::json j = nlohmann::json::parse(text);  // validated by the preset tests
+      const std::string path = rel;
+      const std::string kind = path.rfind("models/", 0) == 0 ? "models" : "systems";
+      all[kind][j.at("id").get<std::string>()] = std::move(j);
+    }
+    return all;
+  }();
+  return kAll;
+}
+
+const nlohmann::json* find_preset(const std::string& kind, const std::string& id) {
+  const auto& group = all_presets().at(kind);
+  auto it = group.find(id);
+  if (it == group.end()) return nullptr;
+  return &it->at(kind == "models" ? "model" : "system");
+}
+
+}  // namespace llmcalc

@@ -1,0 +1,13 @@
+// Presets: JSON data files under core/presets/, compiled into the library.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace llmcalc {
+
+// {"models": {id: file}, "systems": {id: file}}; parsed once.
+const nlohmann::json& all_presets();
+// The "model" or "system" object of a preset, or nullptr when the id is unknown.
+const nlohmann::json* find_preset(const std::string& kind, const std::string& id);
+
+}  // namespace llmcalc

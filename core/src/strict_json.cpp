@@ -1,0 +1,107 @@
+#include "strict_json.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace llmcalc {
+
+std::string join_path(const std::string& base, const std::string& key) {
+  return base.empty() ? key : base + "." + key;
+}
+
+namespace {
+std::string fmt(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+const char* type_name(const json& v) { return v.type_name(); }
+}  // namespace
+
+double checked_number(const json& v, const std::string& path, double lo, double hi) {
+  if (!v.is_number()) throw InputError(path, std::string("expected a number, got ") + type_name(v));
+  double x = v.get<double>();
+  if (!std::isfinite(x)) throw InputError(path, "must be finite");
+  if (x < lo || x > hi)
+    throw InputError(path, "out of range: " + fmt(x) + " not in [" + fmt(lo) + ", " + fmt(hi) + "]");
+  return x;
+}
+
+long long checked_integer(const json& v, const std::string& path, long long lo, long long hi) {
+  double x = checked_number(v, path, static_cast<double>(lo), static_cast<double>(hi));
+  if (std::floor(x) != x) throw InputError(path, "expected an integer, got " + fmt(x));
+  return static_cast<long long>(x);
+}
+
+StrictObject::StrictObject(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+  if (!j_.is_object())
+    throw InputError(path_.empty() ? "$" : path_, std::string("expected an object, got ") + type_name(j_));
+}
+
+bool StrictObject::has(const std::string& key) const {
+  read_.insert(key);
+  auto it = j_.find(key);
+  return it != j_.end() && !it->is_null();
+}
+
+const json& StrictObject::raw(const std::string& key) {
+  read_.insert(key);
+  auto it = j_.find(key);
+  if (it == j_.end()) throw InputError(child_path(key), "is required");
+  return *it;
+}
+
+double StrictObject::number(const std::string& key, double def, double lo, double hi) {
+  if (!has(key)) return def;
+  return checked_number(j_.at(key), child_path(key), lo, hi);
+}
+
+double StrictObject::required_number(const std::string& key, double lo, double hi) {
+  if (!has(key)) throw InputError(child_path(key), "is required");
+  return checked_number(j_.at(key), child_path(key), lo, hi);
+}
+
+long long StrictObject::integer(const std::string& key, long long def, long long lo, long long hi) {
+  if (!has(key)) return def;
+  return checked_integer(j_.at(key), child_path(key), lo, hi);
+}
+
+long long StrictObject::required_integer(const std::string& key, long long lo, long long hi) {
+  if (!has(key)) throw InputError(child_path(key), "is required");
+  return checked_integer(j_.at(key), child_path(key), lo, hi);
+}
+
+bool StrictObject::boolean(const std::string& key, bool def) {
+  if (!has(key)) return def;
+  const json& v = j_.at(key);
+  if (!v.is_boolean()) throw InputError(child_path(key), std::string("expected true or false, got ") + type_name(v));
+  return v.get<bool>();
+}
+
+std::string StrictObject::string(const std::string& key, const std::string& def, size_t max_len) {
+  if (!has(key)) return def;
+  const json& v = j_.at(key);
+  if (!v.is_string()) throw InputError(child_path(key), std::string("expected a string, got ") + type_name(v));
+  std::string s = v.get<std::string>();
+  if (s.size() > max_len) throw InputError(child_path(key), "string longer than " + std::to_string(max_len));
+  return s;
+}
+
+int StrictObject::choice(const std::string& key, int def, const std::vector<std::string>& names) {
+  if (!has(key)) return def;
+  const json& v = j_.at(key);
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + ("\"" + n + "\"");
+  if (!v.is_string()) throw InputError(child_path(key), "expected one of " + all);
+  const std::string s = v.get<std::string>();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == s) return static_cast<int>(i);
+  throw InputError(child_path(key), "unknown value \"" + s.substr(0, 60) + "\"; expected one of " + all);
+}
+
+void StrictObject::finish() const {
+  for (auto it = j_.begin(); it != j_.end(); ++it)
+    if (!read_.count(it.key())) throw InputError(child_path(it.key()), "unknown key");
+}
+
+}  // namespace llmcalc

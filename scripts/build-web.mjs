@@ -1,0 +1,24 @@
+// Bundles web/ into the static folder build/web/ (all URLs relative, no
+// external requests). The worker is a classic script: it loads the
+// Emscripten glue llmcalc.js with importScripts, which the CSP allows ('self').
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'build', 'web');
+const wasmDir = join(root, 'build', 'wasm', 'wasm');
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+const common = { bundle: true, minify: true, sourcemap: true, target: ['es2020'], logLevel: 'warning' };
+await build({ ...common, entryPoints: [join(root, 'web/src/main.js')], outfile: join(out, 'main.js'), format: 'esm' });
+await build({ ...common, entryPoints: [join(root, 'web/src/worker.js')], outfile: join(out, 'worker.js'), format: 'iife' });
+await build({ ...common, entryPoints: [join(root, 'web/src/style.css')], outfile: join(out, 'style.css'), sourcemap: false });
+
+copyFileSync(join(root, 'web/index.html'), join(out, 'index.html'));
+copyFileSync(join(wasmDir, 'llmcalc.js'), join(out, 'llmcalc.js'));
+copyFileSync(join(wasmDir, 'llmcalc.wasm'), join(out, 'llmcalc.wasm'));
+console.log(`web: wrote ${out}`);

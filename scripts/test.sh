@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every llmcalc test suite against what scripts/build.sh built:
+#   native  ctest in build/native (GoogleTest)
+#   node    tests/node/*.test.mjs  (wasm in Node vs the native CLI)
+#   browser tests/browser/*.test.mjs (the page in headless Chromium)
+# Ends with one line "llmcalc: N passed, M failed" and exits nonzero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p build/test-logs
+LOGS=build/test-logs
+
+total_pass=0
+total_fail=0
+detail=()
+
+add() {  # add SUITE PASS FAIL
+  total_pass=$((total_pass + $2)); total_fail=$((total_fail + $3))
+  detail+=("$1 $2/$(($2 + $3))")
+}
+
+# --- native (ctest) ----------------------------------------------------------
+if [ -f build/native/CTestTestfile.cmake ]; then
+  ctest --test-dir build/native --output-on-failure -j2 2>&1 | tee "$LOGS/native.log"
+  rc=${PIPESTATUS[0]}
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$LOGS/native.log" | tail -1)
+  if [ -n "$line" ]; then
+    nfail=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+    nall=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+    add native $((nall - nfail)) "$nfail"
+  elif [ "$rc" -ne 0 ]; then
+    add native 0 1
+  else
+    add native 0 0
+  fi
+else
+  echo "test: build/native has no ctest file (run scripts/build.sh native)"
+  add native 0 1
+fi
+
+# --- node and browser (node:test) --------------------------------------------
+run_node_suite() {  # run_node_suite NAME DIR
+  local name=$1 dir=$2 files
+  shopt -s nullglob
+  files=("$dir"/*.test.mjs)
+  shopt -u nullglob
+  if [ ${#files[@]} -eq 0 ]; then
+    echo "test: no $name tests in $dir"
+    add "$name" 0 1
+    return
+  fi
+  node --test --test-reporter=spec "${files[@]}" 2>&1 | tee "$LOGS/$name.log"
+  local rc=${PIPESTATUS[0]}
+  local p f
+  p=$(grep -aE '^(ℹ|#) pass [0-9]+' "$LOGS/$name.log" | tail -1 | grep -oE '[0-9]+$')
+  f=$(grep -aE '^(ℹ|#) fail [0-9]+' "$LOGS/$name.log" | tail -1 | grep -oE '[0-9]+$')
+  p=${p:-0}; f=${f:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  add "$name" "$p" "$f"
+}
+
+run_node_suite node tests/node
+run_node_suite browser tests/browser
+
+echo "test: ${detail[*]} (passed/total per suite: native gtest, node, browser)"
+echo "llmcalc: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

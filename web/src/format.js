@@ -1,0 +1,83 @@
+// Human-readable numbers: one function per kind of quantity.
+const NBSP = '\u00a0';
+
+function fixed(x, digits = 3) {
+  if (!Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  if (a === 0) return '0';
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(digits >= 3 ? 1 : 0);
+  return x.toPrecision(digits);
+}
+
+export function num(x, digits = 3) {
+  if (!Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  const units = [
+    [1e15, 'P'],
+    [1e12, 'T'],
+    [1e9, 'G'],
+    [1e6, 'M'],
+    [1e3, 'k'],
+  ];
+  for (const [f, u] of units) if (a >= f) return fixed(x / f, digits) + u;
+  return fixed(x, digits);
+}
+
+export function int(x) {
+  return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–';
+}
+
+export function seconds(s) {
+  if (!Number.isFinite(s)) return '–';
+  const a = Math.abs(s);
+  if (a === 0) return '0' + NBSP + 's';
+  if (a < 1e-6) return fixed(s * 1e9) + NBSP + 'ns';
+  if (a < 1e-3) return fixed(s * 1e6) + NBSP + 'µs';
+  if (a < 1) return fixed(s * 1e3) + NBSP + 'ms';
+  if (a < 120) return fixed(s) + NBSP + 's';
+  if (a < 7200) return fixed(s / 60) + NBSP + 'min';
+  if (a < 3 * 86400) return fixed(s / 3600) + NBSP + 'h';
+  if (a < 3 * 365.25 * 86400) return fixed(s / 86400) + NBSP + 'days';
+  return fixed(s / (365.25 * 86400)) + NBSP + 'years';
+}
+
+export function bytes(b) {
+  if (!Number.isFinite(b)) return '–';
+  const a = Math.abs(b);
+  const units = [
+    [2 ** 50, 'PiB'],
+    [2 ** 40, 'TiB'],
+    [2 ** 30, 'GiB'],
+    [2 ** 20, 'MiB'],
+    [2 ** 10, 'KiB'],
+  ];
+  for (const [f, u] of units) if (a >= f) return fixed(b / f) + NBSP + u;
+  return fixed(b) + NBSP + 'B';
+}
+
+export function flops(f) {
+  return Number.isFinite(f) ? num(f) + 'FLOP' : '–';
+}
+
+export function flopsRate(f) {
+  if (!Number.isFinite(f)) return '–';
+  return fixed(f / 1e12) + NBSP + 'TFLOP/s';
+}
+
+export function tflops(t) {
+  return Number.isFinite(t) ? fixed(t) + NBSP + 'TFLOP/s' : '–';
+}
+
+export function rate(x, unit) {
+  return Number.isFinite(x) ? num(x) + NBSP + unit : '–';
+}
+
+export function bandwidth(bps) {
+  if (!Number.isFinite(bps)) return '–';
+  return bps >= 1e12 ? fixed(bps / 1e12) + NBSP + 'TB/s' : fixed(bps / 1e9) + NBSP + 'GB/s';
+}
+
+export function percent(x) {
+  return Number.isFinite(x) ? fixed(x * 100) + '%' : '–';
+}

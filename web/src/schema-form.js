@@ -1,0 +1,223 @@
+// The input form, generated from the core's schema table: one row per field,
+// grouped by `group`, shown only in the modes the field applies to. The same
+// table drives the URL codec (url-state.js) and the scenario (scenario.js).
+import { el, clear } from './dom.js';
+import { baseline, fieldApplies } from './scenario.js';
+
+const GROUPS = [
+  ['model', 'Model'],
+  ['parallelism', 'Parallelism'],
+  ['training', 'Training'],
+  ['inference', 'Inference'],
+];
+
+const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
+
+function labelFor(field) {
+  const parts = field.key.split('.');
+  const rest = parts.length > 1 ? parts.slice(1) : parts;
+  return rest.join(' ').replace(/_/g, ' ');
+}
+
+function shown(v) {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return String(v);
+}
+
+// Field (or picker) that an error path belongs to: the field whose key equals
+// the path, else the one with the longest key that prefixes it.
+export function fieldForPath(keys, path) {
+  if (!path) return null;
+  if (keys.includes(path)) return path;
+  let best = null;
+  for (const k of keys) {
+    if (path.startsWith(k + '.') && (!best || k.length > best.length)) best = k;
+  }
+  if (best) return best;
+  const top = path.split('.')[0];
+  return keys.includes(top) ? top : null;
+}
+
+export class SchemaForm {
+  constructor(root, schema, presets, onChange) {
+    this.root = root;
+    this.schema = schema;
+    this.presets = presets;
+    this.onChange = onChange;
+    this.rows = new Map(); // key -> {field, row, input, error}
+    this.fieldsets = [];
+    this.state = null;
+    this.build();
+  }
+
+  build() {
+    clear(this.root);
+    const fields = this.schema.fields;
+    const byKey = new Map(fields.map((f) => [f.key, f]));
+
+    const modeField = byKey.get('mode');
+    if (modeField) this.root.append(this.buildMode(modeField));
+
+    const presetSet = el('fieldset', { class: 'group presets' }, [el('legend', { text: 'Presets' })]);
+    for (const f of fields.filter((x) => x.type === 'preset')) presetSet.append(this.buildPreset(f));
+    this.root.append(presetSet);
+
+    for (const [group, title] of GROUPS) {
+      const members = fields.filter((f) => f.group === group && f.type !== 'preset' && f.key !== 'mode');
+      if (!members.length) continue;
+      const set = el('fieldset', { class: `group group-${group}` }, [el('legend', { text: title })]);
+      const body = el('div', { class: 'fields' });
+      for (const f of members) body.append(this.buildField(f));
+      set.append(body);
+      this.fieldsets.push({ set, members });
+      this.root.append(set);
+    }
+    // Fields whose group is not one of ours still get a place.
+    const known = new Set(GROUPS.map((g) => g[0]));
+    const rest = fields.filter((f) => !known.has(f.group) && f.type !== 'preset' && f.key !== 'mode');
+    if (rest.length) {
+      const set = el('fieldset', { class: 'group' }, [el('legend', { text: 'Other' })]);
+      const body = el('div', { class: 'fields' });
+      for (const f of rest) body.append(this.buildField(f));
+      set.append(body);
+      this.fieldsets.push({ set, members: rest });
+      this.root.append(set);
+    }
+  }
+
+  buildMode(field) {
+    const set = el('fieldset', { class: 'mode-switch', 'data-key': 'mode' }, [el('legend', { text: 'Mode' })]);
+    const radios = [];
+    for (const value of field.values || []) {
+      const id = `f-mode-${slug(value)}`;
+      const input = el('input', { type: 'radio', name: 'mode', id, value });
+      input.addEventListener('change', () => input.checked && this.onChange('mode', value));
+      radios.push(input);
+      set.append(el('span', { class: 'radio' }, [input, el('label', { for: id, text: value })]));
+    }
+    const error = el('p', { class: 'error', id: 'e-mode', hidden: true, 'aria-live': 'polite' });
+    set.append(error);
+    this.rows.set('mode', { field, row: set, radios, error });
+    return set;
+  }
+
+  buildPreset(field) {
+    const kind = field.kind || (field.values && field.values[0]) || (field.key === 'model' ? 'models' : 'systems');
+    const id = `f-${slug(field.key)}`;
+    const list = this.presets?.[kind] || {};
+    const select = el('select', { id, 'aria-describedby': `h-${slug(field.key)} e-${slug(field.key)}` });
+    for (const pid of Object.keys(list).sort()) select.append(el('option', { value: pid, text: pid }));
+    if (field.key === 'model') select.append(el('option', { value: '', text: 'custom (no preset)' }));
+    select.addEventListener('change', () => this.onChange(field.key, select.value));
+    const help = el('p', { class: 'help', id: `h-${slug(field.key)}`, text: field.help || '' });
+    const error = el('p', { class: 'error', id: `e-${slug(field.key)}`, hidden: true, 'aria-live': 'polite' });
+    const row = el('div', { class: 'field preset', 'data-key': field.key }, [
+      el('label', { for: id, text: field.key }),
+      select,
+      help,
+      error,
+    ]);
+    this.rows.set(field.key, { field, row, input: select, help, error, kind });
+    return row;
+  }
+
+  buildField(field) {
+    const s = slug(field.key);
+    const id = `f-${s}`;
+    const describedBy = `h-${s} e-${s}`;
+    let input;
+    if (field.type === 'bool') {
+      input = el('input', { type: 'checkbox', id, 'aria-describedby': describedBy });
+      input.addEventListener('change', () => this.onChange(field.key, input.checked));
+    } else if (field.type === 'enum') {
+      input = el('select', { id, 'aria-describedby': describedBy });
+      for (const v of field.values || []) input.append(el('option', { value: v, text: v }));
+      input.addEventListener('change', () => this.onChange(field.key, input.value));
+    } else {
+      const numeric = field.type === 'int' || field.type === 'number';
+      input = el('input', {
+        type: 'text',
+        id,
+        inputmode: field.type === 'int' ? 'numeric' : numeric ? 'decimal' : 'text',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        'aria-describedby': describedBy,
+      });
+      input.addEventListener('input', () => this.onChange(field.key, input.value));
+    }
+    const range = field.type === 'int' || field.type === 'number' ? ` Range ${field.min} to ${field.max}.` : '';
+    const help = el('p', { class: 'help', id: `h-${s}`, text: (field.help || '') + range });
+    const error = el('p', { class: 'error', id: `e-${s}`, hidden: true, 'aria-live': 'polite' });
+    const label = el('label', { for: id }, [labelFor(field), field.unit ? el('span', { class: 'unit', text: ` (${field.unit})` }) : null]);
+    const row = el('div', { class: `field type-${field.type}`, 'data-key': field.key }, [label, input, help, error]);
+    this.rows.set(field.key, { field, row, input, help, error });
+    return row;
+  }
+
+  // Brings every control in line with the state (values, placeholders, visibility).
+  render(state) {
+    this.state = state;
+    for (const [key, r] of this.rows) {
+      const f = r.field;
+      if (key === 'mode') {
+        for (const radio of r.radios) radio.checked = radio.value === state.mode;
+        continue;
+      }
+      if (f.type === 'preset') {
+        const value = state[key] ?? '';
+        if (![...r.input.options].some((o) => o.value === value)) {
+          r.input.append(el('option', { value, text: `${value} (unknown)` }));
+        }
+        r.input.value = value;
+        const desc = this.presets?.[r.kind]?.[value]?.description;
+        r.help.textContent = desc || f.help || '';
+        continue;
+      }
+      const visible = fieldApplies(f, state.mode);
+      r.row.hidden = !visible;
+      const base = baseline(f, state, this.presets);
+      const set = key in state.values;
+      const value = set ? state.values[key] : base;
+      r.row.classList.toggle('overridden', set);
+      if (f.type === 'bool') r.input.checked = Boolean(value);
+      else if (f.type === 'enum') r.input.value = value ?? (f.values || [])[0] ?? '';
+      else {
+        const text = set ? String(value) : '';
+        if (r.input.value !== text && document.activeElement !== r.input) r.input.value = text;
+        r.input.placeholder = base === null || base === undefined ? 'auto' : shown(base);
+      }
+    }
+    for (const { set, members } of this.fieldsets) set.hidden = !members.some((f) => fieldApplies(f, state.mode));
+  }
+
+  clearErrors() {
+    for (const r of this.rows.values()) {
+      r.error.hidden = true;
+      r.error.textContent = '';
+      (r.input || r.row).removeAttribute?.('aria-invalid');
+      r.row.classList.remove('invalid');
+    }
+  }
+
+  // errors: [{path, message}]. Returns the ones that found no visible field.
+  showErrors(errors) {
+    this.clearErrors();
+    const keys = [...this.rows.keys()];
+    const unplaced = [];
+    for (const e of errors) {
+      const key = fieldForPath(keys, e.path);
+      const r = key && this.rows.get(key);
+      if (!r || r.row.hidden) {
+        unplaced.push(e);
+        continue;
+      }
+      const prefix = e.path && e.path !== key ? `${e.path}: ` : '';
+      r.error.textContent = (r.error.textContent ? r.error.textContent + ' ' : '') + prefix + e.message;
+      r.error.hidden = false;
+      r.row.classList.add('invalid');
+      if (r.input) r.input.setAttribute('aria-invalid', 'true');
+    }
+    return unplaced;
+  }
+}
