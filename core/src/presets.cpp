@@ -14,7 +14,8 @@ const nlohmann::json& all_presets() {
       nlohmann::json j = nlohmann::json::parse(text);  // validated by the preset tests
       const std::string path = rel;
       const std::string kind = path.rfind("models/", 0) == 0 ? "models" : "systems";
-      all[kind][j.at("id").get<std::string>()] = std::move(j);
+      const std::string id = j.at("id").get<std::string>();
+      all[kind][id] = std::move(j);
     }
     return all;
   }();

@@ -1,0 +1,33 @@
+// Validation cases: a scenario paired with a published measurement
+// (spec/scenario.md, "Validation cases").
+#pragma once
+#include <string>
+#include <vector>
+
+namespace llmcalc {
+
+struct ValidationRow {
+  std::string id, source, metric;
+  double predicted = 0, measured = 0, error = 0;  // error = (predicted - measured) / measured
+  bool skipped = false;
+  std::string note;  // why skipped
+};
+
+struct ValidationGroup {
+  std::string source, metric;
+  int cases = 0;
+  double mean_abs_error = 0, max_abs_error = 0;
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;
+  std::vector<ValidationGroup> groups;
+};
+
+// Runs one case given as JSON text; `origin` names it in messages.
+std::vector<ValidationRow> validate_case(const std::string& case_json, const std::string& origin);
+ValidationReport summarize(std::vector<ValidationRow> rows);
+std::string report_text(const ValidationReport& r);
+std::string report_json(const ValidationReport& r);
+
+}  // namespace llmcalc

@@ -1,0 +1,155 @@
+#include "compute.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llmcalc {
+
+namespace {
+
+// CUTLASS/cuBLAS-style thread-block tiles (M x N), largest first.
+struct Tile {
+  double m, n;
+};
+constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}, {64, 32}, {32, 64}};
+// K slice staged per pipeline step and the number of stages in flight
+// (CUTLASS multistage mainloops use 3-4 stages of 32-64 along K).
+constexpr double kTileK = 64;
+constexpr double kStages = 3;
+// Fixed per-tile cost, in K-iterations' worth of work: pipeline fill plus the
+// epilogue that writes the output tile. Small K GEMMs (attention's QK^T with
+// K = head_dim) pay it visibly; large-K GEMMs hardly at all.
+constexpr double kTileOverheadK = 128;
+// The L2 keeps a block of A rows and B columns for reuse; A100/H100 split
+// their L2 into two partitions that may duplicate lines [R13, R49], so only
+// half the capacity counts.
+constexpr double kL2UsableFraction = 0.5;
+
+int level_index(const Device& d, const char* name) {
+  for (size_t i = 0; i < d.memory.size(); ++i)
+    if (d.memory[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+struct TilingResult {
+  double compute_time = 0;
+  std::vector<double> bytes;
+  double time = 0;
+};
+
+// DRAM traffic when the L2 (the level above DRAM) holds a Tm x Tn output
+// block's A and B panels: A is re-read once per block column, B once per row.
+double dram_traffic(const Device& d, const GemmShape& g, double a, double b, double c) {
+  const int l2 = level_index(d, "l2");
+  const double e = std::max(g.a_bytes, g.b_bytes);
+  if (l2 < 0 || static_cast<size_t>(l2) + 1 >= d.memory.size()) return a + b + c;
+  const double budget = kL2UsableFraction * d.memory[static_cast<size_t>(l2)].capacity_bytes / (g.k * e);
+  double tm = std::min(g.m, std::max(1.0, budget / 2));
+  const double tn = std::min(g.n, std::max(1.0, budget - tm));
+  tm = std::min(g.m, std::max(1.0, budget - tn));
+  return a * ceil_div(g.n, tn) + b * ceil_div(g.m, tm) + c;
+}
+
+TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops) {
+  TilingResult r;
+  const double tiles_m = ceil_div(g.m, t.m), tiles_n = ceil_div(g.n, t.n);
+  const double tiles = tiles_m * tiles_n * g.batch;
+  const double sms = d.sm_count;
+  // Wave quantization: the last wave of tiles leaves SMs idle.
+  const double wave_eff = tiles / (std::ceil(tiles / sms) * sms);
+  // Tile quantization: padded tiles compute zeros at the edges.
+  const double quant_eff = (g.m * g.n) / (tiles_m * t.m * tiles_n * t.n);
+  const double k_eff = g.k / (g.k + kTileOverheadK);
+  const double peak = d.matmul_flops[static_cast<int>(g.math)] * d.efficiency.matmul[static_cast<int>(g.math)];
+  r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff);
+
+  const double a = g.m * g.k * g.batch * g.a_bytes;
+  const double b = g.k * g.n * g.batch * g.b_bytes;
+  const double c = g.m * g.n * g.batch * g.c_bytes;
+  r.bytes.assign(d.memory.size(), 0.0);
+  for (size_t i = 0; i < d.memory.size(); ++i) {
+    const std::string& name = d.memory[i].name;
+    if (i + 1 == d.memory.size()) {
+      r.bytes[i] = g.batch > 1 ? a + b + c : dram_traffic(d, g, a, b, c);
+    } else if (name == "smem") {
+      // Operand reads from shared memory into the tensor cores: each K step
+      // of a tile reads (tm + tn) x tk elements for 2 tm tn tk FLOPs.
+      r.bytes[i] = flops * (t.m * g.a_bytes + t.n * g.b_bytes) / (2 * t.m * t.n);
+    } else {
+      // L2 -> SMEM: A is fetched once per tile column, B once per tile row.
+      r.bytes[i] = a * tiles_n + b * tiles_m + c;
+    }
+  }
+  r.time = r.compute_time;
+  for (size_t i = 0; i < d.memory.size(); ++i)
+    r.time = std::max(r.time, r.bytes[i] / (d.memory[i].bandwidth_Bps * d.efficiency.memory));
+  return r;
+}
+
+}  // namespace
+
+void finish_cost(const Device& d, OpCost& c, double compute_time) {
+  double best = compute_time;
+  c.bound = kBoundCompute;
+  for (size_t i = 0; i < d.memory.size() && i < c.bytes.size(); ++i) {
+    const double t = c.bytes[i] / (d.memory[i].bandwidth_Bps * d.efficiency.memory);
+    if (t > best) {
+      best = t;
+      c.bound = static_cast<int>(i);
+    }
+  }
+  const double launch = d.efficiency.launch_overhead_s;
+  if (launch > best) c.bound = kBoundLatency;
+  c.time_s = best + launch;
+}
+
+OpCost gemm_cost(const Device& d, const GemmShape& g) {
+  OpCost c;
+  c.flops = 2 * g.m * g.n * g.k * g.batch;
+  const double smem_per_sm = d.memory.size() > 1 && d.memory[0].name == "smem"
+                                 ? d.memory[0].capacity_bytes / d.sm_count
+                                 : 1e12;
+  TilingResult best;
+  bool have = false;
+  for (const Tile& t : kTiles) {
+    const double staged = (t.m * g.a_bytes + t.n * g.b_bytes) * kTileK * kStages;
+    if (staged > smem_per_sm && have) continue;  // the tile does not fit this SM's shared memory
+    TilingResult r = evaluate_tile(d, g, t, c.flops);
+    if (!have || r.time < best.time) {
+      best = r;
+      have = true;
+    }
+  }
+  c.bytes = best.bytes;
+  finish_cost(d, c, best.compute_time);
+  return c;
+}
+
+OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math) {
+  OpCost c;
+  c.flops = flops;
+  c.bytes.assign(d.memory.size(), 0.0);
+  if (!c.bytes.empty()) c.bytes.back() = dram_bytes;
+  const int l2 = level_index(d, "l2");
+  if (l2 >= 0 && static_cast<size_t>(l2) + 1 < d.memory.size()) c.bytes[static_cast<size_t>(l2)] = dram_bytes;
+  // Attention runs at the 16-bit rate unless the math itself is narrower.
+  const Precision p = (math == Precision::fp8 || math == Precision::fp4) ? math : Precision::bf16;
+  const double peak = d.matmul_flops[static_cast<int>(p)] * d.efficiency.attention;
+  finish_cost(d, c, flops / peak);
+  return c;
+}
+
+OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p) {
+  OpCost c;
+  c.flops = flops;
+  c.bytes.assign(d.memory.size(), 0.0);
+  for (size_t i = 0; i < d.memory.size(); ++i)
+    if (d.memory[i].name != "smem") c.bytes[i] = bytes;
+  const double rate = d.vector_flops[static_cast<int>(p)] * d.efficiency.vector;
+  finish_cost(d, c, rate > 0 ? flops / rate : 0);
+  return c;
+}
+
+}  // namespace llmcalc

@@ -1,0 +1,43 @@
+// Time of one operation on one device: a hierarchical roofline in the manner
+// of DeepFlow / Kundu et al. 2024 (arXiv 2407.14645, §III-B): the op is bound
+// by compute or by the traffic at one level of the memory hierarchy.
+#pragma once
+#include <vector>
+
+#include "llmcalc/scenario.h"
+
+namespace llmcalc {
+
+// Bound codes: >= 0 is the index of a memory level in Device::memory.
+constexpr int kBoundCompute = -1;
+constexpr int kBoundNetwork = -2;
+constexpr int kBoundLatency = -3;
+
+struct OpCost {
+  double flops = 0;
+  std::vector<double> bytes;  // per memory level, aligned with Device::memory
+  double time_s = 0;
+  int bound = kBoundCompute;
+};
+
+// C[m x n] = A[m x k] * B[k x n], `batch` independent instances.
+struct GemmShape {
+  double m = 1, n = 1, k = 1, batch = 1;
+  double a_bytes = 2, b_bytes = 2, c_bytes = 2;  // per element
+  Precision math = Precision::bf16;
+};
+
+OpCost gemm_cost(const Device& d, const GemmShape& g);
+
+// A fused attention kernel (FlashAttention): `flops` of math at the 16-bit
+// peak times the device's attention efficiency; `dram_bytes` of compulsory traffic.
+OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math);
+
+// Element-wise / reduction kernel: bytes read + written stream through L2
+// and device memory; `flops` run on the vector units.
+OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p);
+
+// Pick the binding term among compute and the memory levels; adds launch overhead.
+void finish_cost(const Device& d, OpCost& c, double compute_time);
+
+}  // namespace llmcalc

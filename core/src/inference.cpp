@@ -1,0 +1,141 @@
+// Inference: prefill and decode on the same per-op roofline as training
+// (Kundu et al. 2024 §V: prefill GEMMs compute-bound, decode GEMVs bound by
+// device memory). Decode is evaluated at the mean context length, which is
+// exact: every op's time is constant or linear in the context length.
+#include "inference.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llmcalc {
+
+namespace {
+
+LayerPass inference_pass(const Scenario& s, bool moe_layer) {
+  const Inference& in = s.infer;
+  LayerPass p;
+  p.batch = in.batch;
+  p.tp = s.par.tp;
+  p.flash = in.flash_attention;
+  p.dropout = false;
+  p.moe_layer = moe_layer;
+  p.math = in.compute_precision;
+  p.attn_math = in.kv_precision == Precision::fp8 && in.compute_precision == Precision::fp8 ? Precision::fp8
+                                                                                              : Precision::bf16;
+  p.act_bytes = 2;
+  p.weight_bytes = bytes_per_element(in.weight_precision);
+  p.gemm_act_bytes = bytes_per_element(in.compute_precision);
+  p.kv_bytes = bytes_per_element(in.kv_precision);
+  p.tp_group = {s.par.tp, 1};
+  p.ep_group = {1, 1};
+  return p;
+}
+
+struct PhaseCost {
+  double time = 0, flops = 0;
+  std::vector<Op> ops;
+  std::string bound;
+};
+
+// One pass through the layers of the slowest stage plus the stage's ends.
+PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass& dense_pass, const LayerPass& moe_pass,
+                    double head_rows) {
+  PhaseCost pc;
+  const Model& m = s.model;
+  const double layers = (m.layers + s.par.pp - 1) / s.par.pp;
+  const double moe_frac = m.is_moe() ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
+  std::vector<double> by_bound(s.system.device.memory.size() + 3, 0.0);
+  auto account = [&](const OpSpec& spec, double count) {
+    Op op = cost_op(s.system, spec, phase, count);
+    pc.time += op.cost.time_s * count;
+    pc.flops += op.cost.flops * count;
+    by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * count;
+    pc.ops.push_back(op);
+  };
+  for (const OpSpec& f : layer_forward(m, dense_pass)) account(f, layers * (1 - moe_frac));
+  if (m.is_moe())
+    for (const OpSpec& f : layer_forward(m, moe_pass)) account(f, layers * moe_frac);
+  // LM head over the rows that need logits (the last token of each sequence).
+  OpSpec head;
+  head.name = "lm_head";
+  head.kind = OpKind::gemm;
+  head.gemm = {head_rows, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
+               dense_pass.gemm_act_bytes, dense_pass.weight_bytes, 4, dense_pass.math};
+  account(head, 1);
+  if (s.par.tp > 1) {
+    OpSpec gather;
+    gather.name = "lm_head.tp_all_gather";
+    gather.kind = OpKind::comm;
+    gather.coll = Collective::all_gather;
+    gather.group = {s.par.tp, 1};
+    gather.bytes = head_rows * m.vocab * 4.0;
+    gather.comm_axis = "tp";
+    account(gather, 1);
+  }
+  const size_t worst = static_cast<size_t>(std::max_element(by_bound.begin(), by_bound.end()) - by_bound.begin());
+  const int code = static_cast<int>(worst) - 3;
+  pc.bound = code == kBoundCompute ? "compute" : code == kBoundNetwork ? "network" : code == kBoundLatency ? "latency"
+                                               : s.system.device.memory[static_cast<size_t>(code)].name;
+  return pc;
+}
+
+// Pipeline stages run one after another for one batch; activations hop
+// between stages point to point (stride tp in the rank order).
+double pipeline_latency(const Scenario& s, double stage_time, double rows) {
+  if (s.par.pp <= 1) return stage_time;
+  const double hop = collective_time(s.system, Collective::p2p, {2, s.par.tp}, rows * s.model.hidden * 2.0);
+  return s.par.pp * stage_time + (s.par.pp - 1) * hop;
+}
+
+}  // namespace
+
+InferenceResult evaluate_inference(const Scenario& s) {
+  InferenceResult r;
+  const Inference& in = s.infer;
+  const Model& m = s.model;
+  const double b = in.batch;
+  const double step_overhead = s.system.device.efficiency.decode_step_overhead_s;
+
+  // Prefill: the whole prompt of every sequence, causal attention.
+  LayerPass pre = inference_pass(s, false);
+  pre.q_len = pre.kv_len = in.input_tokens;
+  pre.causal = true;
+  LayerPass pre_moe = inference_pass(s, true);
+  pre_moe.q_len = pre_moe.kv_len = in.input_tokens;
+  PhaseCost prefill = run_phase(s, "prefill", pre, pre_moe, b);
+  // K and V of the prompt are written to the cache.
+  r.ttft_s = pipeline_latency(s, prefill.time, b * in.input_tokens) + step_overhead;
+  r.prefill_flops = prefill.flops;
+  r.prefill_bound = prefill.bound;
+
+  // Decode: one token per sequence per step; mean context over the steps.
+  LayerPass dec = inference_pass(s, false);
+  dec.q_len = 1;
+  dec.kv_len = in.input_tokens + in.output_tokens / 2.0;
+  dec.causal = false;
+  dec.kv_cached = true;
+  LayerPass dec_moe = dec;
+  dec_moe.moe_layer = true;
+  if (m.is_moe()) {
+    // Distinct experts a batch of b*k routed tokens touches (uniform routing):
+    // E (1 - (1 - k/E)^b), per layer.
+    const double E = m.moe.experts, k = m.moe.top_k;
+    const double touched = E * (1 - std::pow(1 - k / E, b));
+    dec_moe.moe_experts_touched = touched;
+    dec_moe.moe_tokens_per_expert = b * k / touched;
+  }
+  PhaseCost decode = run_phase(s, "decode", dec, dec_moe, b);
+  r.tpot_s = pipeline_latency(s, decode.time, b) + step_overhead;
+  r.decode_flops_per_step = decode.flops;
+  r.decode_bound = decode.bound;
+
+  r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
+  r.output_tokens_per_s = b * in.output_tokens / r.e2e_latency_s;
+  r.memory = inference_memory(s);
+  r.fits = r.memory.total <= r.memory.capacity;
+  r.ops = std::move(prefill.ops);
+  r.ops.insert(r.ops.end(), decode.ops.begin(), decode.ops.end());
+  return r;
+}
+
+}  // namespace llmcalc

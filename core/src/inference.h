@@ -1,0 +1,6 @@
+#pragma once
+#include "result.h"
+
+namespace llmcalc {
+InferenceResult evaluate_inference(const Scenario& s);
+}

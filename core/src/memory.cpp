@@ -1,0 +1,204 @@
+#include "memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model_math.h"
+
+namespace llmcalc {
+
+StageLayout stage_layout(const Model& m, const Parallelism& p) {
+  StageLayout s;
+  s.stages = p.pp;
+  s.max_layers = (m.layers + p.pp - 1) / p.pp;
+  return s;
+}
+
+namespace {
+
+double kv_dim_local(const Model& m, int tp) {
+  return std::max(1.0, m.kv_heads / static_cast<double>(tp)) * m.head_dim;
+}
+
+// Bytes per parameter held for training with Megatron's mixed-precision
+// optimizer (Korthikanti et al. 2022 §4: 18 bytes = 2 weight + 4 fp32 grad
+// + 12 Adam state incl. fp32 master; fp8 training keeps bf16 weights).
+struct ParamBytes {
+  double weight, grad, optim;
+};
+ParamBytes param_bytes(const Training& t) {
+  const bool full_fp32 = t.precision == Precision::fp32 || t.precision == Precision::tf32;
+  const double w = full_fp32 ? 4 : 2;
+  const double state = t.optimizer == Optimizer::adam ? 8 : 4;  // m, v  or momentum
+  return {w, 4, state + (full_fp32 ? 0 : 4)};                   // + fp32 master copy
+}
+
+struct StageParams {
+  double dense = 0;   // replicated over ep, sharded over tp
+  double expert = 0;  // sharded over ep and tp
+};
+
+StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last) {
+  StageParams sp;
+  const LayerParams dense = layer_params(m, false);
+  const LayerParams moe = layer_params(m, true);
+  for (int l = first_layer; l < first_layer + layers; ++l) {
+    if (is_moe_layer(m, l)) {
+      const double router = 1.0 * m.hidden * m.moe.experts;
+      sp.dense += moe.attention + moe.norms + router;
+      sp.expert += moe.mlp - router;
+    } else {
+      sp.dense += dense.total();
+    }
+  }
+  const double tp = p.tp;
+  double per_gpu = sp.dense / tp;
+  // Vocab-parallel embedding (split over tp); learned positions replicated.
+  if (first) per_gpu += 1.0 * m.vocab * m.hidden / tp + (m.learned_positions ? 1.0 * m.seq_len * m.hidden : 0.0);
+  // The output layer (or, with tied weights on a multi-stage pipeline, the
+  // embedding copy Megatron keeps on the last stage) and the final norm.
+  if (last && (!m.tied_embeddings || !first)) per_gpu += 1.0 * m.vocab * m.hidden / tp;
+  if (last) per_gpu += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
+  return {per_gpu, sp.expert / (tp * p.ep)};
+}
+
+}  // namespace
+
+double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer) {
+  const double s = t.seq_len / static_cast<double>(p.cp), b = t.micro_batch, h = m.hidden, tp = p.tp;
+  const double a = m.heads / tp;  // heads on this GPU
+  const double sbh = s * b * h;
+  const double mask = m.dropout ? 1.0 : 0.0;
+  if (t.recompute == Recompute::full) return 2 * sbh / (p.sp ? tp : 1.0);  // the layer input only
+  // Korthikanti et al. 2022 §4.1, generalised to GQA and gated MLPs.
+  // Replicated over tp unless sequence parallel: two norm inputs, the QKV and
+  // MLP inputs (2 bytes each) and the two dropout masks.
+  const double replicated = sbh * (8 + 2 * mask);
+  const double qd = m.heads * m.head_dim / tp, kvd = kv_dim_local(m, p.tp);
+  double split = 2 * s * b * (qd + kvd) + 2 * s * b * kvd + 2 * s * b * qd;  // Q, K; V; context
+  double ffn = m.ffn_hidden, k = 1;
+  if (moe_layer) {
+    ffn = m.moe.ffn_hidden;
+    k = m.moe.top_k + m.moe.shared_experts;
+    split += 2 * sbh * m.moe.top_k / tp;  // the dispatched token copies
+  }
+  split += k * s * b * (ffn / tp) * (is_gated(m.ffn_type) ? 6 : 4);
+  // Attention scores: softmax output (2 B), dropout mask (1 B) and output
+  // (2 B) per score; FlashAttention keeps only a float log-sum-exp per row.
+  double scores = 0;
+  if (t.flash_attention)
+    scores = 4 * a * s * b;
+  else if (t.recompute == Recompute::none)
+    scores = a * s * (t.seq_len) * b * (2 + 3 * mask);
+  return replicated / (p.sp ? tp : 1.0) + split + scores;
+}
+
+double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches) {
+  const double layers = stage_layout(m, p).max_layers;
+  const double mb = static_cast<double>(microbatches);
+  switch (p.schedule) {
+    case PipeSchedule::gpipe: return layers * mb;  // every forward before any backward
+    case PipeSchedule::one_f_one_b: return layers * std::min(mb, static_cast<double>(p.pp));
+    case PipeSchedule::interleaved: {
+      // Megatron's warm-up on rank 0: 2(p-1) + (v-1)p model-chunk forwards,
+      // plus the one in steady state (Korthikanti et al. 2022 §4.2.3:
+      // a factor 1 + (p-1)/(pv) over 1F1B).
+      const double v = p.virtual_stages;
+      const double chunks = std::min(mb * v, 2.0 * (p.pp - 1) + (v - 1) * p.pp + 1);
+      return chunks * layers / v;
+    }
+  }
+  return layers;
+}
+
+TrainingMemory training_memory(const Scenario& s) {
+  const Model& m = s.model;
+  const Parallelism& p = s.par;
+  const Training& t = s.train;
+  const ParamBytes pb = param_bytes(t);
+  const StageLayout lay = stage_layout(m, p);
+  const long long microbatches = t.global_batch / (static_cast<long long>(t.micro_batch) * p.dp);
+  const double dp_shards = static_cast<double>(p.dp) * p.cp;
+  const double expert_shards = dp_shards / p.ep;
+
+  auto stage_memory = [&](bool first, bool last) {
+    TrainingMemory r;
+    const int first_layer = first ? 0 : m.layers - lay.max_layers;
+    const StageParams sp = params_of_stage(m, p, first_layer, lay.max_layers, first, last);
+    r.params_on_gpu = sp.dense + sp.expert;
+    // ZeRO stages shard over the data-parallel group (Rajbhandari et al. 2020).
+    auto shard = [&](double bytes_per_param, int stage) {
+      return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards
+                             : (sp.dense + sp.expert) * bytes_per_param;
+    };
+    r.weights = shard(pb.weight, 3);
+    r.gradients = shard(pb.grad, 2);
+    r.optimizer = shard(pb.optim, 1);
+    const bool moe_here = m.is_moe() && m.layers - m.moe.dense_layers > first_layer;
+    const double per_layer = layer_activation_bytes(m, p, t, moe_here);
+    const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : lay.max_layers;
+    r.activations = per_layer * inflight;
+    if (t.recompute == Recompute::full) {
+      // One layer is materialised again during its backward.
+      Training none = t;
+      none.recompute = Recompute::none;
+      r.activations += layer_activation_bytes(m, p, none, moe_here);
+    }
+    // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
+    if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
+    r.total = r.weights + r.gradients + r.optimizer + r.activations;
+    return r;
+  };
+  TrainingMemory first = stage_memory(true, p.pp == 1);
+  TrainingMemory result = first;
+  if (p.pp > 1) {
+    TrainingMemory last = stage_memory(false, true);
+    if (last.total > first.total) result = last;
+  }
+  result.capacity = s.system.device.dram().capacity_bytes;
+  return result;
+}
+
+namespace {
+// Weight-only formats carry block scales: int4 (GPTQ/AWQ) one fp16 per 128
+// weights; fp4 (NVFP4) one fp8 per 16 (NVIDIA Blackwell docs).
+double stored_weight_bytes(Precision p) {
+  double b = bytes_per_element(p);
+  if (p == Precision::int4) b += 2.0 / 128;
+  if (p == Precision::fp4) b += 1.0 / 16;
+  return b;
+}
+}  // namespace
+
+InferenceMemory inference_memory_at(const Scenario& s, double batch) {
+  const Model& m = s.model;
+  const Parallelism& p = s.par;
+  const Inference& in = s.infer;
+  const StageLayout lay = stage_layout(m, p);
+  InferenceMemory r;
+  const StageParams sp = params_of_stage(m, p, 0, lay.max_layers, true, p.pp == 1);
+  const double embed = 1.0 * m.vocab * m.hidden / p.tp;  // stays 16-bit: a lookup table
+  const double wb = stored_weight_bytes(in.weight_precision);
+  // Inference keeps experts on the tp group (no ep): sp.expert was divided by ep=1.
+  r.weights = (sp.dense + sp.expert - embed) * wb + embed * 2;
+  const double context = 1.0 * in.input_tokens + in.output_tokens;
+  r.kv_per_sequence = 2.0 * lay.max_layers * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context;
+  // Working set of the prefill: the widest intermediate of one layer for the
+  // prompt, plus the fp32 logits of the last token.
+  const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);
+  const double widest = std::max({4.0 * m.hidden, f_local * (is_gated(m.ffn_type) ? 3.0 : 2.0),
+                                  (m.heads + 2.0 * m.kv_heads) * m.head_dim / p.tp});
+  r.act_per_sequence = in.input_tokens * widest * 2.0 + 4.0 * m.vocab / p.tp;
+  r.kv_cache = r.kv_per_sequence * batch;
+  r.activations = r.act_per_sequence * batch;
+  r.total = r.weights + r.kv_cache + r.activations;
+  r.capacity = s.system.device.dram().capacity_bytes;
+  const double free_bytes = r.capacity - r.weights;
+  const double per_seq = r.kv_per_sequence + r.act_per_sequence;
+  r.max_batch = free_bytes > 0 ? static_cast<long long>(std::min(1e15, std::floor(free_bytes / per_seq))) : 0;
+  return r;
+}
+
+InferenceMemory inference_memory(const Scenario& s) { return inference_memory_at(s, s.infer.batch); }
+
+}  // namespace llmcalc

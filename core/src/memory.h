@@ -1,0 +1,39 @@
+// Per-GPU memory footprint. Training follows Korthikanti et al. 2022
+// (arXiv 2205.05198, §4) and Megatron-LM's mixed-precision optimizer;
+// inference counts weights, KV cache and working activations.
+#pragma once
+#include "llmcalc/scenario.h"
+
+namespace llmcalc {
+
+// How layers fall on pipeline stages (Megatron splits evenly; with a
+// remainder the first stages take one more layer).
+struct StageLayout {
+  int stages = 1;
+  int max_layers = 0;       // layers on the most loaded stage
+  bool first_has_embedding = true;
+  bool last_has_head = true;
+};
+StageLayout stage_layout(const Model& m, const Parallelism& p);
+
+// Activation bytes of one layer for one micro-batch on one GPU.
+double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer);
+// Micro-batches (in layer-equivalents) whose activations the first stage holds at peak.
+double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches);
+
+struct TrainingMemory {
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, total = 0, capacity = 0;
+  double params_on_gpu = 0;  // parameters held by the most loaded GPU (before ZeRO-3)
+};
+TrainingMemory training_memory(const Scenario& s);
+
+struct InferenceMemory {
+  double weights = 0, kv_cache = 0, activations = 0, total = 0, capacity = 0;
+  double kv_per_sequence = 0;   // at full context
+  double act_per_sequence = 0;
+  long long max_batch = 0;
+};
+InferenceMemory inference_memory(const Scenario& s);
+InferenceMemory inference_memory_at(const Scenario& s, double batch);
+
+}  // namespace llmcalc

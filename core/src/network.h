@@ -1,0 +1,33 @@
+// Collectives on a tiered network (latency-bandwidth model per tier; ring and
+// double-binary-tree algorithms, the faster chosen as NCCL's tuner does).
+#pragma once
+#include "llmcalc/scenario.h"
+
+namespace llmcalc {
+
+enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, p2p };
+
+// A communication group of `size` ranks whose members are `stride` ranks
+// apart in the global rank order (Megatron-Core order tp, cp, ep, dp, pp).
+struct Group {
+  long long size = 1;
+  long long stride = 1;
+};
+
+struct LinkModel {
+  double bandwidth_Bps = 0;  // effective per-rank bandwidth of the binding tier
+  double latency_s = 0;      // per-step latency of that tier
+  int tier = 0;              // index of the slowest tier crossed
+};
+
+// The slowest tier the group crosses, and the bandwidth its ranks get there:
+// a tier's per-GPU bandwidth times the group members that share one inner
+// domain and cross the tier together (NCCL runs one ring per NIC), capped by
+// the inner tier.
+LinkModel group_link(const System& sys, const Group& g);
+
+// Time of one collective over `bytes` (the full buffer of one rank: the
+// all-reduce input, the all-gather output, the reduce-scatter input).
+double collective_time(const System& sys, Collective c, const Group& g, double bytes);
+
+}  // namespace llmcalc

@@ -1,0 +1,118 @@
+// Result -> output JSON (spec/scenario.md "Output"), base units throughout.
+#include "output.h"
+
+namespace llmcalc {
+
+namespace {
+
+std::string bound_name(const Device& d, int bound) {
+  if (bound == kBoundCompute) return "compute";
+  if (bound == kBoundNetwork) return "network";
+  if (bound == kBoundLatency) return "latency";
+  return d.memory.at(static_cast<size_t>(bound)).name;
+}
+
+json op_json(const Device& d, const Op& op) {
+  json bytes = json::object();
+  double dram = 0;
+  for (size_t i = 0; i < d.memory.size(); ++i) {
+    const double b = i < op.cost.bytes.size() ? op.cost.bytes[i] : 0.0;
+    bytes[d.memory[i].name] = b;
+    if (i + 1 == d.memory.size()) dram = b;
+  }
+  json j = {{"name", op.name},
+            {"phase", op.phase},
+            {"kind", to_string(op.kind)},
+            {"count", op.count},
+            {"flops", op.cost.flops},
+            {"bytes", bytes},
+            {"arithmetic_intensity", dram > 0 ? op.cost.flops / dram : 0.0},
+            {"time_s", op.cost.time_s},
+            {"bound", bound_name(d, op.cost.bound)}};
+  if (!op.comm_axis.empty()) j["axis"] = op.comm_axis;
+  return j;
+}
+
+json ops_json(const Device& d, const std::vector<Op>& ops) {
+  json a = json::array();
+  for (const Op& op : ops) a.push_back(op_json(d, op));
+  return a;
+}
+
+json device_json(const System& sys, Precision p) {
+  const Device& d = sys.device;
+  json roofs = json::array();
+  for (const auto& m : d.memory)
+    roofs.push_back({{"name", m.name}, {"bandwidth_Bps", m.bandwidth_Bps}, {"capacity_bytes", m.capacity_bytes}});
+  return {{"name", d.name},
+          {"system", sys.name},
+          {"precision", to_string(p)},
+          {"peak_flops", d.matmul_flops[static_cast<int>(p)]},
+          {"achievable_flops", d.matmul_flops[static_cast<int>(p)] * d.efficiency.matmul[static_cast<int>(p)]},
+          {"roofs", roofs}};
+}
+
+json training_json(const TrainingResult& t) {
+  const TimeBreakdown& b = t.breakdown;
+  const TrainingMemory& m = t.memory;
+  json j = {{"iteration_time_s", t.iteration_time_s},
+            {"time_breakdown_s",
+             {{"compute", b.compute}, {"recompute", b.recompute}, {"tp_comm", b.tp_comm}, {"cp_comm", b.cp_comm},
+              {"ep_comm", b.ep_comm}, {"pp_comm", b.pp_comm}, {"pp_bubble", b.pp_bubble}, {"dp_comm", b.dp_comm},
+              {"optimizer", b.optimizer}}},
+            {"tokens_per_s", t.tokens_per_s},
+            {"tflops_per_gpu", t.tflops_per_gpu},
+            {"mfu", t.mfu},
+            {"hfu", t.hfu},
+            {"flops", {{"model_per_iteration", t.model_flops}, {"hardware_per_iteration", t.hardware_flops}}},
+            {"memory_bytes",
+             {{"weights", m.weights}, {"gradients", m.gradients}, {"optimizer", m.optimizer},
+              {"activations", m.activations}, {"total", m.total}, {"capacity", m.capacity}}},
+            {"fits", t.fits},
+            {"bound", t.bound},
+            {"pipeline",
+             {{"stages", t.pipeline.stages}, {"virtual_stages", t.pipeline.virtual_stages},
+              {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
+              {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}}}};
+  if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;
+  return j;
+}
+
+json inference_json(const InferenceResult& r) {
+  const InferenceMemory& m = r.memory;
+  return {{"ttft_s", r.ttft_s},
+          {"tpot_s", r.tpot_s},
+          {"e2e_latency_s", r.e2e_latency_s},
+          {"output_tokens_per_s", r.output_tokens_per_s},
+          {"memory_bytes",
+           {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
+            {"capacity", m.capacity}}},
+          {"fits", r.fits},
+          {"max_batch", m.max_batch},
+          {"flops", {{"prefill", r.prefill_flops}, {"decode_per_step", r.decode_flops_per_step}}},
+          {"bound", {{"prefill", r.prefill_bound}, {"decode", r.decode_bound}}}};
+}
+
+}  // namespace
+
+json result_to_json(const Scenario& s, const Result& r) {
+  json out;
+  out["model"] = {{"name", s.model.name},
+                  {"parameters", r.params.total},
+                  {"parameters_active", r.params.active},
+                  {"parameters_embedding", r.params.embedding + r.params.lm_head}};
+  out["gpus"] = s.mode == Mode::training ? s.par.gpus() : 1LL * s.par.tp * s.par.pp * s.par.dp;
+  if (s.mode == Mode::training) {
+    out["training"] = training_json(r.training);
+    out["device"] = device_json(s.system, s.train.precision);
+    out["ops"] = ops_json(s.system.device, r.training.ops);
+  } else {
+    out["inference"] = inference_json(r.inference);
+    out["device"] = device_json(s.system, s.infer.compute_precision);
+    out["ops"] = ops_json(s.system.device, r.inference.ops);
+  }
+  out["warnings"] = r.warnings;
+  return out;
+}
+
+}  // namespace llmcalc

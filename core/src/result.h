@@ -1,0 +1,57 @@
+// Structured results that the JSON writer (and the charts) read directly.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "memory.h"
+#include "model_math.h"
+#include "workload.h"
+
+namespace llmcalc {
+
+struct TimeBreakdown {
+  double compute = 0, recompute = 0, tp_comm = 0, cp_comm = 0, ep_comm = 0;
+  double pp_comm = 0, pp_bubble = 0, dp_comm = 0, optimizer = 0;
+  double total() const {
+    return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + pp_bubble + dp_comm + optimizer;
+  }
+};
+
+struct PipelineInfo {
+  int stages = 1, virtual_stages = 1;
+  long long microbatches = 1;
+  std::string schedule;
+  double t_fwd_s = 0, t_bwd_s = 0;  // one micro-batch on the slowest stage (incl. recompute, exposed comm)
+};
+
+struct TrainingResult {
+  double iteration_time_s = 0;
+  TimeBreakdown breakdown;
+  double tokens_per_s = 0, tflops_per_gpu = 0, mfu = 0, hfu = 0;
+  double time_to_train_s = 0;  // 0 when tokens not given
+  double model_flops = 0, hardware_flops = 0;  // per iteration, whole cluster
+  TrainingMemory memory;
+  bool fits = true;
+  PipelineInfo pipeline;
+  std::string bound;  // what limits the iteration
+  std::vector<Op> ops;
+};
+
+struct InferenceResult {
+  double ttft_s = 0, tpot_s = 0, e2e_latency_s = 0, output_tokens_per_s = 0;
+  double prefill_flops = 0, decode_flops_per_step = 0;
+  InferenceMemory memory;
+  bool fits = true;
+  std::string prefill_bound, decode_bound;
+  std::vector<Op> ops;
+};
+
+struct Result {
+  Mode mode = Mode::training;
+  ParamCount params;
+  TrainingResult training;
+  InferenceResult inference;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace llmcalc

@@ -1,0 +1,6 @@
+#pragma once
+#include "result.h"
+
+namespace llmcalc {
+TrainingResult evaluate_training(const Scenario& s);
+}

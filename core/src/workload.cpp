@@ -1,0 +1,238 @@
+#include "workload.h"
+
+#include <algorithm>
+
+#include "model_math.h"
+
+namespace llmcalc {
+
+const char* to_string(OpKind k) {
+  switch (k) {
+    case OpKind::gemm: return "gemm";
+    case OpKind::attention: return "attention";
+    case OpKind::elementwise: return "elementwise";
+    case OpKind::comm: return "comm";
+  }
+  return "?";
+}
+
+namespace {
+
+OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch = 1) {
+  OpSpec s;
+  s.name = name;
+  s.kind = OpKind::gemm;
+  s.gemm = {m, n, k, batch, p.gemm_act_bytes, p.weight_bytes, p.act_bytes, p.math};
+  return s;
+}
+
+OpSpec elementwise(const std::string& name, double bytes, double flops) {
+  OpSpec s;
+  s.name = name;
+  s.kind = OpKind::elementwise;
+  s.bytes = bytes;
+  s.flops = flops;
+  return s;
+}
+
+OpSpec comm(const std::string& name, Collective c, const Group& g, double bytes, const std::string& axis) {
+  OpSpec s;
+  s.name = name;
+  s.kind = OpKind::comm;
+  s.coll = c;
+  s.group = g;
+  s.bytes = bytes;
+  s.comm_axis = axis;
+  return s;
+}
+
+// Megatron tensor parallelism (Shoeybi et al. 2019, §3): one all-reduce after
+// each row-parallel GEMM; with sequence parallelism (Korthikanti et al. 2022,
+// §4.2.2) an all-gather before the block and a reduce-scatter after it.
+void tp_exit(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes) {
+  if (p.tp <= 1) return;
+  if (p.sp)
+    ops.push_back(comm(block + ".tp_reduce_scatter", Collective::reduce_scatter, p.tp_group, hidden_bytes, "tp"));
+  else
+    ops.push_back(comm(block + ".tp_all_reduce", Collective::all_reduce, p.tp_group, hidden_bytes, "tp"));
+}
+void tp_enter(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes) {
+  if (p.tp > 1 && p.sp)
+    ops.push_back(comm(block + ".tp_all_gather", Collective::all_gather, p.tp_group, hidden_bytes, "tp"));
+}
+
+void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads) {
+  const double hd = m.head_dim, b = p.batch;
+  // Causal masking skips half of a square score block (FlashAttention; the
+  // unfused Megatron path computes the full block and masks it).
+  const double causal_frac = p.causal && p.q_len > 1 ? 0.5 * (1 + 1.0 / std::max(1.0, p.q_len)) : 1.0;
+  const double q_bytes = b * p.q_len * q_heads * hd * p.act_bytes;
+  const double kv_bytes = 2 * b * p.kv_len * kv_heads * hd * (p.kv_cached ? p.kv_bytes : p.act_bytes);
+  if (p.flash) {
+    OpSpec s;
+    s.name = "attn.flash";
+    s.kind = OpKind::attention;
+    s.math = p.attn_math;
+    // QK^T and PV: 2 x 2 x q x kv x d per head (Dao et al. 2022).
+    s.flops = 4 * b * q_heads * p.q_len * p.kv_len * hd * causal_frac;
+    s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
+    ops.push_back(s);
+    return;
+  }
+  // Unfused path (Megatron baddbmm + fused scale-mask-softmax + dropout).
+  const double batch = b * q_heads;
+  OpSpec qk = gemm("attn.scores", p.q_len, p.kv_len, hd, p, batch);
+  qk.gemm.b_bytes = p.act_bytes;
+  qk.gemm.math = p.attn_math;
+  ops.push_back(qk);
+  const double scores = batch * p.q_len * p.kv_len;
+  ops.push_back(elementwise("attn.softmax", 2 * scores * p.act_bytes, 5 * scores));
+  if (p.dropout) ops.push_back(elementwise("attn.dropout", scores * (2 * p.act_bytes + 1), scores));
+  OpSpec av = gemm("attn.context", p.q_len, hd, p.kv_len, p, batch);
+  av.gemm.b_bytes = p.act_bytes;
+  av.gemm.math = p.attn_math;
+  ops.push_back(av);
+}
+
+void mlp_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens) {
+  const double h = m.hidden;
+  const int up_mats = is_gated(m.ffn_type) ? 2 : 1;
+  if (!p.moe_layer) {
+    const double f = m.ffn_hidden / static_cast<double>(p.tp);
+    ops.push_back(gemm("mlp.up", tokens, up_mats * f, h, p));
+    ops.push_back(elementwise("mlp.act", tokens * f * (up_mats + 1) * p.act_bytes, 4 * tokens * f));
+    ops.push_back(gemm("mlp.down", tokens, h, f, p));
+    return;
+  }
+  const double experts = m.moe.experts, k = m.moe.top_k;
+  const double f = m.moe.ffn_hidden / static_cast<double>(p.tp);
+  OpSpec router = gemm("moe.router", tokens, experts, h, p);
+  router.gemm.b_bytes = p.act_bytes;  // routers stay in 16-bit
+  ops.push_back(router);
+  const double routed_bytes = tokens * k * h * p.act_bytes;
+  if (p.ep > 1) ops.push_back(comm("moe.dispatch", Collective::all_to_all, p.ep_group, routed_bytes, "ep"));
+  // Grouped GEMM over the experts this GPU holds or touches.
+  double local_experts = experts / p.ep;
+  double per_expert = tokens * k / experts * p.ep;  // balanced routing
+  if (p.moe_experts_touched > 0) {
+    local_experts = p.moe_experts_touched;
+    per_expert = p.moe_tokens_per_expert;
+  }
+  const double routed_tokens = local_experts * per_expert;
+  ops.push_back(gemm("moe.up", per_expert, up_mats * f, h, p, local_experts));
+  ops.push_back(elementwise("moe.act", routed_tokens * f * (up_mats + 1) * p.act_bytes, 4 * routed_tokens * f));
+  ops.push_back(gemm("moe.down", per_expert, h, f, p, local_experts));
+  if (m.moe.shared_experts > 0) {
+    const double fs = f * m.moe.shared_experts;
+    ops.push_back(gemm("moe.shared_up", tokens, up_mats * fs, h, p));
+    ops.push_back(elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs));
+    ops.push_back(gemm("moe.shared_down", tokens, h, fs, p));
+  }
+  if (p.ep > 1) ops.push_back(comm("moe.combine", Collective::all_to_all, p.ep_group, routed_bytes, "ep"));
+}
+
+}  // namespace
+
+std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
+  std::vector<OpSpec> ops;
+  const double h = m.hidden;
+  const double tokens = p.batch * p.q_len;               // rows of every GEMM
+  const double local = p.sp ? tokens / p.tp : tokens;     // rows element-wise ops see
+  const double hidden_bytes = tokens * h * p.act_bytes;   // one [tokens x h] activation
+  const double q_heads = m.heads / static_cast<double>(p.tp);
+  const double kv_heads = std::max(1.0, m.kv_heads / static_cast<double>(p.tp));  // replicated when tp > kv_heads
+  const double norm_flops = (m.norm == NormType::layernorm ? 8.0 : 5.0) * local * h;
+
+  ops.push_back(elementwise("attn.norm", 2 * local * h * p.act_bytes, norm_flops));
+  tp_enter(ops, "attn", p, hidden_bytes);
+  ops.push_back(gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim, h, p));
+  if (p.kv_cached)  // append this step's K and V to the cache
+    ops.push_back(elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
+  attention_ops(ops, m, p, q_heads, kv_heads);
+  ops.push_back(gemm("attn.proj", tokens, h, q_heads * m.head_dim, p));
+  tp_exit(ops, "attn", p, hidden_bytes);
+  // Fused bias + dropout + residual add: read two inputs, write one (+ mask).
+  ops.push_back(elementwise("attn.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
+  ops.push_back(elementwise("mlp.norm", 2 * local * h * p.act_bytes, norm_flops));
+  tp_enter(ops, "mlp", p, hidden_bytes);
+  mlp_ops(ops, m, p, tokens);
+  tp_exit(ops, "mlp", p, hidden_bytes);
+  ops.push_back(elementwise("mlp.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
+  return ops;
+}
+
+std::vector<OpSpec> backward_of(const OpSpec& f) {
+  std::vector<OpSpec> out;
+  switch (f.kind) {
+    case OpKind::gemm: {
+      // dX = dY W^T (m x k) and dW = X^T dY (k x n).
+      OpSpec dgrad = f;
+      dgrad.name = f.name + ".dgrad";
+      dgrad.gemm.n = f.gemm.k;
+      dgrad.gemm.k = f.gemm.n;
+      dgrad.gemm.b_bytes = f.gemm.b_bytes;
+      OpSpec wgrad = f;
+      wgrad.name = f.name + ".wgrad";
+      wgrad.gemm.m = f.gemm.k;
+      wgrad.gemm.n = f.gemm.n;
+      wgrad.gemm.k = f.gemm.m;
+      wgrad.gemm.a_bytes = f.gemm.a_bytes;
+      wgrad.gemm.b_bytes = f.gemm.a_bytes;
+      out.push_back(dgrad);
+      out.push_back(wgrad);
+      break;
+    }
+    case OpKind::attention: {
+      // FlashAttention backward: 5 matmuls against 2 forward (2.5x FLOPs,
+      // Dao 2023 §3.2); reads Q, K, V, O, dO and writes dQ, dK, dV.
+      OpSpec b = f;
+      b.name = f.name + ".bwd";
+      b.flops = 2.5 * f.flops;
+      b.bytes = 2 * f.bytes;
+      out.push_back(b);
+      break;
+    }
+    case OpKind::elementwise: {
+      // Read the incoming gradient and the saved input, write the gradient.
+      OpSpec b = f;
+      b.name = f.name + ".bwd";
+      b.bytes = 1.5 * f.bytes;
+      b.flops = 2 * f.flops;
+      out.push_back(b);
+      break;
+    }
+    case OpKind::comm: {
+      // The conjugate collective: all-gather <-> reduce-scatter, all-reduce stays.
+      OpSpec b = f;
+      if (f.coll == Collective::all_gather) b.coll = Collective::reduce_scatter;
+      if (f.coll == Collective::reduce_scatter) b.coll = Collective::all_gather;
+      b.name = f.name + ".bwd";
+      out.push_back(b);
+      break;
+    }
+  }
+  return out;
+}
+
+Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double count) {
+  Op op;
+  op.name = s.name;
+  op.phase = phase;
+  op.kind = s.kind;
+  op.count = count;
+  op.comm_axis = s.comm_axis;
+  const Device& d = sys.device;
+  switch (s.kind) {
+    case OpKind::gemm: op.cost = gemm_cost(d, s.gemm); break;
+    case OpKind::attention: op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math); break;
+    case OpKind::elementwise: op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16); break;
+    case OpKind::comm:
+      op.cost.bytes.assign(d.memory.size(), 0.0);
+      op.cost.time_s = collective_time(sys, s.coll, s.group, s.bytes);
+      op.cost.bound = kBoundNetwork;
+      break;
+  }
+  return op;
+}
+
+}  // namespace llmcalc

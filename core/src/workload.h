@@ -1,0 +1,68 @@
+// The operations of a transformer layer, with their shapes under tensor,
+// sequence and context parallelism, for a forward pass; and the backward
+// operations derived from them. Shared by training and inference.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compute.h"
+#include "network.h"
+
+namespace llmcalc {
+
+enum class OpKind { gemm, attention, elementwise, comm };
+const char* to_string(OpKind k);
+
+struct OpSpec {
+  std::string name;
+  OpKind kind = OpKind::elementwise;
+  GemmShape gemm;               // gemm
+  double flops = 0;             // attention, elementwise
+  double bytes = 0;             // attention, elementwise: device-memory traffic
+  Precision math = Precision::bf16;
+  Collective coll = Collective::all_reduce;  // comm
+  Group group;                  // comm
+  std::string comm_axis;        // "tp", "cp", "ep", "dp", "pp"
+};
+
+struct Op {
+  std::string name;
+  std::string phase;  // "fwd", "bwd", "recompute", "optimizer", "prefill", "decode"
+  OpKind kind = OpKind::elementwise;
+  double count = 1;   // occurrences per iteration (training) or per request (inference)
+  OpCost cost;        // per occurrence
+  std::string comm_axis;
+};
+
+// What one forward pass of one layer on one GPU sees.
+struct LayerPass {
+  double batch = 1;      // sequences
+  double q_len = 1;      // query tokens per sequence on this GPU
+  double kv_len = 1;     // keys attended per query (full context)
+  bool causal = true;    // causal mask over a square q x kv block
+  int tp = 1;
+  bool sp = false;
+  bool flash = true;
+  bool dropout = false;
+  bool moe_layer = false;
+  int ep = 1;
+  double moe_tokens_per_expert = 0;  // inference decode: tokens per touched expert
+  double moe_experts_touched = 0;    // inference decode: distinct experts read
+  Precision math = Precision::bf16;
+  Precision attn_math = Precision::bf16;
+  double act_bytes = 2;     // activation element size
+  double weight_bytes = 2;  // weight element size as read by the GEMMs
+  double gemm_act_bytes = 2;  // activation element size as fed to the GEMMs (fp8 recipes cast it)
+  double kv_bytes = 2;      // KV-cache element size
+  bool kv_cached = false;   // decode: K/V come from the cache, only new tokens are written
+  Group tp_group, ep_group;
+};
+
+std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p);
+// The backward operations of one forward op (data and weight gradients).
+std::vector<OpSpec> backward_of(const OpSpec& fwd);
+
+// Cost of one op on the device / network of `sys`.
+Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double count);
+
+}  // namespace llmcalc
