@@ -20,11 +20,6 @@ constexpr double kStages = 3;
 // epilogue that writes the output tile. Small K GEMMs (attention's QK^T with
 // K = head_dim) pay it visibly; large-K GEMMs hardly at all.
 constexpr double kTileOverheadK = 128;
-// The L2 keeps a block of A rows and B columns for reuse; A100/H100 split
-// their L2 into two partitions that may duplicate lines [R13, R49], so only
-// half the capacity counts.
-constexpr double kL2UsableFraction = 0.5;
-
 int level_index(const Device& d, const char* name) {
   for (size_t i = 0; i < d.memory.size(); ++i)
     if (d.memory[i].name == name) return static_cast<int>(i);
@@ -39,17 +34,23 @@ struct TilingResult {
   double time = 0;
 };
 
-// DRAM traffic when the L2 (the level above DRAM) holds a Tm x Tn output
-// block's A and B panels: A is re-read once per block column, B once per row.
-double dram_traffic(const Device& d, const GemmShape& g, double a, double b, double c) {
-  const int l2 = level_index(d, "l2");
-  const double e = std::max(g.a_bytes, g.b_bytes);
-  if (l2 < 0 || static_cast<size_t>(l2) + 1 >= d.memory.size()) return a + b + c;
-  const double budget = kL2UsableFraction * d.memory[static_cast<size_t>(l2)].capacity_bytes / (g.k * e);
-  double tm = std::min(g.m, std::max(1.0, budget / 2));
-  const double tn = std::min(g.n, std::max(1.0, budget - tm));
-  tm = std::min(g.m, std::max(1.0, budget - tn));
-  return a * ceil_div(g.n, tn) + b * ceil_div(g.m, tm) + c;
+// DRAM traffic of one GEMM. The tiles running at once (one per SM) stream
+// their A rows and B columns through the L2 in step along K, so each
+// k-slice fetched from DRAM serves the whole wave: with the wave shaped as
+// w_m x w_n tiles, A is read tiles_n / w_n times and B tiles_m / w_m times.
+// The shape minimising the traffic is w_m = sqrt(B tiles_m S / (A tiles_n)).
+// The L2 must hold the wave's in-flight k-slices; it always can on these
+// devices (kStages x kTileK x (w_m tm + w_n tn) elements, a few MB at most).
+double dram_traffic(const GemmShape& g, const Tile& t, double sms, double a, double b, double c) {
+  const double tiles_m = ceil_div(g.m, t.m), tiles_n = ceil_div(g.n, t.n);
+  const double ideal = std::sqrt(b * tiles_m * sms / std::max(1.0, a * tiles_n));
+  double best = a * tiles_n + b + c;  // one row of tiles at a time
+  for (double wm : {std::floor(ideal), std::ceil(ideal)}) {
+    wm = std::max(1.0, std::min({wm, tiles_m, sms}));
+    const double wn = std::max(1.0, std::min(tiles_n, std::floor(sms / wm)));
+    best = std::min(best, a * ceil_div(tiles_n, wn) + b * ceil_div(tiles_m, wm) + c);
+  }
+  return best;
 }
 
 TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops) {
@@ -63,7 +64,9 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   const double quant_eff = (g.m * g.n) / (tiles_m * t.m * tiles_n * t.n);
   const double k_eff = g.k / (g.k + kTileOverheadK);
   const double peak = d.matmul_flops[static_cast<int>(g.math)] * d.efficiency.matmul[static_cast<int>(g.math)];
-  r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff);
+  // Each wave also pays a fixed per-tile time (pipeline fill from DRAM,
+  // epilogue), fitted once on the cuBLASLt shape sweep of hardware-facts §2.2.
+  r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff) + std::ceil(tiles / sms) * d.efficiency.tile_overhead_s;
 
   const double a = g.m * g.k * g.batch * g.a_bytes;
   const double b = g.k * g.n * g.batch * g.b_bytes;
@@ -72,7 +75,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   for (size_t i = 0; i < d.memory.size(); ++i) {
     const std::string& name = d.memory[i].name;
     if (i + 1 == d.memory.size()) {
-      r.bytes[i] = g.batch > 1 ? a + b + c : dram_traffic(d, g, a, b, c);
+      r.bytes[i] = g.batch > 1 ? a + b + c : dram_traffic(g, t, sms, a, b, c);
     } else if (name == "smem") {
       // Operand reads from shared memory into the tensor cores: each K step
       // of a tile reads (tm + tn) x tk elements for 2 tm tn tk FLOPs.
@@ -127,7 +130,7 @@ OpCost gemm_cost(const Device& d, const GemmShape& g) {
   return c;
 }
 
-OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math) {
+OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward) {
   OpCost c;
   c.flops = flops;
   c.bytes.assign(d.memory.size(), 0.0);
@@ -136,7 +139,7 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   if (l2 >= 0 && static_cast<size_t>(l2) + 1 < d.memory.size()) c.bytes[static_cast<size_t>(l2)] = dram_bytes;
   // Attention runs at the 16-bit rate unless the math itself is narrower.
   const Precision p = (math == Precision::fp8 || math == Precision::fp4) ? math : Precision::bf16;
-  const double peak = d.matmul_flops[static_cast<int>(p)] * d.efficiency.attention;
+  const double peak = d.matmul_flops[static_cast<int>(p)] * (backward ? d.efficiency.attention_bwd : d.efficiency.attention_fwd);
   finish_cost(d, c, flops / peak);
   return c;
 }

@@ -22,9 +22,10 @@ LinkModel group_link(const System& sys, const Group& g) {
   if (k > 0) {
     // Members of the group inside one inner domain cross the outer tier
     // together, each through its own link (one NCCL ring per NIC).
-    const double inner_span = tiers[k - 1].span_gpus;
-    const double members = g.stride >= inner_span ? 1.0
-                                                  : std::min<double>(static_cast<double>(g.size), inner_span / static_cast<double>(g.stride));
+    const double inner_span = static_cast<double>(tiers[k - 1].span_gpus);
+    const double stride = static_cast<double>(g.stride);
+    const double members = stride >= inner_span ? 1.0
+                                                  : std::min(static_cast<double>(g.size), inner_span / stride);
     l.bandwidth_Bps = std::min(effective_bw(tiers[k - 1]), members * effective_bw(tiers[k]));
   }
   return l;

@@ -141,7 +141,16 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   } else {
     e.matmul.fill(o.number("matmul", 0.8, 0.01, 1));
   }
-  e.attention = o.number("attention", e.attention, 0.01, 1);
+  // "attention": one fraction for both passes, or {"fwd": .., "bwd": ..}.
+  if (o.has("attention") && o.raw("attention").is_object()) {
+    StrictObject at(o.raw("attention"), o.child_path("attention"));
+    e.attention_fwd = at.required_number("fwd", 0.01, 1);
+    e.attention_bwd = at.required_number("bwd", 0.01, 1);
+    at.finish();
+  } else {
+    e.attention_fwd = e.attention_bwd = o.number("attention", e.attention_fwd, 0.01, 1);
+  }
+  e.tile_overhead_s = o.number("tile_overhead_us", e.tile_overhead_s * 1e6, 0, 1e4) * 1e-6;
   e.vector = o.number("vector", e.vector, 0.01, 1);
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;

@@ -189,6 +189,7 @@ std::vector<OpSpec> backward_of(const OpSpec& f) {
       b.name = f.name + ".bwd";
       b.flops = 2.5 * f.flops;
       b.bytes = 2 * f.bytes;
+      b.backward = true;
       out.push_back(b);
       break;
     }
@@ -224,7 +225,7 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
   const Device& d = sys.device;
   switch (s.kind) {
     case OpKind::gemm: op.cost = gemm_cost(d, s.gemm); break;
-    case OpKind::attention: op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math); break;
+    case OpKind::attention: op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward); break;
     case OpKind::elementwise: op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16); break;
     case OpKind::comm:
       op.cost.bytes.assign(d.memory.size(), 0.0);

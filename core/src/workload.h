@@ -23,6 +23,7 @@ struct OpSpec {
   Collective coll = Collective::all_reduce;  // comm
   Group group;                  // comm
   std::string comm_axis;        // "tp", "cp", "ep", "dp", "pp"
+  bool backward = false;        // attention: the backward kernel
 };
 
 struct Op {

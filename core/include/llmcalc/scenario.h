@@ -62,7 +62,9 @@ struct MemoryLevel {
 // scenario on that device.
 struct DeviceEfficiency {
   std::array<double, kPrecisionCount> matmul{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8};  // best large-GEMM throughput / peak (MAMF), per precision
-  double attention = 0.6;     // fused (Flash) attention throughput / 16-bit matmul peak
+  double attention_fwd = 0.6;  // fused (Flash) attention forward throughput / matmul peak
+  double attention_bwd = 0.5;  // its backward pass
+  double tile_overhead_s = 1e-6;  // fixed cost per GEMM output tile per wave (prologue + epilogue)
   double vector = 0.7;        // element-wise throughput / vector peak
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level
   double launch_overhead_s = 4e-6;

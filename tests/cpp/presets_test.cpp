@@ -1,0 +1,83 @@
+// Every preset parses, carries a source for every number, and every model
+// preset's parameter count matches the count its card or paper publishes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "model_math.h"
+#include "parse.h"
+#include "presets.h"
+
+namespace llmcalc {
+namespace {
+
+// True when `path` or one of its dotted prefixes is a key of `sources`.
+bool covered(const json& sources, std::string path) {
+  while (true) {
+    if (sources.contains(path)) return true;
+    const auto dot = path.rfind('.');
+    if (dot == std::string::npos) return false;
+    path = path.substr(0, dot);
+  }
+}
+
+void each_number(const json& j, const std::string& path, const std::function<void(const std::string&)>& f) {
+  if (j.is_number()) f(path);
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it) each_number(it.value(), path + "." + it.key(), f);
+  if (j.is_array())
+    for (const auto& v : j) each_number(v, path, f);
+}
+
+TEST(Presets, RequiredIdsExist) {
+  for (const char* id : {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"})
+    EXPECT_NE(find_preset("systems", id), nullptr) << id;
+  for (const char* id : {"gpt3-175b", "megatron-22b", "mt-nlg-530b", "megatron-1t", "llama2-7b", "llama2-13b",
+                         "llama2-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "gpt-j-6b", "falcon-180b",
+                         "nemotron4-15b", "nemotron4-340b", "mixtral-8x7b", "mixtral-8x22b"})
+    EXPECT_NE(find_preset("models", id), nullptr) << id;
+}
+
+TEST(Presets, EveryNumberHasASource) {
+  for (const char* kind : {"models", "systems"}) {
+    const json& group = all_presets().at(kind);
+    for (auto it = group.begin(); it != group.end(); ++it) {
+      const json& file = it.value();
+      ASSERT_TRUE(file.contains("sources")) << it.key();
+      for (auto f = file.begin(); f != file.end(); ++f) {
+        if (f.key() == "sources") continue;
+        each_number(f.value(), f.key(), [&](const std::string& path) {
+          EXPECT_TRUE(covered(file["sources"], path)) << it.key() << ": no source for " << path;
+        });
+      }
+    }
+  }
+}
+
+TEST(Presets, SystemsParse) {
+  const json& group = all_presets().at("systems");
+  for (auto it = group.begin(); it != group.end(); ++it)
+    EXPECT_NO_THROW(parse_system(it.key(), "system")) << it.key();
+}
+
+TEST(Presets, ParameterCountsMatchPublishedSizes) {
+  const json& group = all_presets().at("models");
+  for (auto it = group.begin(); it != group.end(); ++it) {
+    const Model m = parse_model(it.key(), "model");
+    const double published = it.value().at("published_params").get<double>();
+    const double ours = count_params(m).total;
+    // Published sizes are often rounded to two or three digits ("175B").
+    EXPECT_NEAR(ours / published, 1.0, 0.01) << it.key() << ": " << ours << " vs " << published;
+  }
+}
+
+TEST(Presets, MixtralActiveParametersFollowTopK) {
+  const ParamCount pc = count_params(parse_model("mixtral-8x7b", "model"));
+  // Mistral AI: 46.7B total, 12.9B active per token.
+  EXPECT_NEAR(pc.total / 46.7e9, 1.0, 0.01);
+  EXPECT_NEAR(pc.active / 12.9e9, 1.0, 0.02);
+}
+
+}  // namespace
+}  // namespace llmcalc
