@@ -19,6 +19,7 @@ LinkModel group_link(const System& sys, const Group& g) {
   l.tier = static_cast<int>(k);
   l.latency_s = tiers[k].latency_s;
   l.bandwidth_Bps = effective_bw(tiers[k]);
+  l.half_bandwidth_bytes = tiers[k].half_bandwidth_bytes;
   if (k > 0) {
     // Members of the group inside one inner domain cross the outer tier
     // together, each through its own link (one NCCL ring per NIC).
@@ -31,27 +32,42 @@ LinkModel group_link(const System& sys, const Group& g) {
   return l;
 }
 
+namespace {
+
+// Time of one algorithm: `steps` latency hops and `volume` bytes through
+// each rank's link. NCCL picks a protocol per size (NCCL tuning.cc): LL for
+// small messages (latency-bound, half the link rate) and Simple/LL128 for
+// large ones, whose bus bandwidth ramps up with size and reaches half its
+// peak at the tier's half_bandwidth size (hardware-facts §2.6). Both are
+// modelled and the faster taken: t = steps a + volume (1 + S_half / S) / B.
+double protocol_time(const LinkModel& l, double steps, double volume, double bytes) {
+  const double ll = steps * l.latency_s + volume / (0.5 * l.bandwidth_Bps);
+  const double simple = steps * l.latency_s + volume * (1 + l.half_bandwidth_bytes / bytes) / l.bandwidth_Bps;
+  return std::min(ll, simple);
+}
+
+}  // namespace
+
 double collective_time(const System& sys, Collective c, const Group& g, double bytes) {
   const double n = static_cast<double>(g.size);
   if (g.size <= 1 || bytes <= 0) return 0;
   const LinkModel l = group_link(sys, g);
-  const double a = l.latency_s, bw = l.bandwidth_Bps;
   const double frac = (n - 1) / n;
   switch (c) {
     case Collective::all_reduce: {
       // Ring: reduce-scatter then all-gather, 2(n-1) steps (Patarasuk & Yuan 2009).
-      const double ring = 2 * (n - 1) * a + 2 * frac * bytes / bw;
+      const double ring = protocol_time(l, 2 * (n - 1), 2 * frac * bytes, bytes);
       // Double binary tree (Sanders et al. 2009; NCCL >= 2.4): log-depth
       // latency, each rank sends and receives the whole buffer twice.
-      const double tree = 2 * std::ceil(std::log2(n)) * a + 2 * bytes / bw;
+      const double tree = protocol_time(l, 2 * std::ceil(std::log2(n)), 2 * bytes, bytes);
       return std::min(ring, tree);
     }
     case Collective::reduce_scatter:
     case Collective::all_gather:
     case Collective::all_to_all:
-      return (n - 1) * a + frac * bytes / bw;
+      return protocol_time(l, n - 1, frac * bytes, bytes);
     case Collective::p2p:
-      return a + bytes / bw;
+      return protocol_time(l, 1, bytes, bytes);
   }
   return 0;
 }

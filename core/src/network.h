@@ -18,6 +18,7 @@ struct LinkModel {
   double bandwidth_Bps = 0;  // effective per-rank bandwidth of the binding tier
   double latency_s = 0;      // per-step latency of that tier
   int tier = 0;              // index of the slowest tier crossed
+  double half_bandwidth_bytes = 0;
 };
 
 // The slowest tier the group crosses, and the bandwidth its ranks get there:

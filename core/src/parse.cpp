@@ -205,6 +205,7 @@ std::vector<NetworkTier> parse_network(StrictObject& sys) {
     t.bandwidth_Bps = o.required_number("bandwidth_GBps", 1e-3, 1e9) * 1e9;
     t.latency_s = o.number("latency_us", 5, 0, 1e7) * 1e-6;
     t.efficiency = o.number("efficiency", 0.8, 0.01, 1.2);
+    t.half_bandwidth_bytes = o.number("half_bandwidth_MiB", 0, 0, 1e6) * 1048576.0;
     o.finish();
     tiers.push_back(t);
   }

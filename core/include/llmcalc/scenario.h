@@ -88,6 +88,7 @@ struct NetworkTier {
   double bandwidth_Bps = 0;   // per GPU, per direction
   double latency_s = 0;
   double efficiency = 0.8;    // achievable collective bus bandwidth / wire rate
+  double half_bandwidth_bytes = 0;  // message size at which NCCL's bandwidth protocol reaches half its peak
 };
 
 struct System {
