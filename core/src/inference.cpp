@@ -26,6 +26,7 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   p.weight_bytes = bytes_per_element(in.weight_precision);
   p.gemm_act_bytes = bytes_per_element(in.compute_precision);
   p.kv_bytes = bytes_per_element(in.kv_precision);
+  p.kv_write = true;
   p.tp_group = {s.par.tp, 1};
   p.ep_group = {1, 1};
   return p;
@@ -52,9 +53,14 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
     by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * count;
     pc.ops.push_back(op);
   };
-  for (const OpSpec& f : layer_forward(m, dense_pass)) account(f, layers * (1 - moe_frac));
+  auto layer_ops = [&](const LayerPass& p) {
+    std::vector<OpSpec> ops = layer_forward(m, p);
+    add_input_casts(ops, 3);
+    return ops;
+  };
+  for (const OpSpec& f : layer_ops(dense_pass)) account(f, layers * (1 - moe_frac));
   if (m.is_moe())
-    for (const OpSpec& f : layer_forward(m, moe_pass)) account(f, layers * moe_frac);
+    for (const OpSpec& f : layer_ops(moe_pass)) account(f, layers * moe_frac);
   // LM head over the rows that need logits (the last token of each sequence).
   OpSpec head;
   head.name = "lm_head";

@@ -80,24 +80,6 @@ bool is_attention_core(const std::string& name) {
          name.rfind("attn.dropout", 0) == 0 || name.rfind("attn.context", 0) == 0 || name.rfind("attn.flash", 0) == 0;
 }
 
-// FP8 GEMM inputs are cast (and transposed for the weight gradient) by
-// Transformer Engine: read 16-bit, write two 8-bit copies.
-void add_fp8_casts(std::vector<OpSpec>& ops) {
-  std::vector<OpSpec> out;
-  for (const OpSpec& s : ops) {
-    if (s.kind == OpKind::gemm && s.gemm.math == Precision::fp8) {
-      OpSpec cast;
-      cast.name = s.name + ".cast";
-      cast.kind = OpKind::elementwise;
-      cast.bytes = s.gemm.m * s.gemm.k * s.gemm.batch * 4;
-      cast.flops = s.gemm.m * s.gemm.k * s.gemm.batch * 2;
-      out.push_back(cast);
-    }
-    out.push_back(s);
-  }
-  ops.swap(out);
-}
-
 // Context parallelism (ring attention, as in Megatron-Core / TE): K and V
 // blocks circulate cp-1 times forward; K, V and their gradients backward.
 OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
@@ -121,7 +103,7 @@ LayerTimes layer_times(const Scenario& s, const Groups& g, bool moe_layer) {
   LayerTimes lt;
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
-  if (s.train.precision == Precision::fp8) add_fp8_casts(fwd);
+  if (s.train.precision == Precision::fp8) add_input_casts(fwd, 4);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;
   for (const OpSpec& f : fwd) {

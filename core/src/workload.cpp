@@ -146,7 +146,7 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   ops.push_back(elementwise("attn.norm", 2 * local * h * p.act_bytes, norm_flops));
   tp_enter(ops, "attn", p, hidden_bytes);
   ops.push_back(gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim, h, p));
-  if (p.kv_cached)  // append this step's K and V to the cache
+  if (p.kv_write)  // append this pass's K and V to the cache
     ops.push_back(elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
   attention_ops(ops, m, p, q_heads, kv_heads);
   ops.push_back(gemm("attn.proj", tokens, h, q_heads * m.head_dim, p));
@@ -159,6 +159,19 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   tp_exit(ops, "mlp", p, hidden_bytes);
   ops.push_back(elementwise("mlp.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
   return ops;
+}
+
+void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element) {
+  std::vector<OpSpec> out;
+  for (const OpSpec& s : ops) {
+    const bool narrow = s.gemm.math == Precision::fp8 || s.gemm.math == Precision::fp4 || s.gemm.math == Precision::int8;
+    if (s.kind == OpKind::gemm && narrow) {
+      const double elements = s.gemm.m * s.gemm.k * s.gemm.batch;
+      out.push_back(elementwise(s.name + ".cast", elements * bytes_per_element, 2 * elements));
+    }
+    out.push_back(s);
+  }
+  ops.swap(out);
 }
 
 std::vector<OpSpec> backward_of(const OpSpec& f) {

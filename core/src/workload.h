@@ -55,11 +55,17 @@ struct LayerPass {
   double weight_bytes = 2;  // weight element size as read by the GEMMs
   double gemm_act_bytes = 2;  // activation element size as fed to the GEMMs (fp8 recipes cast it)
   double kv_bytes = 2;      // KV-cache element size
-  bool kv_cached = false;   // decode: K/V come from the cache, only new tokens are written
+  bool kv_cached = false;   // decode: K/V come from the cache
+  bool kv_write = false;    // inference: this pass's K and V are stored in the cache
   Group tp_group, ep_group;
 };
 
 std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p);
+// Narrow-precision GEMMs (fp8/fp4/int8 math) take quantized inputs: insert
+// a cast before each, reading 16-bit activations and writing
+// `bytes_per_element` bytes of narrow copies per element (Transformer Engine
+// writes a transposed copy too in training: 1 + 1 + 2 = 4; inference 2 + 1 = 3).
+void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element);
 // The backward operations of one forward op (data and weight gradients).
 std::vector<OpSpec> backward_of(const OpSpec& fwd);
 
