@@ -17,7 +17,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: llmcalc run FILE|-          evaluate one scenario\n"
-               "       llmcalc validate [--json] PATH...  run validation cases (files or folders)\n"
+               "       llmcalc validate [--json|--markdown] PATH...  run validation cases (files or folders)\n"
                "       llmcalc presets | schema | version\n";
   return 2;
 }
@@ -55,7 +55,9 @@ int run(const std::string& path) {
   return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
 }
 
-int validate(const std::vector<std::string>& paths, bool as_json) {
+enum class Format { text, json, markdown };
+
+int validate(const std::vector<std::string>& paths, Format format) {
   std::vector<std::string> files;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -78,7 +80,11 @@ int validate(const std::vector<std::string>& paths, bool as_json) {
     rows.insert(rows.end(), r.begin(), r.end());
   }
   const auto report = llmcalc::summarize(rows);
-  std::cout << (as_json ? llmcalc::report_json(report) : llmcalc::report_text(report)) << "\n";
+  switch (format) {
+    case Format::json: std::cout << llmcalc::report_json(report) << "\n"; break;
+    case Format::markdown: std::cout << llmcalc::report_markdown(report); break;
+    case Format::text: std::cout << llmcalc::report_text(report) << "\n"; break;
+  }
   return 0;
 }
 
@@ -90,10 +96,10 @@ int main(int argc, char** argv) {
   const std::string cmd = args[0];
   if (cmd == "run" && args.size() == 2) return run(args[1]);
   if (cmd == "validate" && args.size() >= 2) {
-    const bool as_json = args[1] == "--json";
-    std::vector<std::string> paths(args.begin() + (as_json ? 2 : 1), args.end());
+    const Format format = args[1] == "--json" ? Format::json : args[1] == "--markdown" ? Format::markdown : Format::text;
+    std::vector<std::string> paths(args.begin() + (format == Format::text ? 1 : 2), args.end());
     if (paths.empty()) return usage();
-    return validate(paths, as_json);
+    return validate(paths, format);
   }
   if (cmd == "presets") return std::cout << llmcalc::presets_json() << "\n", 0;
   if (cmd == "schema") return std::cout << llmcalc::schema_json() << "\n", 0;

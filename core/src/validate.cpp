@@ -116,6 +116,18 @@ std::string report_text(const ValidationReport& r) {
   return os.str();
 }
 
+std::string report_markdown(const ValidationReport& r) {
+  std::ostringstream os;
+  char buf[512];
+  os << "| source | measured output | cases | mean abs. error | max abs. error |\n|---|---|---|---|---|\n";
+  for (const auto& g : r.groups) {
+    std::snprintf(buf, sizeof buf, "| %s | `%s` | %d | %.1f%% | %.1f%% |\n", g.source.c_str(), g.metric.c_str(), g.cases,
+                  100 * g.mean_abs_error, 100 * g.max_abs_error);
+    os << buf;
+  }
+  return os.str();
+}
+
 std::string report_json(const ValidationReport& r) {
   json rows = json::array(), groups = json::array();
   for (const auto& row : r.rows) {

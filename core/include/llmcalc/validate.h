@@ -29,5 +29,7 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
 ValidationReport summarize(std::vector<ValidationRow> rows);
 std::string report_text(const ValidationReport& r);
 std::string report_json(const ValidationReport& r);
+// The per-source summary as a Markdown table (the README embeds it).
+std::string report_markdown(const ValidationReport& r);
 
 }  // namespace llmcalc
