@@ -55,9 +55,23 @@ json evaluate_to_json(const json& input) {
   return out;
 }
 
+// Inputs are bounded before they are parsed: a scenario is a few KB; links
+// and files from strangers may be anything.
+constexpr size_t kMaxInputBytes = 1 << 20;
+constexpr int kMaxDepth = 32;
+
+json parse_bounded(const std::string& text) {
+  if (text.size() > kMaxInputBytes) throw InputError("$", "input larger than 1 MiB");
+  json::parser_callback_t depth_guard = [](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth) throw InputError("$", "input nested deeper than 32 levels");
+    return true;
+  };
+  return json::parse(text, depth_guard, true, false);
+}
+
 std::string evaluate_json(const std::string& scenario_json) {
   try {
-    const json input = json::parse(scenario_json, nullptr, true, false);
+    const json input = parse_bounded(scenario_json);
     return evaluate_to_json(input).dump();
   } catch (const InputError& e) {
     return error_json(e.path, e.what()).dump();

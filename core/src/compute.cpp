@@ -67,6 +67,11 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   // Each wave also pays a fixed per-tile time (pipeline fill from DRAM,
   // epilogue), fitted once on the cuBLASLt shape sweep of hardware-facts §2.2.
   r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff) + std::ceil(tiles / sms) * d.efficiency.tile_overhead_s;
+  if (g.dequant_ops > 0) {
+    // The dequantising instructions share the SMs' issue slots with the MMAs.
+    const double vec = d.vector_flops[static_cast<int>(Precision::bf16)] * d.efficiency.vector;
+    r.compute_time += g.dequant_ops * g.k * g.n * g.batch * tiles_m / vec;
+  }
 
   const double a = g.m * g.k * g.batch * g.a_bytes;
   const double b = g.k * g.n * g.batch * g.b_bytes;

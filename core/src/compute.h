@@ -25,6 +25,9 @@ struct GemmShape {
   double m = 1, n = 1, k = 1, batch = 1;
   double a_bytes = 2, b_bytes = 2, c_bytes = 2;  // per element
   Precision math = Precision::bf16;
+  // Weight-only quantisation: vector ops to dequantise each weight element,
+  // paid once per row of output tiles (0 when weights are in the math format).
+  double dequant_ops = 0;
 };
 
 OpCost gemm_cost(const Device& d, const GemmShape& g);

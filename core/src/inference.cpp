@@ -25,6 +25,9 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   p.act_bytes = 2;
   p.weight_bytes = bytes_per_element(in.weight_precision);
   p.gemm_act_bytes = bytes_per_element(in.compute_precision);
+  // Weight-only formats narrower than the math are dequantised in the GEMM:
+  // convert + scale (int8, fp8 on 16-bit math), plus unpack for 4-bit.
+  if (p.weight_bytes < p.gemm_act_bytes) p.dequant_ops = p.weight_bytes < 1 ? 3 : 2;
   p.kv_bytes = bytes_per_element(in.kv_precision);
   p.kv_write = true;
   p.tp_group = {s.par.tp, 1};

@@ -22,7 +22,7 @@ OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPa
   OpSpec s;
   s.name = name;
   s.kind = OpKind::gemm;
-  s.gemm = {m, n, k, batch, p.gemm_act_bytes, p.weight_bytes, p.act_bytes, p.math};
+  s.gemm = {m, n, k, batch, p.gemm_act_bytes, p.weight_bytes, p.act_bytes, p.math, p.dequant_ops};
   return s;
 }
 
@@ -82,15 +82,17 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
   // Unfused path (Megatron baddbmm + fused scale-mask-softmax + dropout).
   const double batch = b * q_heads;
   OpSpec qk = gemm("attn.scores", p.q_len, p.kv_len, hd, p, batch);
-  qk.gemm.b_bytes = p.act_bytes;
+  qk.gemm.a_bytes = qk.gemm.b_bytes = p.act_bytes;
   qk.gemm.math = p.attn_math;
+  qk.gemm.dequant_ops = 0;
   ops.push_back(qk);
   const double scores = batch * p.q_len * p.kv_len;
   ops.push_back(elementwise("attn.softmax", 2 * scores * p.act_bytes, 5 * scores));
   if (p.dropout) ops.push_back(elementwise("attn.dropout", scores * (2 * p.act_bytes + 1), scores));
   OpSpec av = gemm("attn.context", p.q_len, hd, p.kv_len, p, batch);
-  av.gemm.b_bytes = p.act_bytes;
+  av.gemm.a_bytes = av.gemm.b_bytes = p.act_bytes;
   av.gemm.math = p.attn_math;
+  av.gemm.dequant_ops = 0;
   ops.push_back(av);
 }
 
@@ -108,6 +110,7 @@ void mlp_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, doubl
   const double f = m.moe.ffn_hidden / static_cast<double>(p.tp);
   OpSpec router = gemm("moe.router", tokens, experts, h, p);
   router.gemm.b_bytes = p.act_bytes;  // routers stay in 16-bit
+  router.gemm.dequant_ops = 0;
   ops.push_back(router);
   const double routed_bytes = tokens * k * h * p.act_bytes;
   if (p.ep > 1) ops.push_back(comm("moe.dispatch", Collective::all_to_all, p.ep_group, routed_bytes, "ep"));

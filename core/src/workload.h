@@ -53,6 +53,7 @@ struct LayerPass {
   Precision attn_math = Precision::bf16;
   double act_bytes = 2;     // activation element size
   double weight_bytes = 2;  // weight element size as read by the GEMMs
+  double dequant_ops = 0;     // per weight element, for weight-only quantised GEMMs
   double gemm_act_bytes = 2;  // activation element size as fed to the GEMMs (fp8 recipes cast it)
   double kv_bytes = 2;      // KV-cache element size
   bool kv_cached = false;   // decode: K/V come from the cache
