@@ -1,6 +1,7 @@
 #include "compute.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace llmcalc {
@@ -28,9 +29,11 @@ int level_index(const Device& d, const char* name) {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
+constexpr size_t kMaxLevels = 8;  // the parser allows at most 8 memory levels
+
 struct TilingResult {
   double compute_time = 0;
-  std::vector<double> bytes;
+  std::array<double, kMaxLevels> bytes{};
   double time = 0;
 };
 
@@ -53,7 +56,7 @@ double dram_traffic(const GemmShape& g, const Tile& t, double sms, double a, dou
   return best;
 }
 
-TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops) {
+TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops, int smem) {
   TilingResult r;
   const double tiles_m = ceil_div(g.m, t.m), tiles_n = ceil_div(g.n, t.n);
   const double tiles = tiles_m * tiles_n * g.batch;
@@ -76,12 +79,11 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   const double a = g.m * g.k * g.batch * g.a_bytes;
   const double b = g.k * g.n * g.batch * g.b_bytes;
   const double c = g.m * g.n * g.batch * g.c_bytes;
-  r.bytes.assign(d.memory.size(), 0.0);
-  for (size_t i = 0; i < d.memory.size(); ++i) {
-    const std::string& name = d.memory[i].name;
-    if (i + 1 == d.memory.size()) {
+  const size_t levels = std::min(d.memory.size(), kMaxLevels);
+  for (size_t i = 0; i < levels; ++i) {
+    if (i + 1 == levels) {
       r.bytes[i] = g.batch > 1 ? a + b + c : dram_traffic(g, t, sms, a, b, c);
-    } else if (name == "smem") {
+    } else if (static_cast<int>(i) == smem) {
       // Operand reads from shared memory into the tensor cores: each K step
       // of a tile reads (tm + tn) x tk elements for 2 tm tn tk FLOPs.
       r.bytes[i] = flops * (t.m * g.a_bytes + t.n * g.b_bytes) / (2 * t.m * t.n);
@@ -91,7 +93,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
     }
   }
   r.time = r.compute_time;
-  for (size_t i = 0; i < d.memory.size(); ++i)
+  for (size_t i = 0; i < levels; ++i)
     r.time = std::max(r.time, r.bytes[i] / (d.memory[i].bandwidth_Bps * d.efficiency.memory));
   return r;
 }
@@ -119,18 +121,19 @@ OpCost gemm_cost(const Device& d, const GemmShape& g) {
   const double smem_per_sm = d.memory.size() > 1 && d.memory[0].name == "smem"
                                  ? d.memory[0].capacity_bytes / d.sm_count
                                  : 1e12;
+  const int smem = level_index(d, "smem");
   TilingResult best;
   bool have = false;
   for (const Tile& t : kTiles) {
     const double staged = (t.m * g.a_bytes + t.n * g.b_bytes) * kTileK * kStages;
     if (staged > smem_per_sm && have) continue;  // the tile does not fit this SM's shared memory
-    TilingResult r = evaluate_tile(d, g, t, c.flops);
+    TilingResult r = evaluate_tile(d, g, t, c.flops, smem);
     if (!have || r.time < best.time) {
       best = r;
       have = true;
     }
   }
-  c.bytes = best.bytes;
+  c.bytes.assign(best.bytes.begin(), best.bytes.begin() + static_cast<long>(std::min(d.memory.size(), kMaxLevels)));
   finish_cost(d, c, best.compute_time);
   return c;
 }

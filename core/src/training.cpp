@@ -103,6 +103,7 @@ LayerTimes layer_times(const Scenario& s, const Groups& g, bool moe_layer) {
   LayerTimes lt;
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
+  lt.ops.reserve(4 * fwd.size());
   if (s.train.precision == Precision::fp8) add_input_casts(fwd, 4);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;
@@ -310,6 +311,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   r.pipeline.t_bwd_s = per_mb - r.pipeline.t_fwd_s;
 
   // Ops table: per-occurrence cost, counted per iteration on the slowest stage.
+  r.ops.reserve(r.ops.size() + dense.ops.size() + moe.ops.size() + edge_list.size() + 3);
   auto push_layer_ops = [&](const LayerTimes& lt, double n_layers) {
     for (Op op : lt.ops) {
       op.count = n_layers * dmb;
