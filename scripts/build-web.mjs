@@ -18,7 +18,7 @@ await build({ ...common, entryPoints: [join(root, 'web/src/main.js')], outfile: 
 await build({ ...common, entryPoints: [join(root, 'web/src/worker.js')], outfile: join(out, 'worker.js'), format: 'iife' });
 await build({ ...common, entryPoints: [join(root, 'web/src/style.css')], outfile: join(out, 'style.css'), sourcemap: false });
 
-copyFileSync(join(root, 'web/index.html'), join(out, 'index.html'));
+for (const f of ['index.html', 'favicon.svg']) copyFileSync(join(root, 'web', f), join(out, f));
 copyFileSync(join(wasmDir, 'llmcalc.js'), join(out, 'llmcalc.js'));
 copyFileSync(join(wasmDir, 'llmcalc.wasm'), join(out, 'llmcalc.wasm'));
 console.log(`web: wrote ${out}`);

@@ -12,7 +12,7 @@ parts=("$@")
 
 build_native() {
   echo "build: native"
-  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DLLMCALC_TESTS=ON -DLLMCALC_BENCH=ON >/dev/null
   cmake --build build/native -j"$JOBS"
 }
 

@@ -18,6 +18,10 @@ json error_json(const std::string& path, const std::string& message) {
   return {{"error", {{"path", path}, {"message", message}}}};
 }
 
+// Keys and strings from the input may hold invalid UTF-8 (they reach error
+// messages): replace such bytes instead of throwing while serialising.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 // Last line of defence: no NaN or Inf may reach an output.
 std::string find_non_finite(const json& j, const std::string& path) {
   if (j.is_number_float() && !std::isfinite(j.get<double>())) return path.empty() ? "$" : path;
@@ -72,31 +76,31 @@ json parse_bounded(const std::string& text) {
 std::string evaluate_json(const std::string& scenario_json) {
   try {
     const json input = parse_bounded(scenario_json);
-    return evaluate_to_json(input).dump();
+    return dump(evaluate_to_json(input));
   } catch (const InputError& e) {
-    return error_json(e.path, e.what()).dump();
+    return dump(error_json(e.path, e.what()));
   } catch (const json::parse_error& e) {
-    return error_json("$", std::string("malformed JSON: ") + e.what()).dump();
+    return dump(error_json("$", std::string("malformed JSON: ") + e.what()));
   } catch (const std::exception& e) {
-    return error_json("$", std::string("internal error: ") + e.what()).dump();
+    return dump(error_json("$", std::string("internal error: ") + e.what()));
   } catch (...) {
-    return error_json("$", "internal error").dump();
+    return dump(error_json("$", "internal error"));
   }
 }
 
 std::string presets_json() {
   try {
-    return all_presets().dump();
+    return dump(all_presets());
   } catch (...) {
-    return error_json("$", "presets unavailable").dump();
+    return dump(error_json("$", "presets unavailable"));
   }
 }
 
 std::string schema_json() {
   try {
-    return schema_to_json().dump();
+    return dump(schema_to_json());
   } catch (...) {
-    return error_json("$", "schema unavailable").dump();
+    return dump(error_json("$", "schema unavailable"));
   }
 }
 

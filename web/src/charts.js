@@ -27,8 +27,8 @@ export function stackedBar({ title, parts, limit = null, format, className = '' 
   const shownParts = parts.map((p, ci) => ({ ...p, ci })).filter((p) => Number.isFinite(p.value) && p.value > 0);
   const total = shownParts.reduce((a, p) => a + p.value, 0);
   const max = Math.max(total, limit && Number.isFinite(limit.value) ? limit.value : 0) || 1;
-  const H = 74;
-  const m = { l: 8, r: 8, t: 8, b: 28 };
+  const H = 88;
+  const m = { l: 8, r: 8, t: 22, b: 28 };
   const x = scaleLinear().domain([0, max]).range([m.l, W - m.r]);
   const desc = shownParts.map((p) => `${p.label} ${format(p.value)}`).join(', ');
   const root = svg('svg', {
@@ -54,9 +54,11 @@ export function stackedBar({ title, parts, limit = null, format, className = '' 
   }
   if (limit && Number.isFinite(limit.value) && limit.value > 0) {
     const lx = x(limit.value);
-    root.append(svg('line', { class: `limit${total > limit.value ? ' over' : ''}`, x1: lx, x2: lx, y1: 2, y2: H - m.b + 2 }, [
+    root.append(svg('line', { class: `limit${total > limit.value ? ' over' : ''}`, x1: lx, x2: lx, y1: m.t - 4, y2: H - m.b + 2 }, [
       svg('title', { text: `${limit.label}: ${format(limit.value)}` }),
     ]));
+    const anchorEnd = lx > W / 2;
+    root.append(svg('text', { class: 'limit-label', x: anchorEnd ? lx - 4 : lx + 4, y: 14, 'text-anchor': anchorEnd ? 'end' : 'start', text: `${limit.label} ${format(limit.value)}` }));
   }
   return el('figure', { class: `chart-box ${className}` }, [
     el('figcaption', { text: title }),
@@ -146,6 +148,13 @@ export function roofline(result) {
       svg('title', { text: `peak ${fmt.flopsRate(peak)}` }),
     ]));
     root.append(svg('text', { class: 'roof-label peak', x: W - m.r - 4, y: y(peak) - 4, 'text-anchor': 'end', text: `peak ${fmt.flopsRate(peak)}` }));
+  }
+  const achievable = result.device?.achievable_flops;
+  if (peak > 0 && achievable > 0 && achievable < peak) {
+    root.append(svg('line', { class: 'roof achievable', x1: x(x0), y1: y(achievable), x2: x(x1), y2: y(achievable) }, [
+      svg('title', { text: `achievable ${fmt.flopsRate(achievable)}` }),
+    ]));
+    root.append(svg('text', { class: 'roof-label achievable', x: W - m.r - 4, y: y(achievable) + 12, 'text-anchor': 'end', text: `achievable ${fmt.flopsRate(achievable)}` }));
   }
   // ops, coloured by what bounds them
   const bounds = [...new Set(pts.map((p) => p.op.bound || 'unknown'))];

@@ -66,22 +66,22 @@ export class SchemaForm {
     for (const [group, title] of GROUPS) {
       const members = fields.filter((f) => f.group === group && f.type !== 'preset' && f.key !== 'mode');
       if (!members.length) continue;
-      const set = el('fieldset', { class: `group group-${group}` }, [el('legend', { text: title })]);
+      const summary = el('summary', { text: title });
       const body = el('div', { class: 'fields' });
       for (const f of members) body.append(this.buildField(f));
-      set.append(body);
-      this.fieldsets.push({ set, members });
+      const set = el('details', { class: `group group-${group}`, open: group !== 'model' }, [summary, body]);
+      this.fieldsets.push({ set, members, summary, title, group });
       this.root.append(set);
     }
     // Fields whose group is not one of ours still get a place.
     const known = new Set(GROUPS.map((g) => g[0]));
     const rest = fields.filter((f) => !known.has(f.group) && f.type !== 'preset' && f.key !== 'mode');
     if (rest.length) {
-      const set = el('fieldset', { class: 'group' }, [el('legend', { text: 'Other' })]);
+      const summary = el('summary', { text: 'Other' });
       const body = el('div', { class: 'fields' });
       for (const f of rest) body.append(this.buildField(f));
-      set.append(body);
-      this.fieldsets.push({ set, members: rest });
+      const set = el('details', { class: 'group', open: true }, [summary, body]);
+      this.fieldsets.push({ set, members: rest, summary, title: 'Other', group: 'other' });
       this.root.append(set);
     }
   }
@@ -146,8 +146,8 @@ export class SchemaForm {
       });
       input.addEventListener('input', () => this.onChange(field.key, input.value));
     }
-    const range = field.type === 'int' || field.type === 'number' ? ` Range ${field.min} to ${field.max}.` : '';
-    const help = el('p', { class: 'help', id: `h-${s}`, text: (field.help || '') + range });
+    if (field.type === 'int' || field.type === 'number') input.setAttribute('title', `${field.min} to ${field.max}`);
+    const help = el('p', { class: 'help', id: `h-${s}`, text: field.help || '' });
     const error = el('p', { class: 'error', id: `e-${s}`, hidden: true, 'aria-live': 'polite' });
     const label = el('label', { for: id }, [labelFor(field), field.unit ? el('span', { class: 'unit', text: ` (${field.unit})` }) : null]);
     const row = el('div', { class: `field type-${field.type}`, 'data-key': field.key }, [label, input, help, error]);
@@ -188,7 +188,15 @@ export class SchemaForm {
         r.input.placeholder = base === null || base === undefined ? 'auto' : shown(base);
       }
     }
-    for (const { set, members } of this.fieldsets) set.hidden = !members.some((f) => fieldApplies(f, state.mode));
+    for (const { set, members, summary, title, group } of this.fieldsets) {
+      set.hidden = !members.some((f) => fieldApplies(f, state.mode));
+      const changed = members.filter((f) => f.key in state.values && fieldApplies(f, state.mode)).length;
+      let text = title;
+      if (group === 'model') text += state.model ? ` (preset ${state.model})` : ' (custom)';
+      if (changed) text += ` · ${changed} changed`;
+      summary.textContent = text;
+      if (group === 'model' && !state.model) set.open = true;
+    }
   }
 
   clearErrors() {
@@ -216,6 +224,8 @@ export class SchemaForm {
       r.error.textContent = (r.error.textContent ? r.error.textContent + ' ' : '') + prefix + e.message;
       r.error.hidden = false;
       r.row.classList.add('invalid');
+      const details = r.row.closest('details');
+      if (details) details.open = true;
       if (r.input) r.input.setAttribute('aria-invalid', 'true');
     }
     return unplaced;

@@ -1,0 +1,125 @@
+// Per-op roofline (Williams et al. 2009; hierarchical as in Kundu et al. 2024,
+// arXiv 2407.14645 §III-B): an op takes at least its FLOPs over the peak and
+// its bytes at each memory level over that level's bandwidth, and is bound by
+// the largest of these terms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compute.h"
+#include "parse.h"
+
+namespace llmcalc {
+namespace {
+
+Device h100() { return parse_system(std::string("dgx-h100"), "system").device; }
+constexpr int bf16 = static_cast<int>(Precision::bf16);
+
+int level(const Device& d, const std::string& name) {
+  for (size_t i = 0; i < d.memory.size(); ++i)
+    if (d.memory[i].name == name) return static_cast<int>(i);
+  return -100;
+}
+
+TEST(Compute, LargeSquareGemmIsComputeBound) {
+  const Device d = h100();
+  const double n = 8192;
+  const OpCost c = gemm_cost(d, {n, n, n, 1, 2, 2, 2, Precision::bf16});
+  const double flops = 2 * n * n * n;  // one multiply-add per (i, j, k)
+  const double peak = d.matmul_flops[bf16], eff = d.efficiency.matmul[bf16];
+  EXPECT_DOUBLE_EQ(c.flops, flops);
+  EXPECT_EQ(c.bound, kBoundCompute);
+  EXPECT_GE(c.time_s, flops / peak);
+  EXPECT_LE(c.time_s, 1.5 * flops / (peak * eff));
+}
+
+TEST(Compute, GemvIsBoundByDeviceMemory) {
+  const Device d = h100();
+  const double k = 8192, n = 8192;
+  const OpCost c = gemm_cost(d, {1, n, k, 1, 2, 2, 2, Precision::bf16});
+  EXPECT_EQ(c.bound, level(d, "hbm"));
+  // Compulsory traffic: the k x n weight matrix, the input row and the output row.
+  const double bytes = 2 * (k * n + k + n);
+  const double expected = bytes / (d.dram().bandwidth_Bps * d.efficiency.memory);
+  EXPECT_NEAR(c.time_s / expected, 1.0, 0.2);
+  EXPECT_GE(c.bytes.back(), bytes * 0.999);
+}
+
+// A device whose `slow` level has a tiny bandwidth: that level binds, and the
+// time is its bytes over its bandwidth plus the launch overhead.
+void expect_bound_by(const std::string& slow) {
+  Device d = h100();
+  d.memory[static_cast<size_t>(level(d, slow))].bandwidth_Bps = 1e9;
+  const OpCost c = gemm_cost(d, {4096, 4096, 4096, 1, 2, 2, 2, Precision::bf16});
+  const int idx = level(d, slow);
+  ASSERT_EQ(c.bound, idx) << slow;
+  const double t = c.bytes[static_cast<size_t>(idx)] / (1e9 * d.efficiency.memory) + d.efficiency.launch_overhead_s;
+  EXPECT_NEAR(c.time_s, t, 1e-9 * t);
+  // Every operand element passes through the level at least once.
+  EXPECT_GE(c.bytes[static_cast<size_t>(idx)], 3 * 4096.0 * 4096 * 2);
+}
+TEST(Compute, SlowL2Binds) { expect_bound_by("l2"); }
+TEST(Compute, SlowSharedMemoryBinds) { expect_bound_by("smem"); }
+
+TEST(Compute, ElementwiseIsMemoryBound) {
+  const Device d = h100();
+  // A bf16 add of two 256 MiB tensors: 3 x 256 MiB moved, 128M FLOPs.
+  const double elems = 128.0 * 1048576, bytes = 3 * 2 * elems;
+  const OpCost c = elementwise_cost(d, bytes, elems, Precision::bf16);
+  EXPECT_EQ(c.bound, level(d, "hbm"));
+  const double t = bytes / (d.dram().bandwidth_Bps * d.efficiency.memory) + d.efficiency.launch_overhead_s;
+  EXPECT_NEAR(c.time_s, t, 1e-9 * t);
+}
+
+TEST(Compute, TinyOpIsLatencyBound) {
+  const Device d = h100();
+  const OpCost c = elementwise_cost(d, 64, 16, Precision::bf16);
+  EXPECT_EQ(c.bound, kBoundLatency);
+  EXPECT_GE(c.time_s, d.efficiency.launch_overhead_s);
+}
+
+TEST(Compute, MoreHbmBandwidthIsNeverSlower) {
+  const Device slow = h100();
+  Device fast = slow;
+  fast.memory.back().bandwidth_Bps *= 2;
+  const double shapes[][4] = {{1, 8192, 8192, 1}, {8192, 8192, 8192, 1}, {16, 4096, 14336, 1}, {2048, 128, 2048, 64},
+                              {1, 128, 4096, 32}, {4096, 51200, 12288, 1}, {128, 128, 128, 8}, {3, 5, 7, 1}};
+  for (const auto& s : shapes)
+    for (Precision p : {Precision::bf16, Precision::fp8}) {
+      const GemmShape g{s[0], s[1], s[2], s[3], 2, 2, 2, p};
+      const OpCost a = gemm_cost(slow, g), b = gemm_cost(fast, g);
+      EXPECT_LE(b.time_s, a.time_s) << s[0] << "x" << s[1] << "x" << s[2] << " batch " << s[3];
+      // And no op beats its FLOPs at the datasheet peak.
+      EXPECT_GE(a.time_s, a.flops / slow.matmul_flops[static_cast<int>(p)]);
+    }
+  for (double bytes : {1e3, 1e6, 1e9})
+    EXPECT_LE(elementwise_cost(fast, bytes, bytes, Precision::bf16).time_s,
+              elementwise_cost(slow, bytes, bytes, Precision::bf16).time_s);
+  for (double flops : {1e6, 1e12})
+    for (bool bwd : {false, true})
+      EXPECT_LE(fused_attention_cost(fast, flops, flops / 64, Precision::bf16, bwd).time_s,
+                fused_attention_cost(slow, flops, flops / 64, Precision::bf16, bwd).time_s);
+}
+
+}  // namespace
+}  // namespace llmcalc
+
+namespace llmcalc {
+namespace {
+
+TEST(Compute, QuantisedGemvIsStillMemoryBound) {
+  // BUG: an int4-weight GEMV (m=1; 2 FLOPs per 0.5-byte weight = 4 FLOP/B,
+  // against an A100 ridge of 312e12 x 0.82 / (2039e9 x 0.83) ~ 150 FLOP/B) is
+  // reported compute-bound: evaluate_tile() pads M=1 to the smallest 32-row
+  // tile (quant_eff = 1/32) and adds tile_overhead_s per wave, so the
+  // "compute" time of Llama-2-7B's decode GEMVs exceeds their weight traffic.
+  GTEST_SKIP() << "BUG: m=1 int4 GEMV on A100 is compute-bound (32x tile padding)";
+  const Device d = parse_system(std::string("dgx-a100-80gb"), "system").device;
+  for (const auto& [n, k] : {std::pair{12288.0, 4096.0}, {22016.0, 4096.0}, {4096.0, 11008.0}}) {
+    const OpCost c = gemm_cost(d, {1, n, k, 1, 2, 0.5, 2, Precision::bf16});
+    EXPECT_EQ(c.bound, level(d, "hbm")) << n << "x" << k;
+  }
+}
+
+}  // namespace
+}  // namespace llmcalc

@@ -1,0 +1,181 @@
+// Per-GPU memory against hand counts.
+// Training activations: Korthikanti et al. 2022, "Reducing Activation
+// Recomputation in Large Transformer Models" (arXiv 2205.05198), §4:
+//   per layer, no parallelism:        s*b*h*(34 + 5*a*s/h)            (eq. 1)
+//   tensor parallel t:                s*b*h*(10 + 24/t + 5*a*s/(h*t)) (eq. 2)
+//   t + sequence parallel + selective: 34*s*b*h/t                      (eq. 5)
+//   full recomputation:               2*s*b*h (/t with sp)             (§4.1)
+// The first pipeline stage holds p micro-batches of L/p layers under 1F1B
+// (§4.2.3, "L layers' worth"), times 1 + (p-1)/(p*v) when interleaved.
+// Weights + gradients + optimizer: 2 + 4 + 12 = 18 bytes per parameter for
+// mixed-precision Adam with fp32 gradients and master weights (Megatron-LM;
+// ZeRO stages shard optimizer / +gradients / +weights over dp, Rajbhandari
+// et al. 2020, arXiv 1910.02054, §5).
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+// L=4, h=256, a=8, GELU MLP 4h, layer norm, dropout, vocab 128, no biases.
+constexpr double L = 4, h = 256, a = 8, V = 128, s = 128, b = 2;
+constexpr double sbh = s * b * h;
+
+json tiny_model(int layers = 4) {
+  return {{"name", "tiny"}, {"layers", layers}, {"hidden", 256}, {"heads", 8}, {"vocab", 128},
+          {"seq_len", 128}, {"ffn_type", "gelu"}, {"norm", "layernorm"}, {"dropout", true}};
+}
+
+json training_scenario(json par, const std::string& recompute, long long microbatches, int layers = 4) {
+  const long long dp = par.value("dp", 1);
+  return {{"mode", "training"},
+          {"model", tiny_model(layers)},
+          {"system", "dgx-h100"},
+          {"parallelism", std::move(par)},
+          {"training",
+           {{"global_batch", static_cast<long long>(b) * dp * microbatches},
+            {"micro_batch", static_cast<int>(b)},
+            {"seq_len", static_cast<int>(s)},
+            {"recompute", recompute},
+            {"flash_attention", false}}}};
+}
+
+double activations(const json& scenario) {
+  const json out = eval_ok(scenario);
+  return out["training"]["memory_bytes"].value("activations", -1.0);
+}
+
+// pp=2 so that the reported (most loaded) GPU is the first stage, which holds
+// no LM head: the count is layers only. 1F1B with m=4 >= p=2 micro-batches
+// keeps min(m, p) x L/p = L layer-microbatches.
+TEST(TrainingMemory, ActivationsNoParallelism) {
+  const double per_layer = sbh * (34 + 5 * a * s / h);  // eq. 1
+  EXPECT_NEAR(activations(training_scenario({{"pp", 2}}, "none", 4)), per_layer * L, 1e-6 * per_layer);
+}
+
+TEST(TrainingMemory, ActivationsTensorParallel) {
+  const double t = 2;
+  const double per_layer = sbh * (10 + 24 / t + 5 * a * s / (h * t));  // eq. 2
+  EXPECT_NEAR(activations(training_scenario({{"pp", 2}, {"tp", 2}}, "none", 4)), per_layer * L, 1e-6 * per_layer);
+}
+
+TEST(TrainingMemory, ActivationsSequenceParallelSelective) {
+  const double t = 4;
+  const double per_layer = 34 * sbh / t;  // eq. 5
+  EXPECT_NEAR(activations(training_scenario({{"pp", 2}, {"tp", 4}, {"sp", true}}, "selective", 4)), per_layer * L,
+              1e-6 * per_layer);
+}
+
+// Full recomputation keeps each layer's input (2sbh, /t with sp) and, while
+// one layer is recomputed for its backward, that layer's full activations.
+TEST(TrainingMemory, ActivationsFullRecompute) {
+  const double one_layer_none = sbh * (34 + 5 * a * s / h);
+  EXPECT_NEAR(activations(training_scenario({{"pp", 2}}, "full", 4)), 2 * sbh * L + one_layer_none, 1e-6 * sbh);
+  const double t = 2;
+  const double one_layer_sp = sbh * (10 / t + 24 / t + 5 * a * s / (h * t));  // eq. 2 with the 10 split by sp
+  EXPECT_NEAR(activations(training_scenario({{"pp", 2}, {"tp", 2}, {"sp", true}}, "full", 4)),
+              2 * sbh / t * L + one_layer_sp, 1e-6 * sbh);
+}
+
+// With fewer micro-batches than stages, 1F1B's first stage holds only m.
+TEST(TrainingMemory, ActivationsFewMicrobatches) {
+  const double per_layer = sbh * (34 + 5 * a * s / h);
+  // p=4 stages of 1 layer each (L=4); m=2: 2 micro-batches x 1 layer.
+  EXPECT_NEAR(activations(training_scenario({{"pp", 4}}, "none", 2)), per_layer * 2, 1e-6 * per_layer);
+}
+
+TEST(TrainingMemory, ActivationsInterleaved) {
+  const double per_layer = sbh * (34 + 5 * a * s / h);
+  // p=4, v=2, L=8, m=8: L x (1 + (p-1)/(p v)) = 8 x 11/8 = 11 layer-microbatches.
+  const json par = {{"pp", 4}, {"pp_schedule", "interleaved"}, {"virtual_stages", 2}};
+  EXPECT_NEAR(activations(training_scenario(par, "none", 8, 8)), per_layer * 8 * (1 + 3.0 / 8), 1e-6 * per_layer);
+  // p=2, v=2, L=4, m=4: 4 x (1 + 1/4) = 5.
+  const json par2 = {{"pp", 2}, {"pp_schedule", "interleaved"}, {"virtual_stages", 2}};
+  EXPECT_NEAR(activations(training_scenario(par2, "none", 4)), per_layer * 5, 1e-6 * per_layer);
+}
+
+// pp=1: the only stage also holds the fp32 logits of the vocab-parallel
+// cross-entropy, 4*s*b*V/t bytes (Korthikanti et al. 2022 §4.3).
+TEST(TrainingMemory, ActivationsSingleStageIncludeLogits) {
+  const double per_layer = sbh * (34 + 5 * a * s / h);
+  EXPECT_NEAR(activations(training_scenario(json::object(), "none", 1)), per_layer * L + 4 * s * b * V,
+              1e-6 * per_layer);
+}
+
+// Parameters of the tiny model (layout of Shoeybi et al. 2019): per layer
+// 4h^2 attention + 8h^2 MLP + two layer norms 4h; embedding and untied LM
+// head V*h each; final norm 2h.
+constexpr double P = L * (12 * h * h + 4 * h) + 2 * V * h + 2 * h;
+
+TEST(TrainingMemory, StatesEighteenBytesPerParam) {
+  const json out = eval_ok(training_scenario(json::object(), "selective", 1));
+  const json& m = out["training"]["memory_bytes"];
+  EXPECT_DOUBLE_EQ(out["model"]["parameters"].get<double>(), P);
+  EXPECT_NEAR(m["weights"].get<double>(), 2 * P, 1e-9 * P);
+  EXPECT_NEAR(m["gradients"].get<double>(), 4 * P, 1e-9 * P);
+  EXPECT_NEAR(m["optimizer"].get<double>(), 12 * P, 1e-9 * P);
+}
+
+TEST(TrainingMemory, ZeroStagesShardOverDp) {
+  const double dp = 4;
+  struct Case {
+    int zero;
+    double w, g, o;  // bytes per parameter
+  } cases[] = {{0, 2, 4, 12}, {1, 2, 4, 12 / dp}, {2, 2, 4 / dp, 12 / dp}, {3, 2 / dp, 4 / dp, 12 / dp}};
+  for (const Case& c : cases) {
+    const json out = eval_ok(training_scenario({{"dp", 4}, {"zero", c.zero}}, "selective", 1));
+    const json& m = out["training"]["memory_bytes"];
+    EXPECT_NEAR(m["weights"].get<double>(), c.w * P, 1e-9 * P) << "zero " << c.zero;
+    EXPECT_NEAR(m["gradients"].get<double>(), c.g * P, 1e-9 * P) << "zero " << c.zero;
+    EXPECT_NEAR(m["optimizer"].get<double>(), c.o * P, 1e-9 * P) << "zero " << c.zero;
+  }
+}
+
+json llama70b_inference(int tp, int batch, const std::string& kv = "bf16") {
+  return {{"mode", "inference"},
+          {"model", "llama3.1-70b"},
+          {"system", "dgx-h100"},
+          {"parallelism", {{"tp", tp}}},
+          {"inference", {{"batch", batch}, {"input_tokens", 2048}, {"output_tokens", 256}, {"kv_precision", kv}}}};
+}
+
+// KV cache = 2 (K and V) x layers x kv_heads/tp x head_dim x bytes x
+// (input + output tokens) x batch. Llama 3.1 70B: 80 layers, 8 KV heads of
+// 128 (Meta's config.json), so tp=4 keeps 2 heads per GPU.
+TEST(InferenceMemory, KvCacheGqa) {
+  const double ctx = 2048 + 256, batch = 8;
+  const double expected = 2 * 80 * (8 / 4.0) * 128 * 2 * ctx * batch;
+  EXPECT_DOUBLE_EQ(eval_ok(llama70b_inference(4, 8))["inference"]["memory_bytes"]["kv_cache"].get<double>(), expected);
+  // fp8 cache: 1 byte per element.
+  EXPECT_DOUBLE_EQ(eval_ok(llama70b_inference(4, 8, "fp8"))["inference"]["memory_bytes"]["kv_cache"].get<double>(),
+                   expected / 2);
+  // tp=16 > 8 KV heads: each GPU keeps one (replicated) head, as at tp=8.
+  EXPECT_DOUBLE_EQ(eval_ok(llama70b_inference(16, 8))["inference"]["memory_bytes"]["kv_cache"].get<double>(),
+                   2 * 80 * 1.0 * 128 * 2 * ctx * batch);
+}
+
+TEST(InferenceMemory, MaxBatchIsTheLargestThatFits) {
+  const json probe = eval_ok(llama70b_inference(4, 1));
+  const long long max_batch = probe["inference"].value("max_batch", -1LL);
+  ASSERT_GT(max_batch, 1);
+  auto fits = [&](long long batch) {
+    const json out = eval_ok(llama70b_inference(4, static_cast<int>(batch)));
+    const json& m = out["inference"]["memory_bytes"];
+    const bool by_bytes = m["total"].get<double>() <= m["capacity"].get<double>();
+    EXPECT_EQ(out["inference"]["fits"].get<bool>(), by_bytes) << "batch " << batch;
+    EXPECT_EQ(out["inference"]["max_batch"].get<long long>(), max_batch) << "max_batch depends on batch";
+    return by_bytes;
+  };
+  EXPECT_TRUE(fits(max_batch));
+  EXPECT_FALSE(fits(max_batch + 1));
+}
+
+TEST(InferenceMemory, MaxBatchZeroWhenWeightsDoNotFit) {
+  // 405B parameters at 2 bytes (810 GB) on one 80 GiB GPU.
+  const json out = eval_ok({{"mode", "inference"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"},
+                            {"inference", {{"batch", 1}}}});
+  EXPECT_EQ(out["inference"].value("max_batch", -1LL), 0);
+  EXPECT_FALSE(out["inference"].value("fits", true));
+}
+
+}  // namespace
+}  // namespace llmcalc::test

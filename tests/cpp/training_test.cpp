@@ -1,0 +1,163 @@
+// Training iteration: accounting identities, the pipeline bubble of
+// Narayanan et al. 2021 (arXiv 2104.04473 §2.2), FLOP counts of its eq. 3,
+// and monotonicity in the hardware.
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+json gpt3_1024() {  // tests/spec/training-gpt3-175b-a100.json
+  return {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
+          {"parallelism", {{"tp", 8}, {"pp", 16}, {"dp", 8}, {"sp", true}, {"pp_schedule", "interleaved"},
+                           {"virtual_stages", 2}, {"zero", 1}}},
+          {"training", {{"global_batch", 1536}, {"micro_batch", 1}, {"precision", "bf16"}, {"recompute", "selective"},
+                        {"tokens", 300e9}}}};
+}
+
+// A spread of plans: interleaved pipeline, ZeRO, MoE with ep, cp, GPipe,
+// every overlap off, full recompute, fp8.
+std::vector<json> scenarios() {
+  std::vector<json> v{gpt3_1024()};
+  v.push_back({{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+               {"parallelism", {{"tp", 2}, {"dp", 32}, {"sp", true}, {"zero", 1}}},
+               {"training", {{"global_batch", 512}, {"micro_batch", 2}, {"recompute", "none"}}}});
+  v.push_back({{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"},
+               {"parallelism", {{"tp", 2}, {"pp", 2}, {"dp", 4}, {"ep", 4}, {"zero", 2}}},
+               {"training", {{"global_batch", 64}, {"seq_len", 4096}}}});
+  v.push_back({{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h200"},
+               {"parallelism", {{"tp", 2}, {"cp", 2}, {"pp", 2}, {"dp", 2}, {"pp_schedule", "gpipe"}}},
+               {"training", {{"global_batch", 16}, {"seq_len", 16384}, {"precision", "fp8"}}}});
+  v.push_back({{"mode", "training"}, {"model", "megatron-22b"}, {"system", "dgx-a100-40gb"},
+               {"parallelism", {{"tp", 8}, {"pp", 2}, {"dp", 4}, {"zero", 3}}},
+               {"training", {{"global_batch", 64}, {"recompute", "full"}, {"flash_attention", false},
+                             {"overlap", {{"dp", false}, {"tp", false}, {"pp", false}}}}}});
+  return v;
+}
+
+TEST(Training, BreakdownSumsToIterationTime) {
+  for (const json& s : scenarios()) {
+    const json out = eval_ok(s);
+    const json& t = out["training"];
+    double sum = 0;
+    for (const char* k : {"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "pp_bubble", "dp_comm",
+                          "optimizer"}) {
+      ASSERT_TRUE(t["time_breakdown_s"].contains(k)) << k;
+      EXPECT_GE(t["time_breakdown_s"][k].get<double>(), 0.0) << k;
+      sum += t["time_breakdown_s"][k].get<double>();
+    }
+    EXPECT_NEAR(sum, t["iteration_time_s"].get<double>(), 1e-9 * sum) << s.dump();
+  }
+}
+
+// Bubble = (p-1)/v micro-batch slots of t_fwd + t_bwd, i.e. a fraction
+// (p-1)/(v m) of the ideal m (t_fwd + t_bwd) (Narayanan et al. 2021 §2.2.1-2).
+void expect_bubble(json s, const std::string& schedule, int v) {
+  s["parallelism"]["pp_schedule"] = schedule;
+  s["parallelism"]["virtual_stages"] = v;
+  const json t = eval_ok(s)["training"];
+  const json& pipe = t["pipeline"];
+  const double p = pipe["stages"].get<double>(), m = pipe["microbatches"].get<double>();
+  ASSERT_EQ(p, s["parallelism"]["pp"].get<double>());
+  ASSERT_EQ(m, s["training"]["global_batch"].get<double>() /
+                   (s["training"]["micro_batch"].get<double>() * s["parallelism"]["dp"].get<double>()));
+  const double per_mb = pipe["t_fwd_s"].get<double>() + pipe["t_bwd_s"].get<double>();
+  const double bubble = t["time_breakdown_s"]["pp_bubble"].get<double>();
+  EXPECT_NEAR(bubble / (m * per_mb), (p - 1) / (v * m), 1e-9) << schedule << " v=" << v;
+}
+
+TEST(Training, PipelineBubble) {
+  expect_bubble(gpt3_1024(), "1f1b", 1);         // p=16, m=192: 15/192
+  expect_bubble(gpt3_1024(), "interleaved", 2);  // 15/384
+  expect_bubble(gpt3_1024(), "interleaved", 3);  // 96 layers = 16 x 3 x 2
+  expect_bubble(gpt3_1024(), "gpipe", 1);
+  json one = gpt3_1024();
+  one["parallelism"] = {{"tp", 8}, {"pp", 1}, {"dp", 8}};
+  EXPECT_EQ(eval_ok(one)["training"]["time_breakdown_s"]["pp_bubble"].get<double>(), 0.0);
+}
+
+// The preset system as a full object, to scale its figures.
+json system_object(const std::string& id) {
+  return json::parse(presets_json())["systems"][id]["system"];
+}
+
+TEST(Training, FasterHardwareIsNeverSlower) {
+  for (json s : scenarios()) {
+    const std::string id = s["system"];
+    const double base = eval_ok(s)["training"]["iteration_time_s"].get<double>();
+    json net = system_object(id), hbm = net, mm = net;
+    for (auto& tier : net["network"]) tier["bandwidth_GBps"] = tier["bandwidth_GBps"].get<double>() * 2;
+    auto& dram = hbm["device"]["memory"].back();
+    dram["bandwidth_GBps"] = dram["bandwidth_GBps"].get<double>() * 2;
+    for (auto& peak : mm["device"]["matmul_tflops"]) peak = peak.get<double>() * 2;
+    for (const auto& [what, sys] : {std::pair{"network", net}, {"hbm", hbm}, {"matmul", mm}}) {
+      s["system"] = sys;
+      const double t = eval_ok(s)["training"]["iteration_time_s"].get<double>();
+      EXPECT_LE(t, base) << what << " x2 on " << id;
+    }
+  }
+}
+
+TEST(Training, RecomputeCostsTime) {
+  for (bool flash : {false, true}) {
+    json s = {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
+              {"parallelism", {{"tp", 8}, {"pp", 8}, {"sp", true}}},
+              {"training", {{"global_batch", 64}, {"flash_attention", flash}}}};
+    auto time = [&](const char* rc) {
+      s["training"]["recompute"] = rc;
+      return eval_ok(s)["training"]["iteration_time_s"].get<double>();  // computed even when it does not fit
+    };
+    const double none = time("none"), sel = time("selective"), full = time("full");
+    EXPECT_GT(full, sel) << "flash " << flash;
+    EXPECT_GE(sel, none) << "flash " << flash;
+    if (!flash) EXPECT_GT(sel, none);  // unfused attention: the score block is recomputed
+  }
+}
+
+TEST(Training, UtilisationAndThroughput) {
+  for (const json& s : scenarios()) {
+    const json t = eval_ok(s)["training"];
+    const double mfu = t["mfu"], hfu = t["hfu"];
+    EXPECT_GT(mfu, 0.0);
+    EXPECT_LE(mfu, hfu);
+    EXPECT_LE(hfu, 1.0);
+    const double seq = s["training"].contains("seq_len") ? s["training"]["seq_len"].get<double>()
+                       : s["model"] == "gpt3-175b" || s["model"] == "megatron-22b" ? 2048.0 : 8192.0;
+    const double tokens = s["training"]["global_batch"].get<double>() * seq;
+    EXPECT_NEAR(t["tokens_per_s"].get<double>(), tokens / t["iteration_time_s"].get<double>(),
+                1e-9 * t["tokens_per_s"].get<double>());
+  }
+}
+
+// Narayanan et al. 2021 eq. 3 for GPT (MHA, MLP 4h): model FLOPs per
+// iteration 72 B s l h^2 (1 + s/(6h) + V/(12 l h)); full recomputation adds
+// one more forward of the layers: hardware/model = (4 Fl + 3 Fh)/(3 Fl + 3 Fh)
+// with Fl = l (24 B s h^2 + 4 B s^2 h) and Fh = 2 B s h V.
+TEST(Training, FlopsFollowNarayananEq3) {
+  json s = gpt3_1024();
+  s["training"]["recompute"] = "full";
+  const json out = eval_ok(s);
+  const json& t = out["training"];
+  const double B = 1536, sq = 2048, l = 96, h = 12288, V = 51200;
+  const double model = 72 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (12 * l * h));
+  // Biases (9h per layer against 12h^2 weights) make the code count ~1e-4 more.
+  EXPECT_NEAR(t["flops"]["model_per_iteration"].get<double>() / model, 1.0, 1e-3);
+  const double Fl = l * (24 * B * sq * h * h + 4 * B * sq * sq * h), Fh = 2 * B * sq * h * V;
+  EXPECT_NEAR(t["hfu"].get<double>() / t["mfu"].get<double>(), (4 * Fl + 3 * Fh) / (3 * Fl + 3 * Fh), 1e-3);
+  // mfu = model FLOPs / (time x GPUs x peak); 312 TFLOP/s bf16 on A100.
+  EXPECT_NEAR(t["mfu"].get<double>(),
+              t["flops"]["model_per_iteration"].get<double>() / (t["iteration_time_s"].get<double>() * 1024 * 312e12),
+              1e-9);
+}
+
+TEST(Training, TimeToTrainOnlyWithTokens) {
+  json s = gpt3_1024();
+  const json with = eval_ok(s)["training"];
+  ASSERT_TRUE(with.contains("time_to_train_s"));
+  EXPECT_NEAR(with["time_to_train_s"].get<double>(), 300e9 / with["tokens_per_s"].get<double>(),
+              1e-9 * with["time_to_train_s"].get<double>());
+  s["training"].erase("tokens");
+  EXPECT_FALSE(eval_ok(s)["training"].contains("time_to_train_s"));
+}
+
+}  // namespace
+}  // namespace llmcalc::test

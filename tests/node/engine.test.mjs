@@ -1,0 +1,77 @@
+// The page's worker client (web/src/engine.js) with a fake Worker: latest
+// request wins, a slow evaluation is cancelled by terminating the worker and
+// starting a fresh one, and a stuck one times out.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, test } from 'node:test';
+import { Engine } from '../../web/src/engine.js';
+
+// Answers {id, fn, json} after json.delay ms with "done:<json.tag>".
+class FakeWorker {
+  static created = 0;
+  static terminated = 0;
+  constructor() {
+    FakeWorker.created++;
+    this.timers = new Set();
+    this.onmessage = null;
+  }
+  postMessage({ id, json }) {
+    const { delay = 0, tag = '' } = JSON.parse(json || '{}');
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.onmessage?.({ data: { id, ok: true, result: `done:${tag}` } });
+    }, delay);
+    this.timers.add(t);
+  }
+  terminate() {
+    FakeWorker.terminated++;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}
+
+let saved;
+beforeEach(() => {
+  saved = globalThis.Worker;
+  globalThis.Worker = FakeWorker;
+  FakeWorker.created = 0;
+  FakeWorker.terminated = 0;
+});
+afterEach(() => {
+  globalThis.Worker = saved;
+});
+
+const req = (tag, delay) => JSON.stringify({ tag, delay });
+const settle = (p) => p.then((v) => ({ v }), (e) => ({ e }));
+
+test('latest request wins; superseded queued ones are cancelled', async () => {
+  const engine = new Engine('w.js', { cancelAfterMs: 1000 });
+  const a = settle(engine.evaluate(req('a', 50)));
+  const b = settle(engine.evaluate(req('b', 10)));
+  const c = settle(engine.evaluate(req('c', 10)));
+  assert.deepEqual(await a, { v: 'done:a' }); // in flight, young: allowed to finish
+  assert.ok((await b).e?.cancelled);
+  assert.deepEqual(await c, { v: 'done:c' });
+  assert.equal(FakeWorker.terminated, 0);
+  engine.worker.terminate();
+});
+
+test('a slow evaluation is cancelled by restarting the worker', async () => {
+  const engine = new Engine('w.js', { cancelAfterMs: 30 });
+  const slow = settle(engine.evaluate(req('slow', 5000)));
+  await new Promise((r) => setTimeout(r, 60));
+  const fast = settle(engine.evaluate(req('fast', 5)));
+  assert.ok((await slow).e?.cancelled);
+  assert.deepEqual(await fast, { v: 'done:fast' });
+  assert.equal(FakeWorker.terminated, 1);
+  assert.equal(FakeWorker.created, 2);
+  engine.worker.terminate();
+});
+
+test('a stuck call times out and the worker is replaced', async () => {
+  const engine = new Engine('w.js', { timeoutMs: 40 });
+  const r = await settle(engine.call('evaluate', req('stuck', 10000)));
+  assert.match(String(r.e?.message), /longer than/);
+  assert.equal(FakeWorker.terminated, 1);
+  assert.deepEqual(await settle(engine.evaluate(req('after', 1))), { v: 'done:after' });
+  engine.worker.terminate();
+});

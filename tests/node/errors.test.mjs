@@ -1,0 +1,94 @@
+// Bad input never throws across the wasm boundary: it comes back as
+// {"error": {"path", "message"}} naming where the problem is.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { loadWasm } from './wasm.mjs';
+
+let mod;
+before(async () => {
+  mod = await loadWasm();
+});
+
+const base = () => ({
+  mode: 'training',
+  model: 'gpt3-175b',
+  system: 'dgx-a100-80gb',
+  parallelism: { tp: 8, pp: 8, dp: 1 },
+  training: { global_batch: 64, micro_batch: 1 },
+});
+
+function errorOf(text) {
+  let out;
+  assert.doesNotThrow(() => {
+    out = mod.evaluate(text);
+  });
+  assert.equal(typeof out, 'string');
+  const j = JSON.parse(out);
+  assert.ok(j.error, `expected an error object, got ${out.slice(0, 200)}`);
+  assert.equal(typeof j.error.message, 'string');
+  assert.ok(j.error.message.length > 0);
+  assert.equal(typeof j.error.path, 'string');
+  return j.error;
+}
+
+test('the base scenario is valid', () => {
+  const j = JSON.parse(mod.evaluate(JSON.stringify(base())));
+  assert.equal(j.error, undefined, JSON.stringify(j.error));
+});
+
+test('malformed JSON', () => {
+  for (const text of ['', '{', '{"mode": }', 'null', '[]', '"training"', '42', '{"mode":"training",}', '\u0000']) {
+    errorOf(text);
+  }
+});
+
+test('unknown key names its path', () => {
+  const s = base();
+  s.parallelism.bogus = 1;
+  assert.equal(errorOf(JSON.stringify(s)).path, 'parallelism.bogus');
+  const t = base();
+  t.surprise = true;
+  assert.equal(errorOf(JSON.stringify(t)).path, 'surprise');
+});
+
+test('wrong type names its path', () => {
+  const s = base();
+  s.parallelism.tp = 'eight';
+  assert.equal(errorOf(JSON.stringify(s)).path, 'parallelism.tp');
+  const t = base();
+  t.training.global_batch = [64];
+  assert.equal(errorOf(JSON.stringify(t)).path, 'training.global_batch');
+  const u = base();
+  u.mode = 'serving';
+  assert.equal(errorOf(JSON.stringify(u)).path, 'mode');
+});
+
+test('out-of-range numbers name their path', () => {
+  const s = base();
+  s.training.global_batch = -4;
+  assert.equal(errorOf(JSON.stringify(s)).path, 'training.global_batch');
+  const t = base();
+  t.parallelism.tp = 0;
+  assert.equal(errorOf(JSON.stringify(t)).path, 'parallelism.tp');
+  errorOf(JSON.stringify(base()).replace('"tp":8', '"tp":1e999'));
+});
+
+test('unknown preset', () => {
+  const s = base();
+  s.model = 'no-such-model';
+  assert.match(errorOf(JSON.stringify(s)).path, /^model/);
+});
+
+test('deeply nested input does not crash', () => {
+  errorOf('['.repeat(100000));
+  errorOf('{"a":'.repeat(20000) + '1' + '}'.repeat(20000));
+});
+
+test('the module still works after errors', () => {
+  errorOf('{');
+  const j = JSON.parse(mod.evaluate(JSON.stringify(base())));
+  assert.equal(j.error, undefined);
+  assert.ok(JSON.parse(mod.schema()).fields.length > 0);
+  assert.ok(Object.keys(JSON.parse(mod.presets()).models).length > 0);
+  assert.equal(typeof mod.version(), 'string');
+});

@@ -1,0 +1,109 @@
+// The page's pure logic against the real schema from the wasm module: the URL
+// hash codec (short keys, only non-default values, v=1) and the scenario
+// builder (what the page sends to evaluate).
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { decodeState, encodeState } from '../../web/src/url-state.js';
+import { buildScenario, baseline, parseNumber } from '../../web/src/scenario.js';
+import { fieldForPath } from '../../web/src/schema-form.js';
+import { loadWasm } from './wasm.mjs';
+
+let mod;
+let schema;
+let presets;
+let defaults;
+before(async () => {
+  mod = await loadWasm();
+  schema = JSON.parse(mod.schema());
+  presets = JSON.parse(mod.presets());
+  const def = (k) => schema.fields.find((f) => f.key === k).default;
+  defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
+});
+
+test('schema fields have unique keys and url keys', () => {
+  const keys = schema.fields.map((f) => f.key);
+  const urls = schema.fields.map((f) => f.url);
+  assert.equal(new Set(keys).size, keys.length);
+  assert.equal(new Set(urls).size, urls.length);
+  assert.ok(!urls.includes('v'), '"v" is reserved for the URL version');
+});
+
+test('default state encodes to just the version', () => {
+  assert.equal(encodeState(schema, defaults), 'v=1');
+});
+
+test('hash round-trips and holds only what was set', () => {
+  const state = structuredClone(defaults);
+  state.mode = 'inference';
+  state.model = 'llama3.1-70b';
+  state.values['parallelism.tp'] = '8';
+  state.values['inference.batch'] = '32';
+  state.values['inference.flash_attention'] = false;
+  state.values['inference.kv_precision'] = 'fp8';
+  const hash = encodeState(schema, state);
+  assert.match(hash, /^v=1&/);
+  assert.match(hash, /(^|&)tp=8(&|$)/);
+  assert.match(hash, /(^|&)ifa=0(&|$)/);
+  assert.deepEqual(decodeState(schema, `#${hash}`, defaults), state);
+});
+
+test('hostile or unknown hash content is ignored', () => {
+  const s = decodeState(schema, '#v=1&zzz=1&mode=<script>&kp=not-a-precision&ifa=maybe&tp=' + 'x'.repeat(500), defaults);
+  assert.deepEqual(s, defaults);
+  assert.deepEqual(decodeState(schema, '#%E0%A4%A', defaults).mode, defaults.mode);
+});
+
+test('scenario: preset ids alone, then preset plus overrides', () => {
+  const state = structuredClone(defaults);
+  let { scenario, errors } = buildScenario(schema, state, presets);
+  assert.deepEqual(errors, []);
+  assert.equal(scenario.model, defaults.model);
+  assert.equal(scenario.system, defaults.system);
+  state.values['model.layers'] = '40';
+  state.values['parallelism.tp'] = '2';
+  state.values['training.tokens'] = '300e9';
+  ({ scenario, errors } = buildScenario(schema, state, presets));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(scenario.model, { preset: defaults.model, layers: 40 });
+  assert.equal(scenario.parallelism.tp, 2);
+  assert.equal(scenario.training.tokens, 300e9);
+  const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+  assert.equal(out.error, undefined, JSON.stringify(out.error));
+});
+
+test('scenario: fields of the other mode are left out', () => {
+  const state = structuredClone(defaults);
+  state.mode = 'inference';
+  state.values['training.global_batch'] = '64';
+  state.values['parallelism.pp_schedule'] = 'interleaved';
+  const { scenario } = buildScenario(schema, state, presets);
+  assert.equal(scenario.training, undefined);
+  assert.equal(scenario.parallelism.pp_schedule, undefined);
+  assert.ok(scenario.inference);
+});
+
+test('scenario: text that is not a number is an error at its field', () => {
+  const state = structuredClone(defaults);
+  state.values['parallelism.tp'] = 'eight';
+  const { errors } = buildScenario(schema, state, presets);
+  assert.deepEqual(errors, [{ key: 'parallelism.tp', message: 'not a number' }]);
+  assert.ok(Number.isNaN(parseNumber('1e')));
+  assert.equal(parseNumber(' 1_000 '), 1000);
+});
+
+test('model fields take their baseline from the preset', () => {
+  const state = structuredClone(defaults);
+  const layers = schema.fields.find((f) => f.key === 'model.layers');
+  assert.equal(baseline(layers, state, presets), presets.models[defaults.model].model.layers);
+  state.model = '';
+  assert.equal(baseline(layers, state, presets), layers.default);
+});
+
+test('error paths map to the closest field', () => {
+  const keys = schema.fields.map((f) => f.key);
+  assert.equal(fieldForPath(keys, 'parallelism.tp'), 'parallelism.tp');
+  assert.equal(fieldForPath(keys, 'model.moe.top_k'), 'model.moe.top_k');
+  assert.equal(fieldForPath(keys, 'system.device.memory[0].name'), 'system');
+  assert.equal(fieldForPath(keys, 'model.preset'), 'model');
+  assert.equal(fieldForPath(keys, ''), null);
+});

@@ -1,0 +1,207 @@
+// Draws a result: headline numbers, a verdict line, charts and the op table.
+// Tolerates missing keys: each piece draws only what the result carries.
+import { el, clear } from './dom.js';
+import * as fmt from './format.js';
+import { stackedBar, roofline } from './charts.js';
+import { OpTable } from './op-table.js';
+
+const LABELS = {
+  compute: 'compute',
+  recompute: 'recompute',
+  tp_comm: 'TP comm',
+  cp_comm: 'CP comm',
+  ep_comm: 'EP comm',
+  pp_comm: 'PP comm',
+  pp_bubble: 'PP bubble',
+  dp_comm: 'DP comm',
+  optimizer: 'optimizer',
+  weights: 'weights',
+  gradients: 'gradients',
+  activations: 'activations',
+  kv_cache: 'KV cache',
+};
+const label = (k) => LABELS[k] || k.replace(/_/g, ' ');
+
+// Canonical order of stacked parts; keys not listed follow in their own order.
+const MEMORY_ORDER = ['weights', 'gradients', 'optimizer', 'kv_cache', 'activations'];
+const TIME_ORDER = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'optimizer'];
+
+function parts(obj, skip = [], order = []) {
+  const rank = (k) => {
+    const i = order.indexOf(k);
+    return i < 0 ? order.length : i;
+  };
+  return Object.entries(obj || {})
+    .filter(([k, v]) => !skip.includes(k) && typeof v === 'number')
+    .sort((a, b) => rank(a[0]) - rank(b[0]))
+    .map(([key, value]) => ({ key, label: label(key), value }));
+}
+
+function gpus(result, scenario) {
+  if (Number.isFinite(result.gpus)) return result.gpus;
+  const p = scenario.parallelism || {};
+  const n = (k) => (Number.isFinite(p[k]) ? p[k] : 1);
+  return n('tp') * n('pp') * n('dp') * (scenario.mode === 'training' ? n('cp') : 1);
+}
+
+function card(name, value, note, key) {
+  return el('div', { class: 'card', 'data-key': key }, [
+    el('dt', { text: name }),
+    el('dd', {}, [el('span', { class: 'value', text: value }), note ? el('span', { class: 'note', text: ` ${note}` }) : null]),
+  ]);
+}
+
+// Time-weighted share of each `bound` among ops of one phase.
+function boundShares(ops, phase) {
+  const totals = new Map();
+  let all = 0;
+  for (const op of ops || []) {
+    if (phase && op.phase !== phase) continue;
+    const t = (op.time_s || 0) * (Number.isFinite(op.count) ? op.count : 1);
+    if (!(t > 0)) continue;
+    totals.set(op.bound || 'unknown', (totals.get(op.bound || 'unknown') || 0) + t);
+    all += t;
+  }
+  return [...totals.entries()].map(([bound, t]) => ({ bound, share: t / all })).sort((a, b) => b.share - a.share);
+}
+
+function memoryVerdict(mem, fits) {
+  if (!mem || !Number.isFinite(mem.total)) return null;
+  const cap = mem.capacity;
+  const use = Number.isFinite(cap) && cap > 0 ? ` (${fmt.percent(mem.total / cap)})` : '';
+  const ok = fits ?? (Number.isFinite(cap) ? mem.total <= cap : undefined);
+  if (ok === false) return { ok, text: `Does not fit: needs ${fmt.bytes(mem.total)} per GPU, ${fmt.bytes(cap)} available${use}.` };
+  return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per GPU${use}.` };
+}
+
+function headline(result, scenario) {
+  const dl = el('dl', { class: 'headline' });
+  const params = result.model?.parameters;
+  if (scenario.mode === 'training' && result.training) {
+    const t = result.training;
+    dl.append(card('Iteration', fmt.seconds(t.iteration_time_s), null, 'iteration_time_s'));
+    dl.append(card('Throughput', fmt.rate(t.tokens_per_s, 'tokens/s'), null, 'tokens_per_s'));
+    dl.append(card('Per GPU', fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'));
+    dl.append(card('MFU', fmt.percent(t.mfu), Number.isFinite(t.hfu) ? `HFU ${fmt.percent(t.hfu)}` : null, 'mfu'));
+    if (Number.isFinite(t.time_to_train_s)) dl.append(card('Time to train', fmt.seconds(t.time_to_train_s), null, 'time_to_train_s'));
+    const f = t.flops;
+    const perIter = Number.isFinite(f) ? f : f?.model_per_iteration;
+    if (Number.isFinite(perIter)) dl.append(card('FLOP / iteration', fmt.num(perIter), null, 'flops'));
+  } else if (result.inference) {
+    const i = result.inference;
+    dl.append(card('Time to first token', fmt.seconds(i.ttft_s), null, 'ttft_s'));
+    dl.append(card('Time per output token', fmt.seconds(i.tpot_s), null, 'tpot_s'));
+    dl.append(card('End-to-end latency', fmt.seconds(i.e2e_latency_s), null, 'e2e_latency_s'));
+    dl.append(card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), 'per replica', 'output_tokens_per_s'));
+    if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
+  }
+  const mem = (result.training || result.inference || {}).memory_bytes;
+  if (mem) dl.append(card('Memory / GPU', fmt.bytes(mem.total), Number.isFinite(mem.capacity) ? `of ${fmt.bytes(mem.capacity)}` : null, 'memory'));
+  dl.append(card('GPUs', fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
+  const active = result.model?.parameters_active;
+  const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.num(active)} active` : null;
+  if (Number.isFinite(params)) dl.append(card('Parameters', fmt.num(params), activeNote, 'parameters'));
+  return dl;
+}
+
+function verdict(result, scenario) {
+  const sec = scenario.mode === 'training' ? result.training : result.inference;
+  if (!sec) return null;
+  const bits = [];
+  const mv = memoryVerdict(sec.memory_bytes, sec.fits);
+  if (mv) bits.push(mv.text);
+  if (scenario.mode === 'training') {
+    const tb = parts(sec.time_breakdown_s, [], TIME_ORDER).filter((p) => p.value > 0).sort((a, b) => b.value - a.value);
+    const sum = tb.reduce((a, p) => a + p.value, 0);
+    if (tb.length && sum > 0) {
+      let s = `Iteration time is bound by ${tb[0].label} (${fmt.percent(tb[0].value / sum)})`;
+      if (tb[1]) s += `, then ${tb[1].label} (${fmt.percent(tb[1].value / sum)})`;
+      bits.push(s + '.');
+    }
+  } else {
+    const given = sec.bound && typeof sec.bound === 'object' ? sec.bound : {};
+    for (const phase of ['prefill', 'decode']) {
+      const b = boundShares(result.ops, phase);
+      const name = phase[0].toUpperCase() + phase.slice(1);
+      if (typeof given[phase] === 'string') {
+        const share = b.find((x) => x.bound === given[phase]);
+        bits.push(`${name} is ${given[phase]}-bound${share ? ` (${fmt.percent(share.share)} of its op time)` : ''}.`);
+      } else if (b.length) bits.push(`${name} is ${b[0].bound}-bound (${fmt.percent(b[0].share)} of its op time).`);
+    }
+  }
+  const ok = mv ? mv.ok : true;
+  return el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
+}
+
+export class ResultsView {
+  constructor(root) {
+    this.root = root;
+    this.table = new OpTable();
+  }
+
+  render(result, scenario) {
+    clear(this.root);
+    this.root.append(headline(result, scenario));
+    const v = verdict(result, scenario);
+    if (v) this.root.append(v);
+
+    const sec = scenario.mode === 'training' ? result.training : result.inference;
+    const charts = el('div', { class: 'charts' });
+    const mem = sec?.memory_bytes;
+    if (mem) {
+      charts.append(
+        stackedBar({
+          title: 'Memory per GPU (most loaded)',
+          parts: parts(mem, ['total', 'capacity'], MEMORY_ORDER),
+          limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
+          format: fmt.bytes,
+          className: 'chart-memory',
+        }),
+      );
+    }
+    if (scenario.mode === 'training' && sec?.time_breakdown_s) {
+      charts.append(
+        stackedBar({
+          title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
+          parts: parts(sec.time_breakdown_s, [], TIME_ORDER),
+          format: fmt.seconds,
+          className: 'chart-time',
+        }),
+      );
+    }
+    if (scenario.mode === 'inference' && sec && Number.isFinite(sec.ttft_s) && Number.isFinite(sec.e2e_latency_s)) {
+      charts.append(
+        stackedBar({
+          title: `Request latency (${fmt.seconds(sec.e2e_latency_s)})`,
+          parts: [
+            { key: 'prefill', label: 'prefill (TTFT)', value: sec.ttft_s },
+            { key: 'decode', label: 'decode', value: sec.e2e_latency_s - sec.ttft_s },
+          ],
+          format: fmt.seconds,
+          className: 'chart-time',
+        }),
+      );
+    }
+    const pipe = result.training?.pipeline;
+    if (pipe && typeof pipe === 'object') {
+      charts.append(
+        el('p', {
+          class: 'pipeline-note',
+          text:
+            `Pipeline: ${pipe.stages ?? '?'} stages × ${pipe.virtual_stages ?? 1} chunks, ${pipe.microbatches ?? '?'} micro-batches; ` +
+            `forward ${fmt.seconds(pipe.t_fwd_s)}, backward ${fmt.seconds(pipe.t_bwd_s)} per micro-batch and stage.`,
+        }),
+      );
+    }
+    const roof = roofline(result);
+    if (roof) charts.append(roof);
+    this.root.append(charts);
+
+    if (Array.isArray(result.warnings) && result.warnings.length) {
+      const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });
+      for (const w of result.warnings) ul.append(el('li', { text: typeof w === 'string' ? w : JSON.stringify(w) }));
+      this.root.append(ul);
+    }
+    if (Array.isArray(result.ops) && result.ops.length) this.root.append(this.table.update(result));
+  }
+}
