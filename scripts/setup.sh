@@ -17,6 +17,8 @@ have_cmd emcc                        || missing+=(emscripten)
 [ -f /usr/include/gtest/gtest.h ]     || missing+=(libgtest-dev)
 [ -f /usr/include/benchmark/benchmark.h ] || missing+=(libbenchmark-dev)
 have_cmd chromium                    || missing+=(chromium)
+have_cmd clang++                     || missing+=(clang)
+compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || missing+=(libclang-rt-dev)
 have_cmd node                        || missing+=(nodejs)
 have_cmd npm                         || missing+=(npm)
 
@@ -25,7 +27,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update
   $SUDO apt-get install -y --no-install-recommends \
-    cmake g++ emscripten nlohmann-json3-dev libgtest-dev libbenchmark-dev chromium
+    cmake g++ clang libclang-rt-dev emscripten nlohmann-json3-dev libgtest-dev libbenchmark-dev chromium
   if ! have_cmd node || ! have_cmd npm; then
     $SUDO apt-get install -y --no-install-recommends nodejs npm
   fi

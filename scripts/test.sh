@@ -37,6 +37,17 @@ else
   add native 0 1
 fi
 
+# --- sanitizers (the GoogleTest suite under ASan + UBSan) ----------------------
+if bash scripts/sanitize.sh 2>&1 | tee "$LOGS/sanitizers.log"; then
+  n=$(grep -aoE '\[  PASSED  \] [0-9]+' "$LOGS/sanitizers.log" | grep -oE '[0-9]+$' | tail -1)
+  add sanitizers "${n:-0}" 0
+else
+  add sanitizers 0 1
+fi
+
+# --- fuzzing (libFuzzer over evaluate, bounded time) ---------------------------
+if bash scripts/fuzz.sh 2>&1 | tee "$LOGS/fuzz.log"; then add fuzz 1 0; else add fuzz 0 1; fi
+
 # --- node and browser (node:test) --------------------------------------------
 run_node_suite() {  # run_node_suite NAME DIR
   local name=$1 dir=$2 files
@@ -61,6 +72,6 @@ run_node_suite() {  # run_node_suite NAME DIR
 run_node_suite node tests/node
 run_node_suite browser tests/browser
 
-echo "test: ${detail[*]} (passed/total per suite: native gtest, node, browser)"
+echo "test: ${detail[*]} (passed/total per suite)"
 echo "llmcalc: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
