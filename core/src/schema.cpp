@@ -105,7 +105,19 @@ json schema_to_json() {
     if (f.type == "preset") j["kind"] = f.values.at(0);
     fields.push_back(j);
   }
-  return {{"version", 1}, {"fields", fields}};
+  // Starting points for a first visit: realistic runs that fit.
+  const json examples = {
+      {"training",
+       {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+        {"parallelism", {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"sp", true}, {"zero", 1}}},
+        {"training", {{"global_batch", 256}, {"micro_batch", 1}, {"seq_len", 8192}, {"precision", "bf16"},
+                      {"recompute", "selective"}, {"flash_attention", true}}}}},
+      {"inference",
+       {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+        {"parallelism", {{"tp", 4}, {"pp", 1}, {"dp", 1}}},
+        {"inference", {{"batch", 32}, {"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", "fp8"},
+                       {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}}}};
+  return {{"version", 1}, {"fields", fields}, {"examples", examples}};
 }
 
 }  // namespace llmcalc
