@@ -1,4 +1,4 @@
-// llmcalc command line: run, validate, presets, schema, version.
+// llmcalc command line: run, validate, search, sweep, study, presets, schema, version.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +18,9 @@ namespace {
 int usage() {
   std::cerr << "usage: llmcalc run FILE|-          evaluate one scenario\n"
                "       llmcalc validate [--json|--markdown] PATH...  run validation cases (files or folders)\n"
+               "       llmcalc search FILE|-       search the parallelism (scenario with a \"search\" section)\n"
+               "       llmcalc sweep FILE|-        sweep one input (scenario with a \"sweep\" section)\n"
+               "       llmcalc study [--json] NAME gpu-generations | dram-scaling | inference-boundedness\n"
                "       llmcalc presets | schema | version\n";
   return 2;
 }
@@ -53,6 +56,29 @@ int run(const std::string& path) {
   const std::string out = llmcalc::evaluate_json(text);
   std::cout << out << "\n";
   return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
+}
+
+// search / sweep: one scenario file in, one JSON object out.
+int explore(const std::string& path, std::string (*fn)(const std::string&)) {
+  std::string text;
+  if (!read_text(path, text)) {
+    std::cout << "{\"error\":{\"path\":\"$\",\"message\":\"cannot read " << escape(path) << "\"}}\n";
+    return 2;
+  }
+  const std::string out = fn(text);
+  std::cout << out << "\n";
+  return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
+}
+
+int study(const std::string& name, bool as_json) {
+  if (as_json) {
+    const std::string out = llmcalc::study_json(name);
+    std::cout << out << "\n";
+    return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
+  }
+  const std::string out = llmcalc::study_text(name);
+  std::cout << out;
+  return out.rfind("error:", 0) == 0 ? 2 : 0;
 }
 
 enum class Format { text, json, markdown };
@@ -101,6 +127,10 @@ int main(int argc, char** argv) {
     if (paths.empty()) return usage();
     return validate(paths, format);
   }
+  if (cmd == "search" && args.size() == 2) return explore(args[1], llmcalc::search_json);
+  if (cmd == "sweep" && args.size() == 2) return explore(args[1], llmcalc::sweep_json);
+  if (cmd == "study" && args.size() == 2) return study(args[1], false);
+  if (cmd == "study" && args.size() == 3 && args[1] == "--json") return study(args[2], true);
   if (cmd == "presets") return std::cout << llmcalc::presets_json() << "\n", 0;
   if (cmd == "schema") return std::cout << llmcalc::schema_json() << "\n", 0;
   if (cmd == "version") return std::cout << llmcalc::version() << "\n", 0;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "inference.h"
 #include "output.h"
@@ -103,13 +104,28 @@ json evaluate_to_json(const json& input) {
 constexpr size_t kMaxInputBytes = 1 << 20;
 constexpr int kMaxDepth = 32;
 
+// Parses with a guard on depth, and keeps the path of the last key seen so
+// that a number beyond double range (1e400: valid grammar, not finite) is
+// reported where it stands.
 json parse_bounded(const std::string& text) {
   if (text.size() > kMaxInputBytes) throw InputError("$", "input larger than 1 MiB");
-  json::parser_callback_t depth_guard = [](int depth, json::parse_event_t, json&) {
+  std::vector<std::string> keys;  // the key at each object depth
+  json::parser_callback_t guard = [&keys](int depth, json::parse_event_t event, json& parsed) {
     if (depth > kMaxDepth) throw InputError("$", "input nested deeper than 32 levels");
+    if (event == json::parse_event_t::key) {
+      keys.resize(static_cast<size_t>(depth));
+      keys.push_back(parsed.get<std::string>());
+    }
     return true;
   };
-  return json::parse(text, depth_guard, true, false);
+  try {
+    return json::parse(text, guard, true, false);
+  } catch (const json::out_of_range&) {
+    std::string path;
+    for (const auto& k : keys)
+      if (!k.empty()) path = join_path(path, k);
+    throw InputError(path.empty() ? "$" : path, "number out of range: must be finite");
+  }
 }
 
 std::string evaluate_json(const std::string& scenario_json) {

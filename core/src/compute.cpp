@@ -12,7 +12,10 @@ namespace {
 struct Tile {
   double m, n;
 };
-constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64}, {64, 32}, {32, 64}};
+// M = 16 is the floor: the smallest tensor-core MMA is m16n8k16 (PTX ISA),
+// which small-batch GEMMs (decode) pad to.
+constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 128}, {64, 64},
+                           {64, 32},   {32, 64},   {16, 256}, {16, 128}, {16, 64}};
 // K slice staged per pipeline step and the number of stages in flight
 // (CUTLASS multistage mainloops use 3-4 stages of 32-64 along K).
 constexpr double kTileK = 64;

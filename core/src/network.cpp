@@ -7,14 +7,25 @@ namespace llmcalc {
 
 namespace {
 double effective_bw(const NetworkTier& t) { return t.bandwidth_Bps * t.efficiency; }
-bool spans(const NetworkTier& t, double extent) { return t.span_gpus == 0 || extent <= t.span_gpus; }
+
+// GPUs one domain of tier k holds: the innermost tier never extends past a
+// node (gpus_per_node); 0 means the whole cluster.
+long long span_of(const System& sys, size_t k) {
+  const long long span = sys.network[k].span_gpus;
+  return k == 0 && span > 0 ? std::min<long long>(span, sys.gpus_per_node) : span;
+}
+
+// The groups of one kind tile the rank space in aligned blocks of
+// size x stride ranks; every block stays inside one domain only when the
+// block divides the domain (tp=3 on 8-GPU nodes puts ranks 6,7,8 across two).
+bool fits_in(long long span, long long extent) { return span == 0 || (extent <= span && span % extent == 0); }
 }  // namespace
 
 LinkModel group_link(const System& sys, const Group& g) {
   const auto& tiers = sys.network;
-  const double extent = static_cast<double>(g.size) * static_cast<double>(g.stride);
+  const long long extent = g.size * g.stride;
   size_t k = 0;
-  while (k + 1 < tiers.size() && !spans(tiers[k], extent)) ++k;
+  while (k + 1 < tiers.size() && !fits_in(span_of(sys, k), extent)) ++k;
   LinkModel l;
   l.tier = static_cast<int>(k);
   l.latency_s = tiers[k].latency_s;
@@ -23,7 +34,7 @@ LinkModel group_link(const System& sys, const Group& g) {
   if (k > 0) {
     // Members of the group inside one inner domain cross the outer tier
     // together, each through its own link (one NCCL ring per NIC).
-    const double inner_span = static_cast<double>(tiers[k - 1].span_gpus);
+    const double inner_span = static_cast<double>(span_of(sys, k - 1));
     const double stride = static_cast<double>(g.stride);
     const double members = stride >= inner_span ? 1.0
                                                   : std::min(static_cast<double>(g.size), inner_span / stride);

@@ -15,3 +15,16 @@ std::string schema_json();
 std::string version();
 
 }  // namespace llmcalc
+
+// Design-space exploration (issue "Design-space exploration"), defined in
+// core/src/explore_api.cpp; same error convention as evaluate_json.
+namespace llmcalc {
+// Parallelism search over a scenario with a "search" section (spec "Search").
+std::string search_json(const std::string& scenario_json);
+// One-input sweep over a scenario with a "sweep" section.
+std::string sweep_json(const std::string& scenario_json);
+// A named study ("gpu-generations", "dram-scaling", "inference-boundedness"):
+// its JSON form, or its table as text.
+std::string study_json(const std::string& name);
+std::string study_text(const std::string& name);
+}  // namespace llmcalc

@@ -1,0 +1,289 @@
+#include "studies.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "output.h"
+#include "presets.h"
+#include "search.h"
+#include "strict_json.h"
+
+namespace llmcalc {
+
+namespace {
+
+json system_preset(const std::string& id) { return *find_preset("systems", id); }
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Left-aligned first column, right-aligned rest.
+std::string table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> w;
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (w.size() <= i) w.push_back(0);
+      w[i] = std::max(w[i], r[i].size());
+    }
+  std::string out;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (size_t i = 0; i < rows[k].size(); ++i) {
+      const std::string& c = rows[k][i];
+      const std::string pad(w[i] - c.size(), ' ');
+      out += i == 0 ? c + pad : "  " + pad + c;
+    }
+    out += "\n";
+    if (k == 0) {
+      size_t total = 0;
+      for (size_t x : w) total += x + 2;
+      out += std::string(total - 2, '-') + "\n";
+    }
+  }
+  return out;
+}
+
+// ---- (a) GPU generations: GPT-3 175B, 1,024 GPUs, global batch 1,536 ----
+
+json gpt3_run(const json& system, const std::string& precision) {
+  return {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", system},
+          {"training", {{"global_batch", 1536}, {"precision", precision}, {"flash_attention", true}}},
+          {"search", {{"gpus", 1024}, {"top", 1}}}};
+}
+
+// Best plan of a run (searched), or the plan `fixed` re-evaluated.
+json best_plan(json run, const json& fixed) {
+  if (!fixed.is_null()) {
+    run["parallelism"] = fixed["parallelism"];
+    run["training"]["micro_batch"] = fixed["training"]["micro_batch"];
+    run["training"]["recompute"] = fixed["training"]["recompute"];
+  }
+  const json r = search_scenario(run);
+  const json& best = r["search"]["best"];
+  return best.empty() ? json(nullptr) : best[0];
+}
+
+json plan_row(const std::string& label, const json& plan, double base_time) {
+  if (plan.is_null()) return {{"step", label}, {"fits", false}};
+  const double t = plan["iteration_time_s"].get<double>();
+  const json& p = plan["parallelism"];
+  return {{"step", label}, {"fits", true}, {"iteration_time_s", t}, {"speedup", base_time / t},
+          {"mfu", plan["mfu"]}, {"bound", plan["bound"]}, {"parallelism", p},
+          {"micro_batch", plan["training"]["micro_batch"]}, {"recompute", plan["training"]["recompute"]}};
+}
+
+json gpu_generations() {
+  json gens = json::array();
+  const json a100 = system_preset("dgx-a100-80gb"), gb200 = system_preset("gb200-nvl72");
+  const json base = best_plan(gpt3_run(a100, "bf16"), nullptr);
+  const double t0 = base["iteration_time_s"].get<double>();
+  for (const char* id : {"dgx-a100-80gb", "dgx-h100", "dgx-b200", "gb200-nvl72"}) {
+    const json sys = system_preset(id);
+    for (const char* prec : {"bf16", "fp8"}) {
+      if (!sys["device"]["matmul_tflops"].contains(prec)) continue;
+      json row = plan_row(std::string(id) + " " + prec, best_plan(gpt3_run(sys, prec), nullptr), t0);
+      gens.push_back(row);
+    }
+  }
+  // A100 -> GB200 one factor at a time, cumulatively. The plan stays the
+  // A100's best until device memory changes, then it is searched again.
+  json sys = a100, steps = json::array(), plan = base;
+  std::string prec = "bf16";
+  steps.push_back(plan_row("A100 baseline (bf16)", base, t0));
+  auto& dev = sys["device"];
+  const auto& gdev = gb200["device"];
+  auto step = [&](const std::string& label, bool research) {
+    plan = best_plan(gpt3_run(sys, prec), research ? json(nullptr) : plan);
+    steps.push_back(plan_row(label, plan, t0));
+  };
+  for (const char* k : {"matmul_tflops", "vector_tflops", "sm_count", "efficiency"}) dev[k] = gdev[k];
+  step("+ peak compute (GB200 tensor/vector peaks, SMs)", false);
+  prec = "fp8";
+  step("+ precision bf16 -> fp8", false);
+  for (size_t i = 0; i < dev["memory"].size() && i < gdev["memory"].size(); ++i)
+    dev["memory"][i]["bandwidth_GBps"] = gdev["memory"][i]["bandwidth_GBps"];
+  step("+ memory bandwidth (smem, L2, HBM3e)", false);
+  for (size_t i = 0; i < dev["memory"].size() && i < gdev["memory"].size(); ++i)
+    for (const char* k : {"capacity_MiB", "capacity_GiB"}) {
+      dev["memory"][i].erase(k);
+      if (gdev["memory"][i].contains(k)) dev["memory"][i][k] = gdev["memory"][i][k];
+    }
+  step("+ memory capacity (re-searched plan)", true);
+  for (size_t i = 0; i < sys["network"].size() && i < gb200["network"].size(); ++i)
+    for (const char* k : {"bandwidth_GBps", "latency_us", "efficiency", "half_bandwidth_MiB"})
+      if (gb200["network"][i].contains(k)) sys["network"][i][k] = gb200["network"][i][k];
+  step("+ network bandwidth (NVLink 5, per-GPU IB)", true);
+  sys["gpus_per_node"] = gb200["gpus_per_node"];
+  sys["network"][0]["span_gpus"] = gb200["network"][0]["span_gpus"];
+  step("+ NVLink domain 8 -> 72 GPUs (= GB200 NVL72)", true);
+  return {{"study", "gpu-generations"},
+          {"workload", "gpt3-175b training, 1024 GPUs, global batch 1536, seq 2048, flash attention; "
+                       "parallelism, micro-batch and recompute searched"},
+          {"generations", gens}, {"decomposition", steps}};
+}
+
+std::string gpu_generations_text(const json& r) {
+  std::string out = "GPU generations: " + r["workload"].get<std::string>() + "\n\n";
+  auto rows_of = [](const json& list, const char* head) {
+    std::vector<std::vector<std::string>> rows{{head, "iter s", "speed-up", "MFU", "tp", "pp", "dp", "cp", "mb", "recompute"}};
+    for (const json& s : list) {
+      if (!s["fits"].get<bool>()) {
+        rows.push_back({s["step"].get<std::string>(), "no fit"});
+        continue;
+      }
+      const json& p = s["parallelism"];
+      rows.push_back({s["step"].get<std::string>(), fmt("%.3f", s["iteration_time_s"].get<double>()),
+                      fmt("%.2fx", s["speedup"].get<double>()), fmt("%.3f", s["mfu"].get<double>()),
+                      std::to_string(p["tp"].get<int>()), std::to_string(p["pp"].get<int>()),
+                      std::to_string(p["dp"].get<int>()), std::to_string(p["cp"].get<int>()),
+                      std::to_string(s["micro_batch"].get<int>()), s["recompute"].get<std::string>()});
+    }
+    return rows;
+  };
+  out += table(rows_of(r["generations"], "system, precision")) + "\n";
+  out += "A100 -> GB200, one factor at a time (cumulative speed-up over the A100 bf16 best):\n\n";
+  out += table(rows_of(r["decomposition"], "step"));
+  return out;
+}
+
+// ---- (b) DRAM scaling: Llama 3.1 70B decode as HBM generations change ----
+
+struct HbmGen {
+  const char* name;
+  double stack_GBps, stack_GB;
+  const char* source;
+};
+// hardware-facts.md §3 (Memory technology generations), per stack; 12-high stacks.
+const HbmGen kHbm[] = {
+    {"HBM2e", 410, 24, "JESD235C: 3.2 Gb/s x 1024 bit = 410 GB/s; 16 Gb x 12-high = 24 GB (hardware-facts §3)"},
+    {"HBM3", 819, 24, "JESD238: 6.4 Gb/s x 1024 bit = 819 GB/s; SK hynix 24 GB 12-high (hardware-facts §3)"},
+    {"HBM3e", 1200, 36, "Micron 9.2 Gb/s, >1.2 TB/s; 24 Gb x 12-high = 36 GB (hardware-facts §3)"},
+    {"HBM4", 2000, 48, "JESD270-4: 8 Gb/s x 2048 bit = 2 TB/s; 32 Gb x 12-high = 48 GB (hardware-facts §3)"},
+};
+constexpr int kStacks = 5;  // H100 SXM: 5 active stacks (hardware-facts §3)
+
+json decode_point(const json& sys, int batch) {
+  const json s = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 4}}},
+                  {"inference", {{"batch", batch}, {"input_tokens", 2048}, {"output_tokens", 256}}}};
+  return evaluate_to_json(s)["inference"];
+}
+
+json dram_scaling() {
+  json rows = json::array();
+  for (const HbmGen& g : kHbm) {
+    json sys = system_preset("dgx-h100");
+    json& hbm = sys["device"]["memory"].back();
+    hbm["bandwidth_GBps"] = g.stack_GBps * kStacks;
+    hbm["capacity_GiB"] = g.stack_GB * kStacks * 1e9 / 1073741824.0;  // GB -> GiB
+    sys["device"]["name"] = std::string("H100 with ") + g.name;
+    const json one = decode_point(sys, 1);
+    const long long max_batch = one["max_batch"].get<long long>();
+    long long b = 1;
+    while (b * 2 <= std::min<long long>(max_batch, 4096)) b *= 2;
+    const json full = decode_point(sys, static_cast<int>(b));
+    rows.push_back({{"memory", g.name}, {"source", g.source}, {"stacks", kStacks},
+                    {"bandwidth_GBps", g.stack_GBps * kStacks}, {"capacity_GB", g.stack_GB * kStacks},
+                    {"tpot_s_batch1", one["tpot_s"]}, {"tokens_per_s_batch1", one["output_tokens_per_s"]},
+                    {"max_batch", max_batch}, {"batch", b}, {"tpot_s", full["tpot_s"]},
+                    {"output_tokens_per_s", full["output_tokens_per_s"]},
+                    {"output_tokens_per_s_per_gpu", full["output_tokens_per_s"].get<double>() / 4}});
+  }
+  return {{"study", "dram-scaling"},
+          {"workload", "llama3.1-70b decode, tp 4 on an H100 with its HBM replaced, bf16, 2048 in / 256 out"},
+          {"rows", rows}};
+}
+
+std::string dram_scaling_text(const json& r) {
+  std::vector<std::vector<std::string>> rows{{"memory", "GB/s", "GB", "TPOT b=1 ms", "tok/s b=1", "max batch", "batch",
+                                              "TPOT ms", "tok/s", "tok/s/GPU"}};
+  for (const json& x : r["rows"])
+    rows.push_back({x["memory"].get<std::string>(), fmt("%.0f", x["bandwidth_GBps"].get<double>()),
+                    fmt("%.0f", x["capacity_GB"].get<double>()), fmt("%.2f", 1e3 * x["tpot_s_batch1"].get<double>()),
+                    fmt("%.1f", x["tokens_per_s_batch1"].get<double>()), std::to_string(x["max_batch"].get<long long>()),
+                    std::to_string(x["batch"].get<long long>()), fmt("%.2f", 1e3 * x["tpot_s"].get<double>()),
+                    fmt("%.0f", x["output_tokens_per_s"].get<double>()),
+                    fmt("%.0f", x["output_tokens_per_s_per_gpu"].get<double>())});
+  std::string out = "DRAM scaling: " + r["workload"].get<std::string>() + "\n" +
+                    "(5 stacks per GPU; per-stack bandwidth and capacity from hardware-facts.md §3)\n\n";
+  return out + table(rows);
+}
+
+// ---- (c) Inference boundedness: arithmetic intensity vs ridge points ----
+
+json boundedness() {
+  json systems = json::array();
+  for (const char* id : {"dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200"}) {
+    const json s = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", id}, {"parallelism", {{"tp", 8}}},
+                    {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}};
+    const json out = evaluate_to_json(s);
+    const double peak = out["device"]["peak_flops"].get<double>();
+    json ridges = json::object(), ops = json::array();
+    // Ridge point of a level: peak FLOP/s / its bandwidth (Williams et al. 2009, roofline).
+    for (const json& roof : out["device"]["roofs"]) ridges[roof["name"].get<std::string>()] = peak / roof["bandwidth_Bps"].get<double>();
+    for (const json& op : out["ops"]) {
+      if (op["kind"] == "comm") continue;
+      json ai = json::object();
+      for (auto it = op["bytes"].begin(); it != op["bytes"].end(); ++it)
+        if (it.value().get<double>() > 0) ai[it.key()] = op["flops"].get<double>() / it.value().get<double>();
+      ops.push_back({{"phase", op["phase"]}, {"name", op["name"]}, {"flops", op["flops"]}, {"intensity", ai},
+                     {"time_s", op["time_s"]}, {"bound", op["bound"]}});
+    }
+    systems.push_back({{"system", id}, {"device", out["device"]["name"]}, {"peak_flops", peak}, {"ridges", ridges},
+                       {"ops", ops}, {"bound", out["inference"]["bound"]}});
+  }
+  return {{"study", "inference-boundedness"},
+          {"workload", "llama3.1-70b, tp 8, batch 16, 2048 in / 256 out, bf16; ops of one layer (+ LM head)"},
+          {"systems", systems}};
+}
+
+std::string boundedness_text(const json& r) {
+  std::string out = "Inference boundedness: " + r["workload"].get<std::string>() + "\n";
+  out += "arithmetic intensity (FLOP/B) at each level vs its ridge point (peak / bandwidth)\n";
+  for (const json& s : r["systems"]) {
+    std::vector<std::string> head{"phase op"};
+    std::vector<std::string> levels;
+    for (auto it = s["ridges"].begin(); it != s["ridges"].end(); ++it) levels.push_back(it.key());
+    for (const auto& l : levels) head.push_back("AI " + l);
+    head.push_back("bound");
+    std::vector<std::vector<std::string>> rows{head};
+    std::vector<std::string> ridge{"ridge"};
+    for (const auto& l : levels) ridge.push_back(fmt("%.0f", s["ridges"][l].get<double>()));
+    ridge.push_back("");
+    rows.push_back(ridge);
+    for (const json& op : s["ops"]) {
+      std::vector<std::string> row{op["phase"].get<std::string>() + " " + op["name"].get<std::string>()};
+      for (const auto& l : levels)
+        row.push_back(op["intensity"].contains(l) ? fmt("%.1f", op["intensity"][l].get<double>()) : "-");
+      row.push_back(op["bound"].get<std::string>());
+      rows.push_back(row);
+    }
+    out += "\n" + s["system"].get<std::string>() + " (" + s["device"].get<std::string>() + "), prefill bound: " +
+           s["bound"]["prefill"].get<std::string>() + ", decode bound: " + s["bound"]["decode"].get<std::string>() + "\n\n";
+    out += table(rows);
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& study_names() {
+  static const std::vector<std::string> k{"gpu-generations", "dram-scaling", "inference-boundedness"};
+  return k;
+}
+
+json run_study(const std::string& name) {
+  if (name == "gpu-generations") return gpu_generations();
+  if (name == "dram-scaling") return dram_scaling();
+  if (name == "inference-boundedness") return boundedness();
+  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"; known: gpu-generations, dram-scaling, inference-boundedness");
+}
+
+std::string study_table(const std::string& name, const json& result) {
+  if (name == "gpu-generations") return gpu_generations_text(result);
+  if (name == "dram-scaling") return dram_scaling_text(result);
+  return boundedness_text(result);
+}
+
+}  // namespace llmcalc

@@ -1,0 +1,17 @@
+// Named studies built on the search and the evaluator: how training speeds
+// up across GPU generations (factor by factor), how decode scales with DRAM
+// technology, and where inference ops sit against each memory level's ridge.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace llmcalc {
+
+const std::vector<std::string>& study_names();  // gpu-generations, dram-scaling, inference-boundedness
+// The study's JSON form (for the web); throws InputError for an unknown name.
+nlohmann::json run_study(const std::string& name);
+// The same study as a text table.
+std::string study_table(const std::string& name, const nlohmann::json& result);
+
+}  // namespace llmcalc

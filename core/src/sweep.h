@@ -1,0 +1,19 @@
+// One-input sweeps: evaluate a scenario while one input (a dotted JSON path)
+// runs over a range, optionally for several values of a second input (the
+// series, e.g. systems). Errors at a point are reported, not fatal.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace llmcalc {
+
+// {"sweep": {"input", "scale", "x": [...], "series": [{"name", "values": {output: [...]}, "errors": [...]}]}}.
+// Throws InputError when the "sweep" section itself is invalid.
+nlohmann::json sweep_scenario(const nlohmann::json& input);
+
+// Sets `path` (dotted; "model"/"system" presets are resolved to objects
+// first; an array level is addressed by element "name" or index) in a
+// scenario. Throws InputError when the path does not exist.
+void set_scenario_path(nlohmann::json& scenario, const std::string& path, const nlohmann::json& value);
+
+}  // namespace llmcalc
