@@ -2,7 +2,8 @@
 // external requests). The worker is a classic script: it loads the
 // Emscripten glue llmcalc.js with importScripts, which the CSP allows ('self').
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,3 +23,16 @@ for (const f of ['index.html', 'favicon.svg']) copyFileSync(join(root, 'web', f)
 copyFileSync(join(wasmDir, 'llmcalc.js'), join(out, 'llmcalc.js'));
 copyFileSync(join(wasmDir, 'llmcalc.wasm'), join(out, 'llmcalc.wasm'));
 console.log(`web: wrote ${out}`);
+
+// What a visit downloads (source maps are fetched only by developer tools).
+const loaded = ['index.html', 'style.css', 'main.js', 'worker.js', 'llmcalc.js', 'llmcalc.wasm', 'favicon.svg'];
+let raw = 0;
+let gz = 0;
+const each = loaded.map((f) => {
+  const body = readFileSync(join(out, f));
+  const z = gzipSync(body, { level: 9 }).length;
+  raw += body.length;
+  gz += z;
+  return `${f} ${(z / 1024).toFixed(1)}`;
+});
+console.log(`web: page loads ${(raw / 1024).toFixed(0)} KiB, ${(gz / 1024).toFixed(0)} KiB gzipped (${each.join(', ')} KiB)`);

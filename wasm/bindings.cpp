@@ -62,6 +62,17 @@ std::string version() {
   return guarded([] { return llmcalc::version(); });
 }
 
+// Design-space exploration (search, sweep, studies).
+std::string search(const std::string& scenario_json) {
+  return guarded([&] { return llmcalc::search_json(scenario_json); });
+}
+std::string sweep(const std::string& scenario_json) {
+  return guarded([&] { return llmcalc::sweep_json(scenario_json); });
+}
+std::string study(const std::string& name) {
+  return guarded([&] { return llmcalc::study_json(name); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(llmcalc) {
@@ -69,4 +80,7 @@ EMSCRIPTEN_BINDINGS(llmcalc) {
   emscripten::function("presets", &presets);
   emscripten::function("schema", &schema);
   emscripten::function("version", &version);
+  emscripten::function("search", &search);
+  emscripten::function("sweep", &sweep);
+  emscripten::function("study", &study);
 }

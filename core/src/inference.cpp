@@ -30,7 +30,7 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   if (p.weight_bytes < p.gemm_act_bytes) p.dequant_ops = p.weight_bytes < 1 ? 3 : 2;
   p.kv_bytes = bytes_per_element(in.kv_precision);
   p.kv_write = true;
-  p.tp_group = {s.par.tp, 1};
+  p.tp_group = {s.par.tp, 1, 1LL * s.par.tp * s.par.pp * s.par.dp};
   p.ep_group = {1, 1};
   return p;
 }
@@ -76,7 +76,7 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
     gather.name = "lm_head.tp_all_gather";
     gather.kind = OpKind::comm;
     gather.coll = Collective::all_gather;
-    gather.group = {s.par.tp, 1};
+    gather.group = {s.par.tp, 1, 1LL * s.par.tp * s.par.pp * s.par.dp};
     gather.bytes = head_rows * m.vocab * 4.0;
     gather.comm_axis = "tp";
     account(gather, 1);
@@ -92,7 +92,8 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
 // between stages point to point (stride tp in the rank order).
 double pipeline_latency(const Scenario& s, double stage_time, double rows) {
   if (s.par.pp <= 1) return stage_time;
-  const double hop = collective_time(s.system, Collective::p2p, {2, s.par.tp}, rows * s.model.hidden * 2.0);
+  const double hop = collective_time(s.system, Collective::p2p, {2, s.par.tp, 1LL * s.par.tp * s.par.pp * s.par.dp},
+                                     rows * s.model.hidden * 2.0);
   return s.par.pp * stage_time + (s.par.pp - 1) * hop;
 }
 

@@ -36,6 +36,7 @@ ParamBytes param_bytes(const Training& t) {
 struct StageParams {
   double dense = 0;   // replicated over ep, sharded over tp
   double expert = 0;  // sharded over ep and tp
+  double norms = 0;   // replicated on every tp rank (Megatron keeps full norm weights)
 };
 
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last) {
@@ -45,14 +46,16 @@ StageParams params_of_stage(const Model& m, const Parallelism& p, int first_laye
   for (int l = first_layer; l < first_layer + layers; ++l) {
     if (is_moe_layer(m, l)) {
       const double router = 1.0 * m.hidden * m.moe.experts;
-      sp.dense += moe.attention + moe.norms + router;
+      sp.dense += moe.attention + router;
+      sp.norms += moe.norms;
       sp.expert += moe.mlp - router;
     } else {
-      sp.dense += dense.total();
+      sp.dense += dense.attention + dense.mlp;
+      sp.norms += dense.norms;
     }
   }
   const double tp = p.tp;
-  double per_gpu = sp.dense / tp;
+  double per_gpu = sp.dense / tp + sp.norms;
   // Vocab-parallel embedding (split over tp); learned positions replicated.
   if (first) per_gpu += 1.0 * m.vocab * m.hidden / tp + (m.learned_positions ? 1.0 * m.seq_len * m.hidden : 0.0);
   // The output layer (or, with tied weights on a multi-stage pipeline, the

@@ -16,16 +16,24 @@ long long span_of(const System& sys, size_t k) {
 }
 
 // The groups of one kind tile the rank space in aligned blocks of
-// size x stride ranks; every block stays inside one domain only when the
-// block divides the domain (tp=3 on 8-GPU nodes puts ranks 6,7,8 across two).
-bool fits_in(long long span, long long extent) { return span == 0 || (extent <= span && span % extent == 0); }
+// size x stride ranks. A block [kE, (k+1)E) crosses a domain boundary unless
+// it ends before the next multiple of the span (tp=3 on 8-GPU nodes puts
+// ranks 6,7,8 across two nodes). The pattern repeats every span blocks.
+bool fits_in(long long span, long long extent, long long ranks) {
+  if (span == 0 || (extent <= span && span % extent == 0)) return true;
+  if (extent > span) return false;
+  const long long blocks = ranks > 0 ? std::min(ranks / extent, span) : span;
+  for (long long k = 0; k < blocks; ++k)
+    if ((k * extent) / span != ((k + 1) * extent - 1) / span) return false;
+  return true;
+}
 }  // namespace
 
 LinkModel group_link(const System& sys, const Group& g) {
   const auto& tiers = sys.network;
   const long long extent = g.size * g.stride;
   size_t k = 0;
-  while (k + 1 < tiers.size() && !fits_in(span_of(sys, k), extent)) ++k;
+  while (k + 1 < tiers.size() && !fits_in(span_of(sys, k), extent, g.ranks)) ++k;
   LinkModel l;
   l.tier = static_cast<int>(k);
   l.latency_s = tiers[k].latency_s;

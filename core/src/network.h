@@ -12,6 +12,7 @@ enum class Collective { all_reduce, reduce_scatter, all_gather, all_to_all, p2p 
 struct Group {
   long long size = 1;
   long long stride = 1;
+  long long ranks = 0;  // ranks in the job (0: unknown, assume the rank space repeats)
 };
 
 struct LinkModel {

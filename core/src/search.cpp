@@ -70,8 +70,8 @@ LayerPass training_pass(const Scenario& s, bool moe_layer) {
   p.weight_bytes = bytes_per_element(t.precision == Precision::tf32 ? Precision::fp32 : t.precision);
   p.gemm_act_bytes = p.weight_bytes;
   p.kv_bytes = p.act_bytes;
-  p.tp_group = {s.par.tp, 1};
-  p.ep_group = {s.par.ep, s.par.tp};
+  p.tp_group = {s.par.tp, 1, s.par.gpus()};
+  p.ep_group = {s.par.ep, s.par.tp, s.par.gpus()};
   return p;
 }
 
@@ -87,7 +87,7 @@ OpSpec cp_exchange(const Scenario& s, double factor) {
   c.name = "attn.cp_kv_exchange";
   c.kind = OpKind::comm;
   c.coll = Collective::p2p;
-  c.group = {s.par.cp, s.par.tp};
+  c.group = {s.par.cp, s.par.tp, s.par.gpus()};
   c.comm_axis = "cp";
   c.bytes = factor * 2 * s.train.micro_batch * (s.train.seq_len / static_cast<double>(s.par.cp)) * kvd * 2;
   return c;
@@ -167,20 +167,22 @@ struct StageParams {
 
 // memory.cpp params_of_stage().
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last) {
-  double dense_sum = 0, expert_sum = 0;
+  double dense_sum = 0, expert_sum = 0, norms = 0;  // norms replicated on every tp rank
   const LayerParams dense = layer_params(m, false);
   const LayerParams moe = layer_params(m, true);
   for (int l = first_layer; l < first_layer + layers; ++l) {
     if (is_moe_layer(m, l)) {
       const double router = 1.0 * m.hidden * m.moe.experts;
-      dense_sum += moe.attention + moe.norms + router;
+      dense_sum += moe.attention + router;
+      norms += moe.norms;
       expert_sum += moe.mlp - router;
     } else {
-      dense_sum += dense.total();
+      dense_sum += dense.attention + dense.mlp;
+      norms += dense.norms;
     }
   }
   const double tp = p.tp;
-  double per_gpu = dense_sum / tp;
+  double per_gpu = dense_sum / tp + norms;
   if (first) per_gpu += 1.0 * m.vocab * m.hidden / tp + (m.learned_positions ? 1.0 * m.seq_len * m.hidden : 0.0);
   if (last && (!m.tied_embeddings || !first)) per_gpu += 1.0 * m.vocab * m.hidden / tp;
   if (last) per_gpu += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
@@ -197,7 +199,7 @@ struct DpParts {
 };
 
 // Cache keys: a handful of integers (and a double's bits).
-using Key = std::array<long long, 6>;
+using Key = std::array<long long, 7>;
 struct KeyHash {
   size_t operator()(const Key& k) const {
     unsigned long long h = 1469598103934665603ULL;
@@ -238,16 +240,17 @@ struct FastTraining::Impl {
 
   const LayerParts& layers(bool moe_layer) {
     const Parallelism& p = s.par;
-    const Key k{p.tp, p.sp && p.tp > 1, p.cp, p.ep, s.train.micro_batch, static_cast<long long>(s.train.recompute)};
+    const Key k{p.tp, p.sp && p.tp > 1, p.cp, p.ep, s.train.micro_batch, static_cast<long long>(s.train.recompute),
+                p.gpus()};
     return (moe_layer ? moe : dense).get(k, [&] { return layer_parts(s, moe_layer); });
   }
   double edge_time(bool first, bool last) {
-    const Key k{s.par.tp, s.par.cp, s.train.micro_batch, first, last, 0};
+    const Key k{s.par.tp, s.par.cp, s.train.micro_batch, first, last, s.par.gpus(), 0};
     return edge.get(k, [&] { return edge_compute(s, first, last); });
   }
   const StagePair& stage_params() {
     const Parallelism& p = s.par;
-    return stages.get(Key{p.tp, p.ep, p.pp, 0, 0, 0}, [&] {
+    return stages.get(Key{p.tp, p.ep, p.pp, 0, 0, 0, 0}, [&] {
       const StageLayout lay = stage_layout(s.model, p);
       return StagePair{params_of_stage(s.model, p, 0, lay.max_layers, true, p.pp == 1),
                        params_of_stage(s.model, p, s.model.layers - lay.max_layers, lay.max_layers, false, true)};
@@ -307,9 +310,9 @@ TrainingMemory FastTraining::Impl::memory(long long microbatches) {
 // training.cpp: DP reduction (+ ZeRO gathers) and the optimizer step.
 const DpParts& FastTraining::Impl::dp_parts(double params) {
   const Parallelism& p = s.par;
-  const Group dpg{1LL * p.dp * p.cp, p.tp};
+  const Group dpg{1LL * p.dp * p.cp, p.tp, p.gpus()};
   const long long zclass = p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0;
-  return dp.get(Key{dpg.size, dpg.stride, zclass, bits_of(params), 0, 0}, [&] {
+  return dp.get(Key{dpg.size, dpg.stride, zclass, bits_of(params), dpg.ranks, 0, 0}, [&] {
     DpParts d;
     const double grad_bytes = params * 4, weight_bytes = params * 2;
     if (dpg.size > 1) {
@@ -383,8 +386,8 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   if (par.pp > 1) {
     const double act = t.micro_batch * (t.seq_len / static_cast<double>(par.cp)) * m.hidden * 2.0 /
                        (par.sp && par.tp > 1 ? par.tp : 1);
-    const Group g{par.pp, 1LL * par.tp * par.cp * par.dp};
-    const double hop = I.hop.get(Key{g.size, g.stride, bits_of(act), 0, 0, 0},
+    const Group g{par.pp, 1LL * par.tp * par.cp * par.dp, par.gpus()};
+    const double hop = I.hop.get(Key{g.size, g.stride, bits_of(act), g.ranks, 0, 0, 0},
                                  [&] { return collective_time(s.system, Collective::p2p, g, act); });
     bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * hop : dmb * 2.0 * v * hop;
   }

@@ -19,12 +19,13 @@ struct Groups {
 };
 Groups make_groups(const Parallelism& p) {
   Groups g;
-  g.tp = {p.tp, 1};
-  g.cp = {p.cp, p.tp};
-  g.ep = {p.ep, p.tp};
-  g.dp_cp = {1LL * p.dp * p.cp, p.tp};
-  g.expert_dp = {1LL * p.dp * p.cp / p.ep, 1LL * p.tp * p.ep};
-  g.pp = {p.pp, 1LL * p.tp * p.cp * p.dp};
+  const long long n = p.gpus();
+  g.tp = {p.tp, 1, n};
+  g.cp = {p.cp, p.tp, n};
+  g.ep = {p.ep, p.tp, n};
+  g.dp_cp = {1LL * p.dp * p.cp, p.tp, n};
+  g.expert_dp = {1LL * p.dp * p.cp / p.ep, 1LL * p.tp * p.ep, n};
+  g.pp = {p.pp, 1LL * p.tp * p.cp * p.dp, n};
   return g;
 }
 

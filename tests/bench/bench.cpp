@@ -6,6 +6,7 @@
 #include <string>
 
 #include "llmcalc/api.h"
+#include "search.h"
 
 namespace {
 
@@ -48,9 +49,26 @@ void BM_TrainingGpt3_175B_1024Gpus(benchmark::State& state) { run(state, kGpt3Tr
 void BM_InferenceLlama70B(benchmark::State& state) { run(state, kLlama70BInference, false); }
 void BM_ParseOnly(benchmark::State& state) { run(state, kParseOnly, true); }
 
+// Parallelism search of GPT-3 175B on 1,024 A100s (global batch 1536):
+// every plan of the space; reports the plans evaluated per second.
+void BM_Search_GPT3_175B_1024(benchmark::State& state) {
+  const nlohmann::json in = {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
+                             {"training", {{"global_batch", 1536}, {"precision", "bf16"}}},
+                             {"search", {{"gpus", 1024}, {"top", 10}}}};
+  double configs = 0;
+  for (auto _ : state) {
+    const nlohmann::json out = llmcalc::search_scenario(in);
+    configs += out["search"]["evaluated"].get<double>();
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["configs_per_s"] = benchmark::Counter(configs, benchmark::Counter::kIsRate);
+  state.counters["configs"] = benchmark::Counter(configs / static_cast<double>(state.iterations()));
+}
+
 BENCHMARK(BM_TrainingGpt3_175B_1024Gpus)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InferenceLlama70B)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ParseOnly)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Search_GPT3_175B_1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -113,7 +113,6 @@ TEST(Compute, QuantisedGemvIsStillMemoryBound) {
   // reported compute-bound: evaluate_tile() pads M=1 to the smallest 32-row
   // tile (quant_eff = 1/32) and adds tile_overhead_s per wave, so the
   // "compute" time of Llama-2-7B's decode GEMVs exceeds their weight traffic.
-  GTEST_SKIP() << "BUG: m=1 int4 GEMV on A100 is compute-bound (32x tile padding)";
   const Device d = parse_system(std::string("dgx-a100-80gb"), "system").device;
   for (const auto& [n, k] : {std::pair{12288.0, 4096.0}, {22016.0, 4096.0}, {4096.0, 11008.0}}) {
     const OpCost c = gemm_cost(d, {1, n, k, 1, 2, 0.5, 2, Precision::bf16});

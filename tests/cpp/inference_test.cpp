@@ -47,7 +47,6 @@ TEST(Inference, Int4WeightsCutMemoryBoundDecode) {
   // adds a tile overhead per wave, so the GEMVs' "compute" time exceeds
   // their weight streaming time. Marlin-style int4 kernels stay memory-bound
   // up to batch ~16 (Frantar et al. 2024, arXiv 2408.11743).
-  GTEST_SKIP() << "BUG: int4 batch-1 decode is compute-bound (tile padding of M=1), tpot ratio 0.507";
   const json b16 = eval_ok(llama7b_a100(1))["inference"];
   const json i4 = eval_ok(llama7b_a100(1, "int4"))["inference"];
   EXPECT_EQ(i4["bound"]["decode"], "hbm");

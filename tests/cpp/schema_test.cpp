@@ -32,9 +32,9 @@ TEST(Schema, DefaultsLieInTheirRanges) {
 }
 
 TEST(Schema, ExamplesEvaluateAndFit) {
-  const json schema = json::parse(schema_json());
+  const nlohmann::json schema = nlohmann::json::parse(schema_json());
   for (const char* mode : {"training", "inference"}) {
-    const json out = json::parse(evaluate_json(schema.at("examples").at(mode).dump()));
+    const nlohmann::json out = nlohmann::json::parse(evaluate_json(schema.at("examples").at(mode).dump()));
     ASSERT_FALSE(out.contains("error")) << out.dump();
     EXPECT_TRUE(out.at(mode).at("fits").get<bool>()) << mode;
     EXPECT_TRUE(out.at("warnings").empty()) << out.at("warnings").dump();

@@ -1,17 +1,28 @@
 // The page: boots the worker, builds the form from the schema, keeps the one
-// state object in sync with the URL hash, and evaluates (debounced) on input.
+// state object in sync with the URL hash (replaceState while typing in one
+// field, pushState for every discrete change, so Back/Forward step through
+// settings), evaluates (debounced) on input, and wires the toolbar: copy
+// link, embed, import, pin/compare and export.
 import { $, el } from './dom.js';
 import { Engine } from './engine.js';
 import { SchemaForm } from './schema-form.js';
-import { encodeState, decodeState } from './url-state.js';
+import { encodeState, decodeStateReport } from './url-state.js';
 import { buildScenario, baseline } from './scenario.js';
 import { ResultsView } from './results.js';
+import { withPageFields } from './page-fields.js';
+import { compareView } from './compare.js';
+import { startEmbed } from './embed.js';
+import { embedDialog, importDialog } from './dialogs.js';
+import { closestPreset, modelValues } from './hf-config.js';
+import { download, exportChart, opsToCsv, resultJson } from './export.js';
 
 const DEBOUNCE_MS = 150;
 
 const ui = {
   form: $('#form'),
   status: $('#status'),
+  notice: $('#notice'),
+  noticeText: $('#notice-text'),
   generalError: $('#general-error'),
   results: $('#results'),
   scenarioJson: $('#scenario-json'),
@@ -29,6 +40,10 @@ let timer = null;
 let generation = 0;
 let lastHash = '';
 let hasResult = false;
+let typingKey = null;
+let embedView = null;
+let current = null; // {state, scenario, result} of the last good evaluation
+const pinCache = new Map(); // pin hash -> Promise<{state, scenario, result}>
 
 function setStatus(text, kind = '') {
   ui.status.textContent = text;
@@ -40,17 +55,23 @@ function setGeneralError(text) {
   ui.generalError.hidden = !text;
 }
 
+function setNotice(issues) {
+  ui.noticeText.textContent = issues.join(' ');
+  ui.notice.hidden = !issues.length;
+}
+
 function markStale(stale) {
   ui.results.classList.toggle('stale', stale && hasResult);
   document.body.dataset.state = stale ? 'stale' : 'fresh';
 }
 
-function writeHash() {
+function writeHash(push = false) {
+  if (embedView) return;
   const hash = encodeState(schema, state);
-  if (hash !== lastHash) {
-    lastHash = hash;
-    history.replaceState(null, '', `#${hash}`);
-  }
+  if (hash === lastHash) return;
+  lastHash = hash;
+  if (push) history.pushState(null, '', `#${hash}`);
+  else history.replaceState(null, '', `#${hash}`);
 }
 
 function fieldByKey(key) {
@@ -58,22 +79,26 @@ function fieldByKey(key) {
 }
 
 function onChange(key, value) {
+  const f = fieldByKey(key);
+  const typing = f && (f.type === 'int' || f.type === 'number' || f.type === 'string');
   if (key === 'mode') state.mode = value;
   else if (key === 'model') {
     state.model = value;
     for (const k of Object.keys(state.values)) if (k.startsWith('model.')) delete state.values[k];
-  } else if (fieldByKey(key)?.type === 'preset') state[key] = value;
+  } else if (f?.type === 'preset') state[key] = value;
   else {
-    const f = fieldByKey(key);
     if (!f) return;
-    if (f.type === 'int' || f.type === 'number' || f.type === 'string') {
+    if (typing) {
       if (String(value).trim() === '') delete state.values[key];
       else state.values[key] = value;
     } else if (value === baseline(f, state, presets)) delete state.values[key];
     else state.values[key] = value;
   }
+  // One history entry per field typed into, one per discrete change.
+  const push = !typing || typingKey !== key;
+  typingKey = typing ? key : null;
   form.render(state);
-  writeHash();
+  writeHash(push);
   schedule(DEBOUNCE_MS);
 }
 
@@ -87,6 +112,44 @@ function showErrors(errors) {
   setGeneralError(unplaced.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('\n'));
   markStale(true);
   setStatus(hasResult ? 'Input error: showing the last valid result (out of date).' : 'Input error.', 'error');
+}
+
+function evaluatePinned(pin) {
+  if (!pinCache.has(pin)) {
+    const pstate = decodeStateReport(schema, pin, defaults).state;
+    const { scenario, errors } = buildScenario(schema, pstate, presets);
+    const job = errors.length
+      ? Promise.reject(new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; ')))
+      : engine.call('evaluate', JSON.stringify(scenario)).then((text) => {
+          const result = JSON.parse(text);
+          if (result.error) throw new Error(`${result.error.path}: ${result.error.message}`);
+          return { state: pstate, scenario, result };
+        });
+    job.catch(() => pinCache.delete(pin));
+    pinCache.set(pin, job);
+  }
+  return pinCache.get(pin);
+}
+
+async function compareSection() {
+  if (!state.pin) return null;
+  try {
+    const pinned = await evaluatePinned(state.pin);
+    return compareView(schema, pinned, current, {
+      onUnpin: () => setPin(false),
+      onRestore: () => {
+        const pin = state.pin;
+        state = decodeStateReport(schema, pin, defaults).state;
+        state.pin = pin;
+        form.render(state);
+        writeHash(true);
+        schedule(0);
+      },
+    });
+  } catch (err) {
+    if (err && err.cancelled) return null;
+    return el('p', { class: 'compare-box error', 'data-view': 'compare', text: `The pinned result could not be computed: ${err.message || err}` });
+  }
 }
 
 async function evaluate() {
@@ -117,29 +180,93 @@ async function evaluate() {
     showErrors([{ path: String(out.error.path ?? ''), message: String(out.error.message ?? 'invalid input') }]);
     return;
   }
+  current = { state: structuredClone(state), scenario, result: out };
+  const compare = await compareSection();
+  if (gen !== generation) return;
   form.clearErrors();
   setGeneralError('');
   try {
-    view.render(out, scenario);
+    view.render(out, scenario, { only: embedView, compare });
   } catch (err) {
     setGeneralError(`Could not draw the result: ${err.message || err}`);
   }
   hasResult = true;
   markStale(false);
+  $('#pin').textContent = state.pin ? 'Re-pin this result' : 'Pin this result';
+  for (const id of ['#pin', '#export-json', '#export-csv']) $(id).disabled = false;
   setStatus(`Evaluated in ${(performance.now() - t0).toFixed(0)} ms.`, 'ok');
+}
+
+function setPin(on) {
+  if (on) state.pin = encodeState(schema, state, { pin: false });
+  else delete state.pin;
+  writeHash(true);
+  schedule(0);
+  setStatus(on ? 'Pinned: change the inputs to compare.' : 'Unpinned.', 'ok');
+}
+
+function loadFromHash(hash) {
+  const report = decodeStateReport(schema, hash, defaults);
+  state = report.state;
+  setNotice(report.issues);
+  return report;
 }
 
 function onHashChange() {
   const hash = location.hash.replace(/^#/, '');
   if (hash === lastHash) return;
-  state = decodeState(schema, hash, defaults);
+  loadFromHash(hash);
   lastHash = hash;
+  typingKey = null;
   form.render(state);
   schedule(0);
 }
 
 function firstKey(obj) {
   return Object.keys(obj || {}).sort()[0] || '';
+}
+
+function fileBase() {
+  const m = state.model || 'custom';
+  return `llmcalc-${state.mode}-${m}`.replace(/[^a-zA-Z0-9._-]+/g, '_').slice(0, 80);
+}
+
+function wireToolbar() {
+  $('#copy-link').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(location.href);
+      setStatus('Link copied.', 'ok');
+    } catch {
+      setStatus('Copy failed: select the address bar to copy the link.', 'error');
+    }
+  });
+  $('#reset').addEventListener('click', () => {
+    state = structuredClone(defaults);
+    form.render(state);
+    writeHash(true);
+    schedule(0);
+  });
+  const embedDlg = embedDialog(() => encodeState(schema, state));
+  $('#embed').addEventListener('click', () => embedDlg.open());
+  const modelKeys = schema.fields.filter((f) => f.key.startsWith('model.') && f.key !== 'model.name').map((f) => f.key.slice(6));
+  const importDlg = importDialog((r) => {
+    const base = closestPreset(r.model, presets.models, modelKeys) || '';
+    state.model = base;
+    for (const k of Object.keys(state.values)) if (k.startsWith('model.')) delete state.values[k];
+    Object.assign(state.values, modelValues(r.model, schema.fields, base ? presets.models[base].model : {}));
+    form.render(state);
+    writeHash(true);
+    schedule(0);
+  });
+  $('#import').addEventListener('click', () => importDlg.open());
+  $('#pin').addEventListener('click', () => setPin(true));
+  $('#export-json').addEventListener('click', () => {
+    if (current) download(`${fileBase()}.json`, new Blob([resultJson(current.scenario, current.result)], { type: 'application/json' }));
+  });
+  $('#export-csv').addEventListener('click', () => {
+    if (current) download(`${fileBase()}-ops.csv`, new Blob([opsToCsv(current.result)], { type: 'text/csv' }));
+  });
+  $('#notice-close').addEventListener('click', () => setNotice([]));
 }
 
 async function boot() {
@@ -152,6 +279,7 @@ async function boot() {
   schema = JSON.parse(schemaText);
   presets = JSON.parse(presetsText);
   if (!schema || !Array.isArray(schema.fields)) throw new Error(schema?.error?.message || 'the core returned no schema');
+  schema = withPageFields(schema);
   if (presets?.error) presets = { models: {}, systems: {} };
   ui.version.textContent = `llmcalc ${version}`;
 
@@ -164,27 +292,23 @@ async function boot() {
   // Keep the URL codec's idea of "default" in line with what the page starts with.
   for (const f of schema.fields) if (f.type === 'preset') f.default = defaults[f.key];
 
-  state = decodeState(schema, location.hash, defaults);
+  const report = loadFromHash(location.hash);
+  if (report.embed) {
+    embedView = report.view || 'summary';
+    startEmbed();
+  }
   ui.form.addEventListener('submit', (e) => e.preventDefault());
   form = new SchemaForm(ui.form, schema, presets, onChange);
-  view = new ResultsView(ui.results);
+  view = new ResultsView(ui.results, { onExport: (node, name, format) => exportChart(node, `${fileBase()}-${name}`, format).catch((err) => setStatus(`Export failed: ${err.message}`, 'error')) });
   form.render(state);
   writeHash();
   window.addEventListener('hashchange', onHashChange);
-  $('#copy-link').addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(location.href);
-      setStatus('Link copied.', 'ok');
-    } catch {
-      setStatus('Copy failed: select the address bar to copy the link.', 'error');
-    }
+  window.addEventListener('popstate', onHashChange);
+  // A new typing session starts when focus leaves the field.
+  ui.form.addEventListener('focusout', () => {
+    typingKey = null;
   });
-  $('#reset').addEventListener('click', () => {
-    state = structuredClone(defaults);
-    form.render(state);
-    writeHash();
-    schedule(0);
-  });
+  wireToolbar();
   schedule(0);
 }
 

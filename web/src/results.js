@@ -1,8 +1,10 @@
 // Draws a result: headline numbers, a verdict line, charts and the op table.
 // Tolerates missing keys: each piece draws only what the result carries.
-import { el, clear } from './dom.js';
+import { el } from './dom.js';
 import * as fmt from './format.js';
 import { stackedBar, roofline } from './charts.js';
+import { pipelineChart } from './pipeline-chart.js';
+import { phaseChart } from './phase-chart.js';
 import { OpTable } from './op-table.js';
 
 const LABELS = {
@@ -133,75 +135,110 @@ function verdict(result, scenario) {
   return el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
 }
 
+export const VIEWS = ['summary', 'compare', 'memory', 'time', 'pipeline', 'phases', 'roofline', 'ops'];
+
+function chartTools(fig, name, onExport) {
+  const cap = fig.querySelector('figcaption');
+  const title = cap ? cap.textContent : name;
+  const svgNode = fig.querySelector('svg');
+  if (!svgNode || !onExport) return fig;
+  const tools = el('div', { class: 'chart-tools' }, ['svg', 'png'].map((fmtName) =>
+    el('button', { type: 'button', class: `export-${fmtName}`, 'data-format': fmtName, 'aria-label': `Download “${title}” as ${fmtName.toUpperCase()}`, text: fmtName.toUpperCase(), onclick: () => onExport(svgNode, name, fmtName) }),
+  ));
+  fig.insertBefore(tools, fig.firstChild.nextSibling);
+  return fig;
+}
+
 export class ResultsView {
-  constructor(root) {
+  constructor(root, { onExport } = {}) {
     this.root = root;
     this.table = new OpTable();
+    this.onExport = onExport;
   }
 
-  render(result, scenario) {
-    clear(this.root);
-    this.root.append(headline(result, scenario));
-    const v = verdict(result, scenario);
-    if (v) this.root.append(v);
-
+  // Builds every view the result has: Map view -> element.
+  views(result, scenario, compare) {
+    const v = new Map();
+    const who = [result.model?.name, result.device?.system || result.device?.name].filter((x) => typeof x === 'string' && x);
+    const summary = el('section', { class: 'summary', 'data-view': 'summary', 'aria-label': 'Summary' }, [
+      el('p', { class: 'result-title', text: `${scenario.mode === 'training' ? 'Training' : 'Inference'}: ${who.join(' on ')}` }),
+      headline(result, scenario),
+    ]);
+    const verdictEl = verdict(result, scenario);
+    if (verdictEl) summary.append(verdictEl);
+    v.set('summary', summary);
+    if (compare) v.set('compare', compare);
+    const tool = (fig, name) => {
+      fig.dataset.view = fig.dataset.view || name;
+      return chartTools(fig, name, this.onExport);
+    };
     const sec = scenario.mode === 'training' ? result.training : result.inference;
-    const charts = el('div', { class: 'charts' });
     const mem = sec?.memory_bytes;
     if (mem) {
-      charts.append(
-        stackedBar({
-          title: 'Memory per GPU (most loaded)',
-          parts: parts(mem, ['total', 'capacity'], MEMORY_ORDER),
-          limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
-          format: fmt.bytes,
-          className: 'chart-memory',
-        }),
-      );
+      v.set('memory', tool(stackedBar({
+        title: 'Memory per GPU (most loaded)',
+        parts: parts(mem, ['total', 'capacity'], MEMORY_ORDER),
+        limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
+        format: fmt.bytes,
+        className: 'chart-memory',
+      }), 'memory'));
     }
     if (scenario.mode === 'training' && sec?.time_breakdown_s) {
-      charts.append(
-        stackedBar({
-          title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
-          parts: parts(sec.time_breakdown_s, [], TIME_ORDER),
-          format: fmt.seconds,
-          className: 'chart-time',
-        }),
-      );
+      v.set('time', tool(stackedBar({
+        title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
+        parts: parts(sec.time_breakdown_s, [], TIME_ORDER),
+        format: fmt.seconds,
+        className: 'chart-time',
+      }), 'time'));
     }
     if (scenario.mode === 'inference' && sec && Number.isFinite(sec.ttft_s) && Number.isFinite(sec.e2e_latency_s)) {
-      charts.append(
-        stackedBar({
-          title: `Request latency (${fmt.seconds(sec.e2e_latency_s)})`,
-          parts: [
-            { key: 'prefill', label: 'prefill (TTFT)', value: sec.ttft_s },
-            { key: 'decode', label: 'decode', value: sec.e2e_latency_s - sec.ttft_s },
-          ],
-          format: fmt.seconds,
-          className: 'chart-time',
-        }),
-      );
+      v.set('time', tool(stackedBar({
+        title: `Request latency (${fmt.seconds(sec.e2e_latency_s)})`,
+        parts: [
+          { key: 'prefill', label: 'prefill (TTFT)', value: sec.ttft_s },
+          { key: 'decode', label: 'decode', value: sec.e2e_latency_s - sec.ttft_s },
+        ],
+        format: fmt.seconds,
+        className: 'chart-time',
+      }), 'time'));
     }
     const pipe = result.training?.pipeline;
-    if (pipe && typeof pipe === 'object') {
-      charts.append(
-        el('p', {
-          class: 'pipeline-note',
-          text:
-            `Pipeline: ${pipe.stages ?? '?'} stages × ${pipe.virtual_stages ?? 1} chunks, ${pipe.microbatches ?? '?'} micro-batches; ` +
-            `forward ${fmt.seconds(pipe.t_fwd_s)}, backward ${fmt.seconds(pipe.t_bwd_s)} per micro-batch and stage.`,
-        }),
-      );
+    if (scenario.mode === 'training' && pipe && typeof pipe === 'object') {
+      const fig = pipelineChart(pipe);
+      if (fig) v.set('pipeline', tool(fig, 'pipeline'));
+    }
+    if (scenario.mode === 'inference') {
+      const fig = phaseChart(result);
+      if (fig) v.set('phases', tool(fig, 'phases'));
     }
     const roof = roofline(result);
-    if (roof) charts.append(roof);
-    this.root.append(charts);
-
-    if (Array.isArray(result.warnings) && result.warnings.length) {
-      const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });
-      for (const w of result.warnings) ul.append(el('li', { text: typeof w === 'string' ? w : JSON.stringify(w) }));
-      this.root.append(ul);
+    if (roof) v.set('roofline', tool(roof, 'roofline'));
+    if (Array.isArray(result.ops) && result.ops.length) {
+      const box = this.table.update(result);
+      box.dataset.view = 'ops';
+      v.set('ops', box);
     }
-    if (Array.isArray(result.ops) && result.ops.length) this.root.append(this.table.update(result));
+    return v;
+  }
+
+  render(result, scenario, { only = null, compare = null } = {}) {
+    const v = this.views(result, scenario, compare);
+    const nodes = [];
+    if (only) {
+      nodes.push(v.get(only) || el('p', { class: 'view-missing', text: `The “${only}” view is not available for this scenario.` }));
+    } else {
+      nodes.push(v.get('summary'));
+      if (v.has('compare')) nodes.push(v.get('compare'));
+      const charts = el('div', { class: 'charts' });
+      for (const name of ['memory', 'time', 'pipeline', 'phases', 'roofline']) if (v.has(name)) charts.append(v.get(name));
+      nodes.push(charts);
+      if (Array.isArray(result.warnings) && result.warnings.length) {
+        const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });
+        for (const w of result.warnings) ul.append(el('li', { text: typeof w === 'string' ? w : JSON.stringify(w) }));
+        nodes.push(ul);
+      }
+      if (v.has('ops')) nodes.push(v.get('ops'));
+    }
+    this.root.replaceChildren(...nodes);
   }
 }

@@ -1,6 +1,7 @@
 // From the page state to a scenario JSON document (spec: scenario.md).
 // state = { mode, model: presetId | '' (custom), system: presetId, values }
 // `values` holds only what the user set: text for numbers, booleans, enum names.
+import { isSystemField, systemScenario, systemValue } from './page-fields.js';
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 export function parseNumber(text) {
@@ -35,6 +36,7 @@ function getPath(obj, path) {
 // What a field is when the user leaves it alone: the chosen preset's value for
 // model fields, else the schema default (null: derived by the core).
 export function baseline(field, state, presets) {
+  if (isSystemField(field.key)) return systemValue(field.key, presets?.systems?.[state.system]?.system) ?? field.default;
   if (field.key.startsWith('model.') && state.model) {
     const preset = presets?.models?.[state.model];
     const v = preset ? getPath(preset.model || {}, field.key.slice('model.'.length)) : undefined;
@@ -49,6 +51,7 @@ export function buildScenario(schema, state, presets) {
   const scenario = { mode: state.mode };
   const model = {};
   const sections = { parallelism: {} };
+  const systemOv = {};
   sections[state.mode] = {};
 
   for (const f of schema.fields) {
@@ -65,7 +68,12 @@ export function buildScenario(schema, state, presets) {
       }
       v = n;
     }
-    if (f.key.startsWith('model.')) setPath(model, f.key.slice(6), v);
+    if (f.type === 'string') {
+      v = String(v).slice(0, 200);
+      if (!v.trim()) continue;
+    }
+    if (isSystemField(f.key)) systemOv[f.key] = v;
+    else if (f.key.startsWith('model.')) setPath(model, f.key.slice(6), v);
     else setPath(sections, f.key, v);
   }
 
@@ -74,7 +82,7 @@ export function buildScenario(schema, state, presets) {
   } else {
     scenario.model = model;
   }
-  scenario.system = state.system;
+  scenario.system = systemScenario(state.system, presets?.systems?.[state.system]?.system, systemOv);
   scenario.parallelism = sections.parallelism;
   scenario[state.mode] = sections[state.mode];
   return { scenario, errors };

@@ -6,11 +6,13 @@ import { baseline, fieldApplies } from './scenario.js';
 
 const GROUPS = [
   ['model', 'Model'],
+  ['system', 'System'],
   ['parallelism', 'Parallelism'],
   ['training', 'Training'],
   ['inference', 'Inference'],
 ];
 
+const CUSTOM = '\u0000custom';
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 function labelFor(field) {
@@ -69,7 +71,7 @@ export class SchemaForm {
       const summary = el('summary', { text: title });
       const body = el('div', { class: 'fields' });
       for (const f of members) body.append(this.buildField(f));
-      const set = el('details', { class: `group group-${group}`, open: group !== 'model' }, [summary, body]);
+      const set = el('details', { class: `group group-${group}`, open: group !== 'model' && group !== 'system' }, [summary, body]);
       this.fieldsets.push({ set, members, summary, title, group });
       this.root.append(set);
     }
@@ -109,16 +111,27 @@ export class SchemaForm {
     const select = el('select', { id, 'aria-describedby': `h-${slug(field.key)} e-${slug(field.key)}` });
     for (const pid of Object.keys(list).sort()) select.append(el('option', { value: pid, text: pid }));
     if (field.key === 'model') select.append(el('option', { value: '', text: 'custom (no preset)' }));
-    select.addEventListener('change', () => this.onChange(field.key, select.value));
+    select.addEventListener('change', () => {
+      if (select.value !== CUSTOM) this.onChange(field.key, select.value);
+    });
     const help = el('p', { class: 'help', id: `h-${slug(field.key)}`, text: field.help || '' });
     const error = el('p', { class: 'error', id: `e-${slug(field.key)}`, hidden: true, 'aria-live': 'polite' });
+    let reset = null;
+    let badge = null;
+    if (field.key === 'model') {
+      reset = el('button', { type: 'button', class: 'reset-model', hidden: true, text: 'Reset model', onclick: () => this.onChange('model', this.state?.model ?? '') });
+      badge = el('p', { class: 'custom-badge', id: 'model-custom', hidden: true, 'aria-live': 'polite' });
+      select.setAttribute('aria-describedby', `h-model e-model model-custom`);
+    }
     const row = el('div', { class: 'field preset', 'data-key': field.key }, [
       el('label', { for: id, text: field.key }),
       select,
+      badge,
+      reset,
       help,
       error,
     ]);
-    this.rows.set(field.key, { field, row, input: select, help, error, kind });
+    this.rows.set(field.key, { field, row, input: select, help, error, kind, reset, badge });
     return row;
   }
 
@@ -169,7 +182,23 @@ export class SchemaForm {
         if (![...r.input.options].some((o) => o.value === value)) {
           r.input.append(el('option', { value, text: `${value} (unknown)` }));
         }
-        r.input.value = value;
+        const custom = key === 'model' && value && Object.keys(state.values).some((k) => k.startsWith('model.'));
+        let opt = [...r.input.options].find((o) => o.value === CUSTOM);
+        if (custom) {
+          if (!opt) r.input.append((opt = el('option', { value: CUSTOM })));
+          opt.textContent = `custom (based on ${value})`;
+          r.input.value = CUSTOM;
+        } else {
+          if (opt) opt.remove();
+          r.input.value = value;
+        }
+        if (r.reset) {
+          r.reset.hidden = !custom;
+          r.reset.textContent = `Reset to ${value}`;
+          r.badge.hidden = !custom;
+          r.badge.textContent = custom ? `Custom model based on ${value}: ${Object.keys(state.values).filter((k) => k.startsWith('model.')).length} field(s) changed.` : '';
+        }
+        r.row.classList.toggle('custom', Boolean(custom));
         const desc = this.presets?.[r.kind]?.[value]?.description;
         r.help.textContent = desc || f.help || '';
         continue;
@@ -192,7 +221,8 @@ export class SchemaForm {
       set.hidden = !members.some((f) => fieldApplies(f, state.mode));
       const changed = members.filter((f) => f.key in state.values && fieldApplies(f, state.mode)).length;
       let text = title;
-      if (group === 'model') text += state.model ? ` (preset ${state.model})` : ' (custom)';
+      if (group === 'model') text += !state.model ? ' (custom)' : changed ? ` (custom, based on ${state.model})` : ` (preset ${state.model})`;
+      if (group === 'system') text += ` (${state.system})`;
       if (changed) text += ` · ${changed} changed`;
       summary.textContent = text;
       if (group === 'model' && !state.model) set.open = true;

@@ -1,12 +1,18 @@
 // The URL hash codec. The schema table gives every field a short `url` key;
 // the hash holds only values that differ from the defaults, plus v=1:
 //   #v=1&mode=inference&m=llama3.1-70b&tp=8&b=32
+// A model changed from its preset keeps m= and adds only the changed fields,
+// so a custom model costs a few bytes. Page keys: pin= (a pinned state, itself
+// encoded the same way), embed=1 and view= (embed mode, see embed.js).
 // Decoding is defensive: unknown keys are ignored, text is length-limited,
-// and values are kept as text (numbers are checked when the scenario is built).
+// values are kept as text (numbers are checked when the scenario is built),
+// and everything set aside is reported so the page can say so.
 export const URL_VERSION = '1';
+export const MAX_HASH = 16384;
 const MAX_LEN = 200;
+const PAGE_KEYS = new Set(['v', 'pin', 'embed', 'view']);
 
-export function encodeState(schema, state) {
+export function encodeState(schema, state, { pin = true } = {}) {
   const p = new URLSearchParams();
   p.set('v', URL_VERSION);
   for (const f of schema.fields) {
@@ -22,36 +28,79 @@ export function encodeState(schema, state) {
     if (f.type === 'bool') value = value ? '1' : '0';
     p.set(f.url, String(value));
   }
+  if (pin && typeof state.pin === 'string' && state.pin) p.set('pin', state.pin);
   return p.toString();
 }
 
-export function decodeState(schema, hash, defaults) {
+const short = (s) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
+
+// Returns { state, issues: [text], embed: bool, view: string|null }.
+export function decodeStateReport(schema, hash, defaults, { nested = false } = {}) {
   const state = structuredClone(defaults);
+  const issues = [];
+  const out = { state, issues, embed: false, view: null };
   const text = String(hash || '').replace(/^#/, '');
-  if (!text) return state;
+  if (!text) return out;
+  if (text.length > MAX_HASH) {
+    issues.push(`The link's settings are too long (${Math.round(text.length / 1024)} KB, the limit is ${MAX_HASH / 1024} KB) and were not read: showing the defaults.`);
+    return out;
+  }
   let p;
   try {
     p = new URLSearchParams(text);
   } catch {
-    return state;
+    issues.push("The link's settings could not be read: showing the defaults.");
+    return out;
   }
   const byUrl = new Map(schema.fields.map((f) => [f.url, f]));
+  const unknown = [];
+  const bad = [];
   for (const [k, raw] of p) {
+    if (typeof raw !== 'string') continue;
+    if (PAGE_KEYS.has(k)) {
+      if (k === 'v' && raw !== URL_VERSION) issues.push(`This link is from another version of the page (v=${short(raw)}); some settings may be lost.`);
+      else if (k === 'embed') out.embed = raw === '1' || raw === 'true';
+      else if (k === 'view') out.view = /^[a-z]{1,20}$/.test(raw) ? raw : null;
+      else if (k === 'pin' && !nested) {
+        const pinned = decodeStateReport(schema, raw, defaults, { nested: true });
+        if (pinned.issues.length) issues.push(`Pinned result: ${pinned.issues.join(' ')}`);
+        state.pin = encodeState(schema, pinned.state, { pin: false });
+      }
+      continue;
+    }
     const f = byUrl.get(k);
-    if (!f || typeof raw !== 'string' || raw.length > MAX_LEN) continue;
+    if (!f) {
+      unknown.push(short(k));
+      continue;
+    }
+    if (raw.length > MAX_LEN) {
+      bad.push(`${f.key} (longer than ${MAX_LEN} characters)`);
+      continue;
+    }
     const value = raw.trim();
+    let ok = true;
     if (f.key === 'mode') {
       if ((f.values || []).includes(value)) state.mode = value;
+      else ok = false;
     } else if (f.type === 'preset') {
       state[f.key] = value;
     } else if (f.type === 'bool') {
       if (value === '1' || value === 'true') state.values[f.key] = true;
       else if (value === '0' || value === 'false') state.values[f.key] = false;
+      else ok = false;
     } else if (f.type === 'enum') {
       if ((f.values || []).includes(value)) state.values[f.key] = value;
+      else ok = false;
     } else {
       state.values[f.key] = value;
     }
+    if (!ok) bad.push(`${f.key} = "${short(value)}"`);
   }
-  return state;
+  if (unknown.length) issues.push(`Ignored unknown setting${unknown.length > 1 ? 's' : ''} in the link: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`);
+  if (bad.length) issues.push(`Ignored invalid value${bad.length > 1 ? 's' : ''} in the link: ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}.`);
+  return out;
+}
+
+export function decodeState(schema, hash, defaults) {
+  return decodeStateReport(schema, hash, defaults).state;
 }

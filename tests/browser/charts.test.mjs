@@ -1,0 +1,93 @@
+// Charts (SVG, asserted on their elements) and export: the pipeline schedule,
+// the prefill-vs-decode boundedness chart, JSON / CSV / SVG / PNG downloads.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated past 32 micro-batches', async () => {
+  const { page, errors } = await openPage('v=1&pp=4&gb=8');
+  await waitEvaluated(page);
+  const fig = page.locator('figure.chart-pipeline');
+  assert.equal(await fig.getAttribute('data-truncated'), 'false');
+  const count = (sel) => page.locator(`figure.chart-pipeline ${sel}`).count();
+  assert.equal(await count('rect.pipe-op[data-kind="F"]'), 4 * 8);
+  assert.equal(await count('rect.pipe-op[data-kind="B"]'), 4 * 8);
+  // stage 3 (last) starts only after stage 0..2 have passed micro-batch 1 forward
+  const first = await page.$$eval('figure.chart-pipeline rect.pipe-op[data-kind="F"][data-mb="0"]', (rs) => rs.map((r) => [Number(r.dataset.stage), Number(r.getAttribute('x'))]));
+  first.sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < first.length; i++) assert.ok(first[i][1] > first[i - 1][1], 'forward moves down the pipeline');
+  assert.match(await fig.textContent(), /idle \(bubble\)/);
+  await shot(page, 'training-pipeline');
+  await page.close();
+
+  const big = await openPage('v=1&pp=8&gb=1536&ps=interleaved&vs=2');
+  await waitEvaluated(big.page);
+  const bfig = big.page.locator('figure.chart-pipeline');
+  assert.equal(await bfig.getAttribute('data-truncated'), 'true');
+  assert.match(await bfig.textContent(), /first 32 of 1536 micro-batches/);
+  const mbs = await big.page.$$eval('figure.chart-pipeline rect.pipe-op', (rs) => new Set(rs.map((r) => r.dataset.mb)).size);
+  assert.equal(mbs, 32);
+  assert.equal(await big.page.locator('figure.chart-pipeline rect.pipe-op[data-chunk="1"]').count(), 8 * 32 * 2);
+  await big.page.close();
+  assert.deepEqual([...errors, ...big.errors], []);
+});
+
+test('inference: prefill vs decode chart with ridge lines, per-op dots and time by bound', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=8');
+  await waitEvaluated(page);
+  const fig = page.locator('figure.chart-phases');
+  await fig.waitFor();
+  for (const phase of ['prefill', 'decode']) {
+    assert.ok((await page.locator(`figure.chart-phases circle[data-phase="${phase}"]`).count()) > 5, `${phase} dots`);
+    const shares = await page.$$eval(`figure.chart-phases rect.seg[data-phase="${phase}"]`, (rs) => rs.map((r) => Number(r.getAttribute('width'))));
+    assert.ok(shares.length >= 1);
+  }
+  assert.ok((await page.locator('figure.chart-phases line.ridge').count()) >= 3, 'a ridge per memory level');
+  // prefill's GEMMs are compute-bound, decode's are memory-bound
+  const bounds = await page.$$eval('figure.chart-phases circle', (cs) => cs.map((c) => `${c.dataset.phase}:${c.dataset.op}:${c.dataset.bound}`));
+  assert.ok(bounds.includes('prefill:mlp.up:compute'), bounds.join(' '));
+  assert.ok(bounds.includes('decode:mlp.up:hbm'), bounds.join(' '));
+  assert.match(await fig.locator('svg').getAttribute('aria-label'), /prefill: .*compute-bound/);
+  assert.equal(await page.locator('figure.chart-pipeline').count(), 0, 'no pipeline chart for inference');
+  await shot(page, 'inference-phases');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+async function saved(page, click) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
+  return { name: dl.suggestedFilename(), body: readFileSync(await dl.path()) };
+}
+
+test('export: scenario + result JSON, ops CSV, each chart as SVG and PNG', async () => {
+  const { page, errors } = await openPage('v=1&pp=2&gb=16');
+  await waitEvaluated(page);
+  const json = await saved(page, () => page.locator('#export-json').click());
+  assert.match(json.name, /\.json$/);
+  const doc = JSON.parse(json.body.toString());
+  assert.equal(doc.scenario.parallelism.pp, 2);
+  assert.ok(doc.result.training.iteration_time_s > 0);
+
+  const csv = await saved(page, () => page.locator('#export-csv').click());
+  const lines = csv.body.toString().trim().split(/\r\n/);
+  assert.match(lines[0], /^index,name,phase,kind,count,flops,bytes_hbm/);
+  assert.equal(lines.length - 1, doc.result.ops.length);
+
+  for (const view of ['memory', 'time', 'pipeline', 'roofline']) {
+    const svgFile = await saved(page, () => page.locator(`[data-view="${view}"] button.export-svg`).click());
+    const text = svgFile.body.toString();
+    assert.match(svgFile.name, new RegExp(`-${view}\\.svg$`));
+    assert.match(text, /^<\?xml[^]*<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.doesNotMatch(text, /class="/, 'styles are inlined as attributes');
+    assert.match(text, /fill="rgb\(/);
+  }
+  const png = await saved(page, () => page.locator('[data-view="memory"] button.export-png').click());
+  assert.match(png.name, /-memory\.png$/);
+  assert.deepEqual([...png.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.body.length > 2000);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,100 @@
+// Compare (pin), Hugging Face config import, custom models based on a
+// preset (marked, resettable, compressed in the URL) and system overrides.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { afterEvaluation, openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+test('pin a result, change an input, see both with deltas; the comparison is in the link', async () => {
+  const { page, errors } = await openPage('v=1&tp=2');
+  await waitEvaluated(page);
+  await afterEvaluation(page, () => page.locator('#pin').click());
+  await page.waitForFunction(() => location.hash.includes('pin='));
+  await afterEvaluation(page, () => page.locator('[data-key="parallelism.tp"] input').fill('4'));
+  const row = page.locator('table.compare tr[data-key="iteration_time_s"]');
+  await row.waitFor();
+  const cells = await row.locator('td').allTextContents();
+  assert.equal(cells.length, 3);
+  assert.notEqual(cells[0], cells[1], 'pinned and current differ');
+  assert.match(cells[2], /^[+−]\d/);
+  assert.match(await page.locator('.compare-diff').textContent(), /parallelism\.tp 2 → 4/);
+  await shot(page, 'compare');
+  const link = new URL(page.url()).hash.slice(1);
+  await page.close();
+
+  const again = await openPage(link);
+  await again.page.locator('table.compare tr[data-key="iteration_time_s"]').waitFor();
+  assert.deepEqual(await again.page.locator('table.compare tr[data-key="iteration_time_s"] td').allTextContents(), cells);
+  await afterEvaluation(again.page, () => again.page.locator('button.unpin').click());
+  assert.equal(await again.page.locator('table.compare').count(), 0);
+  assert.doesNotMatch(again.page.url(), /pin=/);
+  await again.page.close();
+  assert.deepEqual([...errors, ...again.errors], []);
+});
+
+test('a model field change makes "custom (based on X)" with a reset; the URL keeps only the change', async () => {
+  const { page, errors } = await openPage();
+  await waitEvaluated(page);
+  await page.locator('details.group-model > summary').click();
+  await afterEvaluation(page, () => page.locator('[data-key="model.layers"] input').fill('40'));
+  const select = page.locator('#f-model');
+  assert.match(await select.locator('option:checked').textContent(), /^custom \(based on llama3\.1-8b\)$/);
+  assert.match(await page.locator('#model-custom').textContent(), /based on llama3\.1-8b/);
+  assert.match(await page.locator('details.group-model > summary').textContent(), /custom, based on llama3\.1-8b/);
+  const hash = new URL(page.url()).hash;
+  assert.equal(hash, '#v=1&ml=40', 'only the changed field');
+  await afterEvaluation(page, () => page.locator('button.reset-model').click());
+  assert.equal(await select.inputValue(), 'llama3.1-8b');
+  assert.ok(await page.locator('button.reset-model').isHidden());
+  assert.equal(await page.locator('[data-key="model.layers"] input').inputValue(), '');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('system fields override the preset (device peak, HBM, NVLink, InfiniBand)', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference');
+  await waitEvaluated(page);
+  await page.locator('details.group-system > summary').click();
+  assert.equal(await page.locator('[data-key="system.hbm_GiB"] input').getAttribute('placeholder'), '80');
+  assert.equal(await page.locator('[data-key="system.nvlink_GBps"] input').getAttribute('placeholder'), '450');
+  await afterEvaluation(page, () => page.locator('[data-key="system.hbm_GiB"] input').fill('141'));
+  assert.match(await page.locator('[data-key="memory"] .note').textContent(), /141/);
+  await afterEvaluation(page, () => page.locator('[data-key="system.ib_GBps"] input').fill('100'));
+  const scenario = JSON.parse(await page.locator('#scenario-json').textContent());
+  assert.equal(scenario.system.preset, 'dgx-h100');
+  const hbm = scenario.system.device.memory.find((m) => m.name === 'hbm');
+  assert.equal(hbm.capacity_GiB, 141);
+  assert.equal(scenario.system.device.memory.length, 3, 'the whole memory array is sent');
+  assert.deepEqual(scenario.system.network.map((t) => [t.name, t.bandwidth_GBps]), [['nvlink', 450], ['infiniband', 100]]);
+  assert.match(page.url(), /shc=141&sib=100/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+const GPT2 = JSON.stringify({
+  activation_function: 'gelu_new', architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', n_ctx: 1024, n_embd: 768, n_head: 12,
+  n_layer: 12, n_positions: 1024, vocab_size: 50257, layer_norm_epsilon: 1e-5, fancy_new_field: true,
+});
+
+test('import a Hugging Face config.json by paste and by file', async () => {
+  const { page, errors } = await openPage();
+  await waitEvaluated(page);
+  await page.locator('#import').click();
+  await page.locator('#hf-text').fill(GPT2);
+  await afterEvaluation(page, () => page.locator('#hf-import').click());
+  assert.match(await page.locator('#hf-report').textContent(), /Imported gpt2: 12 layers, hidden 768/);
+  assert.match(await page.locator('#hf-report .hf-unknown').textContent(), /fancy_new_field/);
+  await shot(page, 'import-dialog');
+  await page.keyboard.press('Escape');
+  assert.match(await page.locator('#f-model option:checked').textContent(), /^custom \(based on /);
+  assert.match(await page.locator('[data-key="parameters"] .value').textContent(), /^12[45]M$/);
+  assert.match(page.url(), /ml=12/);
+
+  await page.locator('#import').click();
+  await page.locator('#hf-file').setInputFiles({ name: 'config.json', mimeType: 'application/json', buffer: Buffer.from('{"model_type": "llama", "hidden_size": 4096') });
+  await page.locator('#hf-report .error').waitFor();
+  assert.match(await page.locator('#hf-report .error').textContent(), /not valid JSON/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,71 @@
+// Quality: phone width (390 px) without sideways scrolling, keyboard reach
+// with a visible focus ring, labelled controls, no layout jump on update.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { afterEvaluation, openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+test('usable at 390 px wide: nothing overflows sideways, charts fit', async () => {
+  const { page, errors } = await openPage('v=1&pp=2&gb=16', { viewport: { width: 390, height: 844 } });
+  await waitEvaluated(page);
+  const { scroll, client, wide } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+    wide: [...document.querySelectorAll('header, main, #form, .results, figure, svg.chart, .card')]
+      .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+      .map((e) => e.tagName + '.' + e.className.baseVal ?? e.className),
+  }));
+  assert.ok(scroll <= client, `page scrolls sideways: ${scroll} > ${client}`);
+  assert.deepEqual(wide, []);
+  await shot(page, 'phone-390');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('keyboard: toolbar and form reachable by Tab with a visible focus ring; all controls labelled', async () => {
+  const { page, errors } = await openPage();
+  await waitEvaluated(page);
+  const seen = [];
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press('Tab');
+    seen.push(
+      await page.evaluate(() => {
+        const a = document.activeElement;
+        const cs = getComputedStyle(a);
+        return { id: a.id, outline: cs.outlineStyle, width: parseFloat(cs.outlineWidth) };
+      }),
+    );
+  }
+  const ids = seen.map((s) => s.id);
+  for (const id of ['copy-link', 'embed', 'import', 'reset', 'f-mode-training']) assert.ok(ids.includes(id), `${id} reachable: ${ids.join(',')}`);
+  for (const s of seen) assert.ok(s.outline !== 'none' && s.width >= 2, `focus ring on ${s.id}: ${s.outline} ${s.width}`);
+  // pin and export by keyboard
+  await page.locator('#pin').focus();
+  await afterEvaluation(page, () => page.keyboard.press('Enter'));
+  await page.locator('table.compare').waitFor();
+  const unlabelled = await page.$$eval('input, select, textarea', (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML));
+  assert.deepEqual(unlabelled, []);
+  const unnamed = await page.$$eval('button', (bs) => bs.filter((b) => !(b.getAttribute('aria-label') || b.textContent.trim())).map((b) => b.outerHTML));
+  assert.deepEqual(unnamed, []);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('no layout jump: an update leaves the charts where they were; light mode screenshot', async () => {
+  const { page, errors } = await openPage('v=1&pp=2&gb=16');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await waitEvaluated(page);
+  const pos = () => page.evaluate(() => ['[data-view="memory"]', '[data-view="time"]', '.headline'].map((s) => Math.round(document.querySelector(s).getBoundingClientRect().top + window.scrollY)));
+  const before = await pos();
+  await afterEvaluation(page, () => page.locator('[data-key="training.global_batch"] input').fill('32'));
+  assert.deepEqual(await pos(), before);
+  // an input error marks the result stale without pushing it down
+  await page.locator('[data-key="training.global_batch"] input').fill('-1');
+  await page.locator('#results.stale').waitFor();
+  assert.deepEqual(await pos(), before);
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(255, 255, 255)');
+  await shot(page, 'training-light');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,118 @@
+// Sharing and embedding: the state in the URL hash, Back/Forward, history
+// not flooded while typing, Copy link, embed mode (one view, no chrome, height
+// posted to the parent) and the embed snippet dialog.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { afterEvaluation, h, openPage, setup, shot, shots, waitEvaluated } from './harness.mjs';
+
+setup();
+
+test('typing replaces one history entry; discrete changes push; Back/Forward restore them', async () => {
+  const { page, errors } = await openPage();
+  await waitEvaluated(page);
+  const len0 = await page.evaluate(() => history.length);
+  const gb = page.locator('[data-key="training.global_batch"] input');
+  await gb.click();
+  await page.keyboard.type('128', { delay: 30 }); // three keystrokes, one entry
+  await page.waitForFunction(() => location.hash.includes('gb=128'));
+  await waitEvaluated(page);
+  assert.equal(await page.evaluate(() => history.length), len0 + 1, 'one entry for one typing session');
+  await afterEvaluation(page, () => page.locator('#f-mode-inference').check());
+  assert.equal(await page.evaluate(() => history.length), len0 + 2, 'a discrete change pushes');
+  await page.locator('[data-key="inference.kv_precision"] select').selectOption('fp8');
+  await page.waitForFunction(() => location.hash.includes('kp=fp8'));
+  assert.equal(await page.evaluate(() => history.length), len0 + 3);
+
+  await page.goBack();
+  await page.waitForFunction(() => !location.hash.includes('kp=fp8') && location.hash.includes('mode=inference'));
+  assert.equal(await page.locator('[data-key="inference.kv_precision"] select').inputValue(), 'bf16');
+  await page.goBack();
+  await page.waitForFunction(() => !location.hash.includes('mode=inference'));
+  await waitEvaluated(page);
+  assert.ok(await page.locator('#f-mode-training').isChecked());
+  assert.equal(await gb.inputValue(), '128');
+  await page.goForward();
+  await page.waitForFunction(() => location.hash.includes('mode=inference'));
+  await page.waitForFunction(() => document.querySelector('#f-mode-inference').checked);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('Copy link puts the page address, state included, on the clipboard', async () => {
+  await h.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.origin });
+  const { page, errors } = await openPage('v=1&tp=2');
+  await waitEvaluated(page);
+  await page.locator('#copy-link').click();
+  await page.waitForFunction(() => document.querySelector('#status').textContent === 'Link copied.');
+  const text = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(text, await page.evaluate(() => location.href));
+  assert.match(text, /#v=1&tp=2/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('embed mode shows one view without chrome and posts its height to the parent', async () => {
+  // The parent is another origin (a second server, no CSP), as on a real blog.
+  const files = {
+    '/': '<!doctype html><title>parent</title><script src="parent.js"></script><body></body>',
+    '/parent.js': `window.__heights = [];
+    addEventListener('message', (e) => e.data && e.data.type === 'llmcalc:height' && window.__heights.push(e.data.height));
+    addEventListener('DOMContentLoaded', () => {
+      const f = document.createElement('iframe');
+      f.src = decodeURIComponent(location.hash.slice(1));
+      f.width = '800';
+      f.height = '200';
+      document.body.append(f);
+    });`,
+  };
+  const parentServer = createServer((req, res) => {
+    const body = files[req.url];
+    res.writeHead(body ? 200 : 404, { 'Content-Type': req.url.endsWith('.js') ? 'text/javascript' : 'text/html' }).end(body || '');
+  });
+  await new Promise((ok) => parentServer.listen(0, '127.0.0.1', ok));
+  const parent = { url: `http://127.0.0.1:${parentServer.address().port}/` };
+  const page = await h.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const src = `${h.baseUrl}#v=1&pp=4&gb=32&embed=1&view=pipeline`;
+  await page.goto(`${parent.url}#${encodeURIComponent(src)}`);
+  const frame = page.frameLocator('iframe');
+  await frame.locator('svg.chart.pipeline').waitFor();
+  await page.waitForFunction(() => window.__heights.some((x) => x > 200));
+  const inner = page.frames().find((f) => f.url().startsWith(h.baseUrl));
+  const visible = await inner.evaluate(() => ({
+    header: getComputedStyle(document.querySelector('header.top')).display,
+    form: getComputedStyle(document.querySelector('#form')).display,
+    footer: getComputedStyle(document.querySelector('footer')).display,
+    views: [...document.querySelectorAll('#results [data-view]')].map((e) => e.dataset.view),
+    hash: location.hash,
+  }));
+  assert.deepEqual([visible.header, visible.form, visible.footer], ['none', 'none', 'none']);
+  assert.deepEqual(visible.views, ['pipeline']);
+  assert.match(visible.hash, /embed=1&view=pipeline/, 'embed mode leaves the hash alone');
+  await page.screenshot({ path: join(shots, 'embed-pipeline.png') });
+  await page.close();
+  parentServer.close();
+  assert.deepEqual(errors, []);
+});
+
+test('the embed dialog writes an iframe snippet for the chosen view', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&b=4');
+  await waitEvaluated(page);
+  await page.locator('#embed').click();
+  const dlg = page.locator('#embed-dialog');
+  await dlg.waitFor({ state: 'visible' });
+  await page.locator('#embed-view').selectOption('phases');
+  const code = await page.locator('#embed-code').inputValue();
+  assert.match(code, /^<iframe id="llmcalc-phases" src="http:\/\/127\.0\.0\.1:\d+\/#v=1&amp;mode=inference&amp;b=4&amp;embed=1&amp;view=phases"/);
+  assert.match(code, /llmcalc:height/);
+  const href = await page.locator('#embed-preview').getAttribute('href');
+  assert.match(href, /embed=1&view=phases$/);
+  await shot(page, 'embed-dialog');
+  await page.keyboard.press('Escape');
+  await dlg.waitFor({ state: 'hidden' });
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,186 @@
+// Parallelism search: the fast path equals evaluate(), every returned plan
+// is valid and fits, and the best equals a brute-force evaluate() loop.
+#include <random>
+
+#include "output.h"
+#include "parse.h"
+#include "search.h"
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+Scenario parsed(const json& j) { return parse_scenario(j); }
+
+json small_search(int gpus = 16) {
+  return {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+          {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "bf16"}}},
+          {"search", {{"gpus", gpus}, {"top", 5}}}};
+}
+
+// Random valid plans of several scenarios: fast path vs evaluate().
+TEST(Search, FastPathEqualsEvaluate) {
+  const std::vector<json> bases = {
+      {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
+       {"training", {{"global_batch", 1536}}}},
+      {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+       {"training", {{"global_batch", 64}, {"seq_len", 8192}, {"precision", "fp8"}, {"flash_attention", true}}}},
+      {{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h200"},
+       {"training", {{"global_batch", 128}, {"seq_len", 4096}, {"overlap", {{"dp", false}, {"tp", true}, {"pp", false}}}}}},
+      {{"mode", "training"}, {"model", "megatron-22b"}, {"system", "gb200-nvl72"},
+       {"training", {{"global_batch", 256}, {"optimizer", "sgd"}, {"precision", "fp32"}}}},
+  };
+  std::mt19937 rng(7);
+  auto pick = [&](std::vector<int> v) { return v[rng() % v.size()]; };
+  int checked = 0;
+  for (const json& bj : bases) {
+    Scenario base = parsed(bj);
+    FastTraining fast(base);
+    for (int i = 0; i < 400; ++i) {
+      Scenario s = base;
+      s.par.tp = pick({1, 2, 4, 8});
+      s.par.pp = pick({1, 2, 3, 4, 8});
+      s.par.dp = pick({1, 2, 4, 8, 16});
+      s.par.cp = pick({1, 2, 4});
+      s.par.ep = base.model.is_moe() ? pick({1, 2, 4, 8}) : 1;
+      s.par.sp = rng() % 2;
+      s.par.zero = pick({0, 1, 2, 3});
+      const int sched = pick({0, 1, 2});
+      s.par.schedule = static_cast<PipeSchedule>(sched);
+      s.par.virtual_stages = sched == 1 ? pick({1, 2, 3, 4}) : 1;
+      s.train.micro_batch = pick({1, 2, 4});
+      s.train.recompute = static_cast<Recompute>(pick({0, 1, 2}));
+      try {
+        check_consistency(s);
+      } catch (const InputError&) {
+        continue;
+      }
+      const TrainingResult ref = evaluate(s).training;
+      const FastTrainingResult got = fast.evaluate(s.par, s.train.micro_batch, s.train.recompute);
+      ASSERT_LE(rel_diff(got.iteration_time_s, ref.iteration_time_s), 1e-9) << bj.dump() << " plan " << i;
+      ASSERT_LE(rel_diff(got.memory.total, ref.memory.total), 1e-9);
+      EXPECT_LE(rel_diff(got.breakdown.dp_comm + 1, ref.breakdown.dp_comm + 1), 1e-9);
+      EXPECT_LE(rel_diff(got.breakdown.pp_comm + 1, ref.breakdown.pp_comm + 1), 1e-9);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 300);
+}
+
+TEST(Search, ReturnedPlansAreValidAndFit) {
+  const json out = json::parse(search_json(small_search().dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  const json& s = out["search"];
+  EXPECT_GT(s["evaluated"].get<long long>(), 1000);
+  EXPECT_GT(s["feasible"].get<long long>(), 0);
+  ASSERT_EQ(s["best"].size(), 5u);
+  for (const char* list : {"best", "pareto"})
+    for (const json& b : s[list]) {
+      json scen = small_search();
+      scen.erase("search");
+      scen["parallelism"] = b["parallelism"];
+      scen["training"] = b["training"];
+      const json r = eval_ok(scen);
+      EXPECT_TRUE(r["training"]["fits"].get<bool>());
+      const auto& p = b["parallelism"];
+      EXPECT_EQ(p["tp"].get<int>() * p["pp"].get<int>() * p["dp"].get<int>() * p["cp"].get<int>(), 16);
+      EXPECT_LE(rel_diff(r["training"]["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>()), 1e-9);
+    }
+  // Ranked by iteration time; the Pareto front trades time for memory.
+  for (size_t i = 1; i < s["best"].size(); ++i)
+    EXPECT_LE(s["best"][i - 1]["iteration_time_s"].get<double>(), s["best"][i]["iteration_time_s"].get<double>());
+  for (size_t i = 1; i < s["pareto"].size(); ++i) {
+    EXPECT_LT(s["pareto"][i - 1]["iteration_time_s"].get<double>(), s["pareto"][i]["iteration_time_s"].get<double>());
+    EXPECT_GT(s["pareto"][i - 1]["memory_bytes_total"].get<double>(), s["pareto"][i]["memory_bytes_total"].get<double>());
+  }
+}
+
+// Brute force: every plan of the same space through the reference evaluate().
+TEST(Search, BestEqualsBruteForce) {
+  const json in = small_search();
+  const Scenario base = parsed(in);
+  double best = 1e300;
+  long long valid = 0;
+  const std::vector<int> divs{1, 2, 4, 8, 16};
+  for (int tp : divs)
+    for (int pp : divs)
+      for (int cp : divs)
+        for (int dp : divs) {
+          if (tp * pp * cp * dp != 16) continue;
+          for (int sched = 0; sched < 3; ++sched)
+            for (int v = 1; v <= base.model.layers; ++v) {
+              if ((sched == 1) != (v > 1) || (sched == 1 && base.model.layers % (pp * v) != 0) || (sched != 0 && pp == 1))
+                continue;
+              for (int mb : {1, 2, 4, 8, 16})
+                for (int sp = 0; sp < (tp > 1 ? 2 : 1); ++sp)
+                  for (int rc = 0; rc < 3; ++rc)
+                    for (int z = 0; z < 4; ++z) {
+                      Scenario s = base;
+                      s.par = {tp, pp, dp, cp, 1, sp == 1, static_cast<PipeSchedule>(sched), v, z};
+                      s.train.micro_batch = mb;
+                      s.train.recompute = static_cast<Recompute>(rc);
+                      try {
+                        check_consistency(s);
+                      } catch (const InputError&) {
+                        continue;
+                      }
+                      ++valid;
+                      const TrainingResult r = evaluate(s).training;
+                      if (r.fits) best = std::min(best, r.iteration_time_s);
+                    }
+            }
+        }
+  const json out = json::parse(search_json(in.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  EXPECT_EQ(out["search"]["evaluated"].get<long long>(), valid);
+  EXPECT_LE(rel_diff(out["search"]["best"][0]["iteration_time_s"].get<double>(), best), 1e-9);
+}
+
+TEST(Search, FixedFieldsStayFixed) {
+  json in = small_search();
+  in["parallelism"] = {{"tp", 2}, {"sp", true}};
+  in["training"]["recompute"] = "full";
+  const json out = json::parse(search_json(in.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  for (const json& b : out["search"]["best"]) {
+    EXPECT_EQ(b["parallelism"]["tp"], 2);
+    EXPECT_EQ(b["parallelism"]["sp"], true);
+    EXPECT_EQ(b["training"]["recompute"], "full");
+  }
+}
+
+TEST(Search, LimitTruncates) {
+  const json out = search_scenario(small_search(), 100);
+  EXPECT_EQ(out["search"]["evaluated"].get<long long>(), 100);
+  EXPECT_TRUE(out["search"]["truncated"].get<bool>());
+}
+
+TEST(Search, Inference) {
+  const json in = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                   {"inference", {{"input_tokens", 2048}, {"output_tokens", 256}}},
+                   {"search", {{"gpus", 8}, {"top", 3}, {"max_ttft_s", 2.0}, {"max_tpot_s", 0.05}}}};
+  const json out = json::parse(search_json(in.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  const json& best = out["search"]["best"];
+  ASSERT_FALSE(best.empty());
+  for (const json& b : best) {
+    EXPECT_LE(b["ttft_s"].get<double>(), 2.0);
+    EXPECT_LE(b["tpot_s"].get<double>(), 0.05);
+    EXPECT_GT(b["output_tokens_per_s"].get<double>(), 0);
+  }
+  for (size_t i = 1; i < best.size(); ++i)
+    EXPECT_GE(best[i - 1]["output_tokens_per_s_per_gpu"].get<double>(), best[i]["output_tokens_per_s_per_gpu"].get<double>());
+}
+
+TEST(Search, Errors) {
+  json in = small_search();
+  in.erase("search");
+  EXPECT_TRUE(json::parse(search_json(in.dump())).contains("error"));
+  EXPECT_TRUE(json::parse(search_json("{")).contains("error"));
+  json bad = small_search();
+  bad["search"]["gpus"] = -3;
+  EXPECT_EQ(json::parse(search_json(bad.dump()))["error"]["path"], "search.gpus");
+}
+
+}  // namespace
+}  // namespace llmcalc::test

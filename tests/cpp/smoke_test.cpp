@@ -1,0 +1,78 @@
+// Every model preset on every system preset, in both modes: evaluates, every
+// number is finite, memory totals are the sum of their parts, and every op has
+// a non-negative time and a known bound (spec/scenario.md "Output").
+#include <functional>
+#include <set>
+
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+// Largest power of two <= 8 that divides the heads and ffn_hidden and is
+// compatible with the KV heads (one divides the other), as the parser demands.
+int pick_tp(const json& m) {
+  const int heads = m["heads"], kv = m.value("kv_heads", heads), ffn = m.value("ffn_hidden", 4 * m["hidden"].get<int>());
+  for (int tp = 8; tp > 1; tp /= 2)
+    if (heads % tp == 0 && ffn % tp == 0 && (kv % tp == 0 || tp % kv == 0)) return tp;
+  return 1;
+}
+
+void walk_numbers(const json& j, const std::string& path, const std::function<void(double, const std::string&)>& f) {
+  if (j.is_number()) f(j.get<double>(), path);
+  if (j.is_object())
+    for (auto it = j.begin(); it != j.end(); ++it) walk_numbers(it.value(), path + "." + it.key(), f);
+  if (j.is_array())
+    for (size_t i = 0; i < j.size(); ++i) walk_numbers(j[i], path + "[" + std::to_string(i) + "]", f);
+}
+
+void check(const json& scenario, const json& system) {
+  const std::string where = scenario["model"].get<std::string>() + " on " + scenario["system"].get<std::string>() +
+                            " (" + scenario["mode"].get<std::string>() + ")";
+  const json out = eval(scenario);
+  ASSERT_FALSE(out.contains("error")) << where << ": " << out.dump();
+  walk_numbers(out, "", [&](double v, const std::string& p) { EXPECT_TRUE(std::isfinite(v)) << where << p; });
+
+  const bool training = scenario["mode"] == "training";
+  const json& mem = out[training ? "training" : "inference"]["memory_bytes"];
+  double parts = 0;
+  for (const char* k : training ? std::vector<const char*>{"weights", "gradients", "optimizer", "activations"}
+                                : std::vector<const char*>{"weights", "kv_cache", "activations"})
+    parts += mem.at(k).get<double>();
+  EXPECT_NEAR(mem["total"].get<double>(), parts, 1e-9 * parts) << where;
+  EXPECT_DOUBLE_EQ(mem["capacity"].get<double>(), system["device"]["memory"].back().value("capacity_GiB", 0.0) * 1073741824.0)
+      << where;
+
+  std::set<std::string> bounds = {"compute", "network", "latency"};
+  for (const auto& level : system["device"]["memory"]) bounds.insert(level["name"].get<std::string>());
+  ASSERT_FALSE(out["ops"].empty()) << where;
+  for (const auto& op : out["ops"]) {
+    EXPECT_GE(op["time_s"].get<double>(), 0.0) << where << " " << op["name"];
+    EXPECT_GE(op["count"].get<double>(), 0.0) << where << " " << op["name"];
+    EXPECT_TRUE(bounds.count(op["bound"].get<std::string>())) << where << " " << op["name"] << ": " << op["bound"];
+  }
+}
+
+TEST(Smoke, EveryModelOnEverySystem) {
+  const json presets = json::parse(presets_json());
+  int evaluated = 0;
+  for (auto m = presets["models"].begin(); m != presets["models"].end(); ++m) {
+    const json& model = m.value()["model"];
+    const int tp = pick_tp(model);
+    for (auto s = presets["systems"].begin(); s != presets["systems"].end(); ++s) {
+      const json& system = s.value()["system"];
+      check({{"mode", "training"}, {"model", m.key()}, {"system", s.key()},
+             {"parallelism", {{"tp", tp}, {"pp", 1}, {"dp", 1}}},
+             {"training", {{"global_batch", 1}, {"micro_batch", 1}}}},
+            system);
+      check({{"mode", "inference"}, {"model", m.key()}, {"system", s.key()}, {"parallelism", {{"tp", tp}}},
+             {"inference", {{"batch", 8}, {"input_tokens", 2048}, {"output_tokens", 256}}}},
+            system);
+      evaluated += 2;
+    }
+  }
+  EXPECT_GE(evaluated, 2 * 16 * 6);  // the 16 model and 6 system presets of presets_test
+}
+
+}  // namespace
+}  // namespace llmcalc::test

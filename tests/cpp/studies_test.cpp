@@ -1,0 +1,55 @@
+// Studies: every one runs, gives finite numbers, and the physics holds.
+#include "studies.h"
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+json study(const std::string& name) {
+  json out = json::parse(study_json(name));
+  EXPECT_FALSE(out.contains("error")) << out.dump().substr(0, 400);
+  EXPECT_FALSE(study_text(name).empty());
+  return out;
+}
+
+TEST(Studies, GpuGenerations) {
+  const json r = study("gpu-generations");
+  ASSERT_GE(r["generations"].size(), 4u);
+  const json& steps = r["decomposition"];
+  ASSERT_EQ(steps.size(), 7u);
+  double prev = 0;
+  for (const json& s : steps) {
+    ASSERT_TRUE(s["fits"].get<bool>()) << s.dump();
+    const double speedup = s["speedup"].get<double>();
+    EXPECT_TRUE(std::isfinite(speedup) && speedup > 0);
+    EXPECT_GE(speedup, prev * (1 - 1e-9)) << s["step"];  // every factor helps or is neutral
+    prev = speedup;
+  }
+  EXPECT_GT(prev, 3.0);  // GB200 fp8 vs A100 bf16
+}
+
+TEST(Studies, DramScaling) {
+  const json r = study("dram-scaling");
+  const json& rows = r["rows"];
+  ASSERT_EQ(rows.size(), 4u);
+  for (size_t i = 1; i < rows.size(); ++i) {
+    EXPECT_LT(rows[i]["tpot_s_batch1"].get<double>(), rows[i - 1]["tpot_s_batch1"].get<double>());
+    EXPECT_GE(rows[i]["max_batch"].get<long long>(), rows[i - 1]["max_batch"].get<long long>());
+  }
+}
+
+TEST(Studies, InferenceBoundedness) {
+  const json r = study("inference-boundedness");
+  ASSERT_EQ(r["systems"].size(), 4u);
+  for (const json& s : r["systems"]) {
+    EXPECT_GT(s["ridges"]["hbm"].get<double>(), 0);
+    EXPECT_EQ(s["bound"]["decode"], "hbm");  // decode GEMVs stream weights
+    for (const json& op : s["ops"])
+      for (auto it = op["intensity"].begin(); it != op["intensity"].end(); ++it)
+        EXPECT_TRUE(std::isfinite(it.value().get<double>()));
+  }
+  EXPECT_TRUE(json::parse(study_json("nope")).contains("error"));
+}
+
+}  // namespace
+}  // namespace llmcalc::test

@@ -1,0 +1,60 @@
+// The pipeline schedule simulator behind the pipeline chart: textbook bubble
+// sizes for GPipe, 1F1B and interleaved 1F1B, and truncation to 32 micro-batches.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { simulatePipeline, stageOrder } from '../../web/src/pipeline.js';
+
+const close = (a, b, msg) => assert.ok(Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(b)), `${msg}: ${a} vs ${b}`);
+
+test('1F1B: iteration = (m + p - 1) x (tf + tb), every op once', () => {
+  const r = simulatePipeline({ stages: 4, microbatches: 8, schedule: '1f1b', virtual_stages: 1, t_fwd_s: 1, t_bwd_s: 2 });
+  assert.equal(r.deadlock, false);
+  assert.equal(r.ops.length, 4 * 8 * 2);
+  close(r.makespan, (8 + 4 - 1) * 3, 'makespan');
+  // stage 0 warms up with p - 1 forwards
+  assert.deepEqual(stageOrder('1f1b', 4, 8, 1, 0).slice(0, 4).map((o) => o.kind).join(''), 'FFFF');
+  assert.deepEqual(stageOrder('1f1b', 4, 8, 1, 3).slice(0, 3).map((o) => o.kind).join(''), 'FBF');
+});
+
+test('GPipe has the same bubble as 1F1B', () => {
+  const r = simulatePipeline({ stages: 4, microbatches: 8, schedule: 'gpipe', t_fwd_s: 1, t_bwd_s: 2 });
+  close(r.makespan, (8 + 4 - 1) * 3, 'makespan');
+});
+
+test('interleaved: bubble shrinks by the number of chunks', () => {
+  const p = 4;
+  const m = 8;
+  const v = 2;
+  const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'interleaved', virtual_stages: v, t_fwd_s: 1, t_bwd_s: 2 });
+  assert.equal(r.deadlock, false);
+  assert.equal(r.ops.length, p * m * v * 2);
+  close(r.makespan, m * 3 + ((p - 1) * 3) / v, 'makespan');
+  const chunks = new Set(r.ops.map((o) => o.chunk));
+  assert.deepEqual([...chunks].sort(), [0, 1]);
+});
+
+test('dependencies hold: a forward follows the previous stage, a backward the next', () => {
+  const r = simulatePipeline({ stages: 3, microbatches: 5, schedule: 'interleaved', virtual_stages: 3, t_fwd_s: 1.5, t_bwd_s: 3 });
+  assert.equal(r.deadlock, false);
+  const at = new Map(r.ops.map((o) => [`${o.kind}${o.stage}.${o.chunk}.${o.mb}`, o]));
+  for (const o of r.ops) {
+    if (o.kind === 'F' && o.stage > 0) assert.ok(o.start >= at.get(`F${o.stage - 1}.${o.chunk}.${o.mb}`).end);
+    if (o.kind === 'B') assert.ok(o.start >= at.get(`F${o.stage}.${o.chunk}.${o.mb}`).end);
+  }
+  // no stage runs two ops at once
+  for (let s = 0; s < 3; s++) {
+    const mine = r.ops.filter((o) => o.stage === s).sort((a, b) => a.start - b.start);
+    for (let i = 1; i < mine.length; i++) assert.ok(mine[i].start >= mine[i - 1].end - 1e-12);
+  }
+});
+
+test('more than 32 micro-batches are truncated; bad input does not throw', () => {
+  const r = simulatePipeline({ stages: 8, microbatches: 1536, schedule: '1f1b', t_fwd_s: 0.01, t_bwd_s: 0.02 });
+  assert.equal(r.shown, 32);
+  assert.equal(r.truncated, true);
+  assert.equal(new Set(r.ops.map((o) => o.mb)).size, 32);
+  const bad = simulatePipeline({ stages: 'x', microbatches: -1, schedule: 'nope', t_fwd_s: NaN });
+  assert.equal(bad.stages, 1);
+  assert.equal(bad.deadlock, false);
+  assert.equal(simulatePipeline(null).ops.length, 2);
+});

@@ -1,0 +1,96 @@
+// Pure page logic behind sharing, embedding, compare, export and the system
+// overrides, against the real schema and presets from the wasm module.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { decodeStateReport, encodeState, MAX_HASH } from '../../web/src/url-state.js';
+import { buildScenario } from '../../web/src/scenario.js';
+import { withPageFields, systemScenario } from '../../web/src/page-fields.js';
+import { embedSnippet, embedUrl } from '../../web/src/embed.js';
+import { compareRows, stateDiff } from '../../web/src/compare.js';
+import { opsToCsv } from '../../web/src/export.js';
+import { loadWasm } from './wasm.mjs';
+
+let mod;
+let schema;
+let presets;
+let defaults;
+before(async () => {
+  mod = await loadWasm();
+  schema = withPageFields(JSON.parse(mod.schema()));
+  presets = JSON.parse(mod.presets());
+  const def = (k) => schema.fields.find((f) => f.key === k).default;
+  defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
+});
+
+test('page fields have url keys that do not collide with the core schema', () => {
+  const urls = schema.fields.map((f) => f.url);
+  assert.equal(new Set(urls).size, urls.length);
+  for (const k of ['v', 'pin', 'embed', 'view']) assert.ok(!urls.includes(k));
+});
+
+test('decode reports what it set aside; oversized hashes are refused whole', () => {
+  const r = decodeStateReport(schema, '#v=2&zzz=1&mode=sideways&tp=4', defaults);
+  assert.equal(r.state.values['parallelism.tp'], '4');
+  assert.equal(r.issues.length, 3, r.issues.join('\n'));
+  const big = decodeStateReport(schema, 'v=1&tp=2&' + 'x'.repeat(MAX_HASH), defaults);
+  assert.deepEqual(big.state, defaults);
+  assert.match(big.issues[0], /too long/);
+  const e = decodeStateReport(schema, 'v=1&embed=1&view=roofline', defaults);
+  assert.deepEqual([e.embed, e.view], [true, 'roofline']);
+});
+
+test('a pin round-trips through the URL and is never nested', () => {
+  const state = structuredClone(defaults);
+  state.values['parallelism.tp'] = '2';
+  state.pin = encodeState(schema, { ...state, values: { 'parallelism.tp': '4' } }, { pin: false });
+  const hash = encodeState(schema, state);
+  const back = decodeStateReport(schema, hash, defaults).state;
+  assert.deepEqual(back, state);
+  const pinned = decodeStateReport(schema, back.pin, defaults).state;
+  assert.equal(pinned.values['parallelism.tp'], '4');
+  assert.equal(pinned.pin, undefined);
+  assert.deepEqual(stateDiff(schema, pinned, back), [{ key: 'parallelism.tp', from: '4', to: '2' }]);
+});
+
+test('system overrides copy the preset arrays whole and evaluate', () => {
+  const state = structuredClone(defaults);
+  Object.assign(state.values, { 'system.peak_bf16_tflops': '500', 'system.hbm_GBps': '1000', 'system.nvlink_GBps': '100', 'model.name': 'mine' });
+  const { scenario, errors } = buildScenario(schema, state, presets);
+  assert.deepEqual(errors, []);
+  const preset = presets.systems[defaults.system].system;
+  assert.equal(scenario.system.device.memory.length, preset.device.memory.length);
+  assert.equal(scenario.system.network.length, preset.network.length);
+  assert.deepEqual(scenario.model, { preset: defaults.model, name: 'mine' });
+  const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+  assert.equal(out.error, undefined, JSON.stringify(out.error));
+  assert.equal(out.device.peak_flops, 500e12);
+  assert.equal(out.model.name, 'mine');
+  assert.equal(systemScenario('x', preset, {}), 'x');
+});
+
+test('embed URL and snippet escape the state and carry embed=1&view', () => {
+  const url = embedUrl('https://e.org/llmcalc/#old', 'v=1&mnm=%3Cb%3E"x', 'memory');
+  assert.equal(url, 'https://e.org/llmcalc/#v=1&mnm=%3Cb%3E%22x&embed=1&view=memory');
+  const s = embedSnippet('https://e.org/llmcalc/', 'v=1&tp=2', 'nope');
+  assert.match(s, /src="https:\/\/e\.org\/llmcalc\/#v=1&amp;tp=2&amp;embed=1&amp;view=summary"/);
+  assert.doesNotMatch(s.split('\n')[0], /<[^i/]/);
+});
+
+test('compare rows say better or worse by the direction of each metric', () => {
+  const a = { training: { iteration_time_s: 10, tokens_per_s: 100, mfu: 0.5 }, gpus: 8 };
+  const b = { training: { iteration_time_s: 8, tokens_per_s: 90, mfu: 0.5 }, gpus: 8 };
+  const rows = Object.fromEntries(compareRows(a, b, 'training', 'training').map((r) => [r.key, r]));
+  assert.equal(rows.iteration_time_s.verdict, 'better');
+  assert.ok(Math.abs(rows.iteration_time_s.delta + 0.2) < 1e-12);
+  assert.equal(rows.tokens_per_s.verdict, 'worse');
+  assert.equal(rows.mfu.verdict, 'same');
+  assert.deepEqual(compareRows(a, { inference: {} , gpus: 4 }, 'training', 'inference').map((r) => r.key), ['gpus']);
+});
+
+test('ops CSV: a header, one row per op, quoted and formula-safe', () => {
+  const csv = opsToCsv({ ops: [{ name: 'a,"b"', phase: 'fwd', kind: 'gemm', count: 2, flops: 10, bytes: { hbm: 4 }, time_s: 0.5, bound: 'compute' }, { name: '=cmd()', time_s: NaN }] });
+  const lines = csv.trim().split('\r\n');
+  assert.equal(lines.length, 3);
+  assert.equal(lines[1], '1,"a,""b""",fwd,gemm,2,10,4,,,,0.5,1,compute');
+  assert.match(lines[2], /^2,'=cmd\(\),/);
+});

@@ -1,0 +1,49 @@
+// Embed mode: #embed=1&view=<name> shows one view with no page chrome and
+// tells the parent page its height, window.parent.postMessage({type:
+// 'llmcalc:height', height}, '*'), whenever it changes. embedSnippet() writes
+// the <iframe> code the "Embed" dialog offers.
+
+export const EMBED_VIEWS = ['summary', 'memory', 'time', 'pipeline', 'phases', 'roofline', 'ops', 'compare'];
+
+const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+// pageUrl: the page address without a hash; hash: the state (no leading #).
+export function embedUrl(pageUrl, hash, view) {
+  const p = new URLSearchParams(String(hash || '').replace(/^#/, ''));
+  p.delete('embed');
+  p.delete('view');
+  p.set('embed', '1');
+  p.set('view', EMBED_VIEWS.includes(view) ? view : 'summary');
+  return `${String(pageUrl).split('#')[0]}#${p.toString()}`;
+}
+
+export function embedSnippet(pageUrl, hash, view, { height = 420, title = 'llmcalc' } = {}) {
+  const src = embedUrl(pageUrl, hash, view);
+  const id = `llmcalc-${view}`;
+  const h = Number.isFinite(height) && height > 0 ? Math.round(height) : 420;
+  return [
+    `<iframe id="${escapeAttr(id)}" src="${escapeAttr(src)}" title="${escapeAttr(title)}" width="100%" height="${h}" style="border:0;width:100%" loading="lazy"></iframe>`,
+    '<script>',
+    "addEventListener('message', function (e) {",
+    `  var f = document.getElementById(${JSON.stringify(id)});`,
+    "  if (f && e.source === f.contentWindow && e.data && e.data.type === 'llmcalc:height') f.height = Math.ceil(e.data.height);",
+    '});',
+    '</script>',
+  ].join('\n');
+}
+
+let lastPosted = -1;
+export function postHeight() {
+  if (window.parent === window) return;
+  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+  if (height === lastPosted) return;
+  lastPosted = height;
+  window.parent.postMessage({ type: 'llmcalc:height', height }, '*');
+}
+
+export function startEmbed() {
+  document.documentElement.classList.add('embed');
+  document.body.classList.add('embed');
+  new ResizeObserver(() => postHeight()).observe(document.body);
+  postHeight();
+}
