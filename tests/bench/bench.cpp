@@ -6,6 +6,8 @@
 #include <string>
 
 #include "llmcalc/api.h"
+#include "output.h"
+#include "parse.h"
 #include "search.h"
 
 namespace {
@@ -64,6 +66,20 @@ void BM_Search_GPT3_175B_1024(benchmark::State& state) {
   state.counters["configs_per_s"] = benchmark::Counter(configs, benchmark::Counter::kIsRate);
   state.counters["configs"] = benchmark::Counter(configs / static_cast<double>(state.iterations()));
 }
+
+// The model alone: a parsed Scenario to a Result, without JSON in or out
+// (what a search evaluates per configuration when nothing is cached).
+void model_only(benchmark::State& state, const std::string& scenario) {
+  const llmcalc::Scenario s = llmcalc::parse_scenario(nlohmann::json::parse(scenario));
+  for (auto _ : state) {
+    llmcalc::Result r = llmcalc::evaluate(s);
+    benchmark::DoNotOptimize(r);
+  }
+}
+void BM_TrainingModelOnly_GPT3_175B_1024Gpus(benchmark::State& state) { model_only(state, kGpt3Training); }
+void BM_InferenceModelOnly_Llama70B(benchmark::State& state) { model_only(state, kLlama70BInference); }
+BENCHMARK(BM_TrainingModelOnly_GPT3_175B_1024Gpus)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InferenceModelOnly_Llama70B)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_TrainingGpt3_175B_1024Gpus)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InferenceLlama70B)->Unit(benchmark::kMicrosecond);
