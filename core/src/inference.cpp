@@ -141,6 +141,9 @@ InferenceResult evaluate_inference(const Scenario& s) {
 
   r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
   r.output_tokens_per_s = b * in.output_tokens / r.e2e_latency_s;
+  // With the pipeline full, each stage works on its own batch: pp batches
+  // complete per request latency (Narayanan et al. 2021 §2.2, no bubble in steady state).
+  r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
   r.memory = inference_memory(s);
   r.fits = r.memory.total <= r.memory.capacity;
   r.ops = std::move(prefill.ops);

@@ -84,6 +84,7 @@ json inference_json(const InferenceResult& r) {
           {"tpot_s", r.tpot_s},
           {"e2e_latency_s", r.e2e_latency_s},
           {"output_tokens_per_s", r.output_tokens_per_s},
+          {"pipelined_output_tokens_per_s", r.pipelined_output_tokens_per_s},
           {"memory_bytes",
            {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
             {"capacity", m.capacity}}},

@@ -39,6 +39,7 @@ struct TrainingResult {
 
 struct InferenceResult {
   double ttft_s = 0, tpot_s = 0, e2e_latency_s = 0, output_tokens_per_s = 0;
+  double pipelined_output_tokens_per_s = 0;  // pp batches in flight, one per stage
   double prefill_flops = 0, decode_flops_per_step = 0;
   InferenceMemory memory;
   bool fits = true;

@@ -95,7 +95,7 @@ json gpu_generations() {
   auto& dev = sys["device"];
   const auto& gdev = gb200["device"];
   auto step = [&](const std::string& label, bool research) {
-    plan = best_plan(gpt3_run(sys, prec), research ? json(nullptr) : plan);
+    plan = best_plan(gpt3_run(sys, prec), research || plan.is_null() ? json(nullptr) : plan);
     steps.push_back(plan_row(label, plan, t0));
   };
   for (const char* k : {"matmul_tflops", "vector_tflops", "sm_count", "efficiency"}) dev[k] = gdev[k];
@@ -219,9 +219,12 @@ json boundedness() {
                     {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}};
     const json out = evaluate_to_json(s);
     const double peak = out["device"]["peak_flops"].get<double>();
-    json ridges = json::object(), ops = json::array();
+    json ridges = json::object(), ops = json::array(), levels = json::array();
     // Ridge point of a level: peak FLOP/s / its bandwidth (Williams et al. 2009, roofline).
-    for (const json& roof : out["device"]["roofs"]) ridges[roof["name"].get<std::string>()] = peak / roof["bandwidth_Bps"].get<double>();
+    for (const json& roof : out["device"]["roofs"]) {
+      levels.push_back(roof["name"]);  // nearest to the cores first
+      ridges[roof["name"].get<std::string>()] = peak / roof["bandwidth_Bps"].get<double>();
+    }
     for (const json& op : out["ops"]) {
       if (op["kind"] == "comm") continue;
       json ai = json::object();
@@ -230,7 +233,7 @@ json boundedness() {
       ops.push_back({{"phase", op["phase"]}, {"name", op["name"]}, {"flops", op["flops"]}, {"intensity", ai},
                      {"time_s", op["time_s"]}, {"bound", op["bound"]}});
     }
-    systems.push_back({{"system", id}, {"device", out["device"]["name"]}, {"peak_flops", peak}, {"ridges", ridges},
+    systems.push_back({{"system", id}, {"device", out["device"]["name"]}, {"peak_flops", peak}, {"levels", levels}, {"ridges", ridges},
                        {"ops", ops}, {"bound", out["inference"]["bound"]}});
   }
   return {{"study", "inference-boundedness"},
@@ -244,7 +247,7 @@ std::string boundedness_text(const json& r) {
   for (const json& s : r["systems"]) {
     std::vector<std::string> head{"phase op"};
     std::vector<std::string> levels;
-    for (auto it = s["ridges"].begin(); it != s["ridges"].end(); ++it) levels.push_back(it.key());
+    for (const json& l : s["levels"]) levels.push_back(l.get<std::string>());
     for (const auto& l : levels) head.push_back("AI " + l);
     head.push_back("bound");
     std::vector<std::vector<std::string>> rows{head};

@@ -1,6 +1,8 @@
 #include "sweep.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include "output.h"
@@ -78,7 +80,10 @@ std::vector<double> grid(double from, double to, int steps, bool log_scale) {
   std::vector<double> x;
   for (int i = 0; i < steps; ++i) {
     const double f = steps == 1 ? 0.0 : i / static_cast<double>(steps - 1);
-    x.push_back(log_scale ? from * std::pow(to / from, f) : from + (to - from) * f);  // geometric / arithmetic grid
+    const double v = log_scale ? from * std::pow(to / from, f) : from + (to - from) * f;  // geometric / arithmetic grid
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.12g", v);  // 3999.9999999999995 -> 4000
+    x.push_back(std::strtod(buf, nullptr));
   }
   return x;
 }
