@@ -263,15 +263,23 @@ TrainingResult evaluate_training(const Scenario& s) {
       gather = collective_time(s.system, Collective::all_gather, dpg, weight_bytes);
       bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * 2);
     }
-    if (par.zero >= 3) {  // weights gathered again for every micro-batch's forward and backward
-      const double per_mb_gather = collective_time(s.system, Collective::all_gather, dpg, weight_bytes);
-      gather += 2 * dmb * per_mb_gather;
-      bucket_gather = 2 * dmb * per_mb_gather;  // not hidden: each layer waits for its weights
-    }
   }
   const double last_bwd = B + R + TP;
-  bd.dp_comm = t.overlap.dp ? std::max(bucket_reduce, reduce - last_bwd) + std::max(bucket_gather, gather - F)
-                            : reduce + gather;
+  if (par.zero >= 3 && dpg.size > 1) {
+    // ZeRO-3 / FSDP: every micro-batch gathers the weights for its forward
+    // and again for its backward and reduce-scatters its gradients; each is
+    // prefetched layer by layer behind the compute of the layer before, so
+    // only the first layer's share and any excess over the compute show.
+    const double first = gather / std::max(1.0, layers);
+    const double fwd_exposed = std::max(first, gather - F);
+    const double bwd_exposed = std::max(first + reduce / std::max(1.0, layers), gather + reduce - last_bwd);
+    bd.dp_comm = t.overlap.dp ? dmb * (fwd_exposed + bwd_exposed) : dmb * (2 * gather + reduce);
+    reduce *= dmb;
+    gather *= 2 * dmb;
+  } else {
+    bd.dp_comm = t.overlap.dp ? std::max(bucket_reduce, reduce - last_bwd) + std::max(bucket_gather, gather - F)
+                              : reduce + gather;
+  }
 
   // Optimizer step of Megatron's mixed-precision optimizer, bytes per
   // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
