@@ -63,7 +63,7 @@ export function phaseChart(result) {
   }
   root.append(svg('text', { class: 'axis-label', x: (90 + W) / 2, y: H - 2, 'text-anchor': 'middle', text: 'arithmetic intensity (FLOP/byte of HBM)' }));
   for (const r of ridges) {
-    const cls = r.i >= 0 ? `ridge r${r.i % 6}` : 'ridge achievable';
+    const cls = r.i >= 0 ? 'ridge' : 'ridge achievable';
     root.append(svg('line', { class: cls, x1: x(r.ai), x2: x(r.ai), y1: top - 4, y2: H - 30, 'data-ridge': r.name }, [svg('title', { text: `${r.name} ridge: ${fmt.num(r.ai)} FLOP/B` })]));
   }
   const labelled = ridges.filter((r) => r.i === roofs.length - 1);
