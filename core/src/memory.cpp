@@ -20,12 +20,11 @@ double kv_dim_local(const Model& m, int tp) {
   return std::max(1.0, m.kv_heads / static_cast<double>(tp)) * m.head_dim;
 }
 
+}  // namespace
+
 // Bytes per parameter held for training with Megatron's mixed-precision
 // optimizer (Korthikanti et al. 2022 §4: 18 bytes = 2 weight + 4 fp32 grad
 // + 12 Adam state incl. fp32 master; fp8 training keeps bf16 weights).
-struct ParamBytes {
-  double weight, grad, optim;
-};
 ParamBytes param_bytes(const Training& t) {
   const bool full_fp32 = t.precision == Precision::fp32 || t.precision == Precision::tf32;
   const double w = full_fp32 ? 4 : 2;
@@ -33,14 +32,10 @@ ParamBytes param_bytes(const Training& t) {
   return {w, 4, state + (full_fp32 ? 0 : 4)};                   // + fp32 master copy
 }
 
-struct StageParams {
-  double dense = 0;   // replicated over ep, sharded over tp
-  double expert = 0;  // sharded over ep and tp
-  double norms = 0;   // replicated on every tp rank (Megatron keeps full norm weights)
-};
-
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last) {
-  StageParams sp;
+  struct {
+    double dense = 0, expert = 0, norms = 0;  // norms stay whole on every tp rank (Megatron)
+  } sp;
   const LayerParams dense = layer_params(m, false);
   const LayerParams moe = layer_params(m, true);
   for (int l = first_layer; l < first_layer + layers; ++l) {
@@ -64,8 +59,6 @@ StageParams params_of_stage(const Model& m, const Parallelism& p, int first_laye
   if (last) per_gpu += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
   return {per_gpu, sp.expert / (tp * p.ep)};
 }
-
-}  // namespace
 
 double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer) {
   const double s = t.seq_len / static_cast<double>(p.cp), b = t.micro_batch, h = m.hidden, tp = p.tp;
@@ -114,52 +107,61 @@ double inflight_layer_microbatches(const Model& m, const Parallelism& p, long lo
   return layers;
 }
 
-TrainingMemory training_memory(const Scenario& s) {
+TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches) {
   const Model& m = s.model;
   const Parallelism& p = s.par;
   const Training& t = s.train;
   const ParamBytes pb = param_bytes(t);
-  const StageLayout lay = stage_layout(m, p);
-  const long long microbatches = t.global_batch / (static_cast<long long>(t.micro_batch) * p.dp);
+  const int max_layers = stage_layout(m, p).max_layers;
   const double dp_shards = static_cast<double>(p.dp) * p.cp;
   const double expert_shards = dp_shards / p.ep;
-
-  auto stage_memory = [&](bool first, bool last) {
-    TrainingMemory r;
-    const int first_layer = first ? 0 : m.layers - lay.max_layers;
-    const StageParams sp = params_of_stage(m, p, first_layer, lay.max_layers, first, last);
-    r.params_on_gpu = sp.dense + sp.expert;
-    // ZeRO stages shard over the data-parallel group (Rajbhandari et al. 2020).
-    auto shard = [&](double bytes_per_param, int stage) {
-      return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards
-                             : (sp.dense + sp.expert) * bytes_per_param;
-    };
-    r.weights = shard(pb.weight, 3);
-    r.gradients = shard(pb.grad, 2);
-    r.optimizer = shard(pb.optim, 1);
-    const bool moe_here = m.is_moe() && m.layers - m.moe.dense_layers > first_layer;
-    const double per_layer = layer_activation_bytes(m, p, t, moe_here);
-    const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : lay.max_layers;
-    r.activations = per_layer * inflight;
-    if (t.recompute == Recompute::full) {
-      // One layer is materialised again during its backward.
-      Training none = t;
-      none.recompute = Recompute::none;
-      r.activations += layer_activation_bytes(m, p, none, moe_here);
-    }
-    // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
-    if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
-    r.total = r.weights + r.gradients + r.optimizer + r.activations;
-    return r;
+  TrainingMemory r;
+  const int first_layer = first ? 0 : m.layers - max_layers;
+  r.params_on_gpu = sp.dense + sp.expert;
+  // ZeRO stages shard over the data-parallel group (Rajbhandari et al. 2020).
+  auto shard = [&](double bytes_per_param, int stage) {
+    return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards
+                           : (sp.dense + sp.expert) * bytes_per_param;
   };
-  TrainingMemory first = stage_memory(true, p.pp == 1);
-  TrainingMemory result = first;
-  if (p.pp > 1) {
-    TrainingMemory last = stage_memory(false, true);
-    if (last.total > first.total) result = last;
+  r.weights = shard(pb.weight, 3);
+  r.gradients = shard(pb.grad, 2);
+  r.optimizer = shard(pb.optim, 1);
+  const bool moe_here = m.is_moe() && m.layers - m.moe.dense_layers > first_layer;
+  const double per_layer = layer_activation_bytes(m, p, t, moe_here);
+  const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
+  r.activations = per_layer * inflight;
+  if (t.recompute == Recompute::full) {
+    // One layer is materialised again during its backward.
+    Training none = t;
+    none.recompute = Recompute::none;
+    r.activations += layer_activation_bytes(m, p, none, moe_here);
+  }
+  // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
+  if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
+  r.total = r.weights + r.gradients + r.optimizer + r.activations;
+  return r;
+}
+
+StageParamsPair stage_params(const Model& m, const Parallelism& p) {
+  const int layers = stage_layout(m, p).max_layers;
+  return {params_of_stage(m, p, 0, layers, true, p.pp == 1),
+          params_of_stage(m, p, m.layers - layers, layers, false, true)};
+}
+
+TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches) {
+  const bool single = s.par.pp == 1;
+  TrainingMemory result = stage_memory(s, sp.first, true, single, microbatches);
+  if (!single) {
+    TrainingMemory last = stage_memory(s, sp.last, false, true, microbatches);
+    if (last.total > result.total) result = last;
   }
   result.capacity = s.system.device.dram().capacity_bytes;
   return result;
+}
+
+TrainingMemory training_memory(const Scenario& s) {
+  const long long microbatches = s.train.global_batch / (static_cast<long long>(s.train.micro_batch) * s.par.dp);
+  return most_loaded_stage(s, stage_params(s.model, s.par), microbatches);
 }
 
 namespace {

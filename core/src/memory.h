@@ -27,6 +27,23 @@ struct TrainingMemory {
 };
 TrainingMemory training_memory(const Scenario& s);
 
+// The parts of training_memory, for callers that cache them (search).
+struct ParamBytes {
+  double weight, grad, optim;
+};
+ParamBytes param_bytes(const Training& t);
+struct StageParams {
+  double dense = 0;   // per GPU: sharded over tp, replicated over ep
+  double expert = 0;  // per GPU: sharded over tp and ep
+};
+StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last);
+struct StageParamsPair {
+  StageParams first, last;
+};
+StageParamsPair stage_params(const Model& m, const Parallelism& p);  // depends on (tp, pp, ep) only
+TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches);
+TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches);
+
 struct InferenceMemory {
   double weights = 0, kv_cache = 0, activations = 0, total = 0, capacity = 0;
   double kv_per_sequence = 0;   // at full context

@@ -148,54 +148,9 @@ double edge_compute(const Scenario& s, bool first, bool last) {
   return t.compute;
 }
 
-// ---- Parts of memory.cpp ----
-
-// memory.cpp param_bytes(): Megatron mixed precision, 2 + 4 + 12 bytes.
-struct ParamBytes {
-  double weight, grad, optim;
-};
-ParamBytes param_bytes(const Training& t) {
-  const bool full_fp32 = t.precision == Precision::fp32 || t.precision == Precision::tf32;
-  const double w = full_fp32 ? 4 : 2;
-  const double state = t.optimizer == Optimizer::adam ? 8 : 4;
-  return {w, 4, state + (full_fp32 ? 0 : 4)};
-}
-
-struct StageParams {
-  double dense = 0, expert = 0;  // per GPU: dense sharded over tp; experts over tp x ep
-};
-
-// memory.cpp params_of_stage().
-StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last) {
-  double dense_sum = 0, expert_sum = 0, norms = 0;  // norms replicated on every tp rank
-  const LayerParams dense = layer_params(m, false);
-  const LayerParams moe = layer_params(m, true);
-  for (int l = first_layer; l < first_layer + layers; ++l) {
-    if (is_moe_layer(m, l)) {
-      const double router = 1.0 * m.hidden * m.moe.experts;
-      dense_sum += moe.attention + router;
-      norms += moe.norms;
-      expert_sum += moe.mlp - router;
-    } else {
-      dense_sum += dense.attention + dense.mlp;
-      norms += dense.norms;
-    }
-  }
-  const double tp = p.tp;
-  double per_gpu = dense_sum / tp + norms;
-  if (first) per_gpu += 1.0 * m.vocab * m.hidden / tp + (m.learned_positions ? 1.0 * m.seq_len * m.hidden : 0.0);
-  if (last && (!m.tied_embeddings || !first)) per_gpu += 1.0 * m.vocab * m.hidden / tp;
-  if (last) per_gpu += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
-  return {per_gpu, expert_sum / (tp * p.ep)};
-}
-
-struct StagePair {
-  StageParams first, last;
-};
-
 // Data-parallel collectives and the optimizer step of one stage (training.cpp).
 struct DpParts {
-  double reduce = 0, bucket_reduce = 0, gather = 0, bucket_gather = 0, per_mb_gather = 0, optimizer = 0;
+  double reduce = 0, bucket_reduce = 0, gather = 0, bucket_gather = 0, optimizer = 0;
 };
 
 // Cache keys: a handful of integers (and a double's bits).
@@ -235,7 +190,7 @@ struct FastTraining::Impl {
   Scenario s;  // scratch: par and train change per call
   Memo<LayerParts> dense, moe;
   Memo<double> edge, hop;
-  Memo<StagePair> stages;
+  Memo<StageParamsPair> stages;
   Memo<DpParts> dp;
 
   const LayerParts& layers(bool moe_layer) {
@@ -248,64 +203,13 @@ struct FastTraining::Impl {
     const Key k{s.par.tp, s.par.cp, s.train.micro_batch, first, last, s.par.gpus(), 0};
     return edge.get(k, [&] { return edge_compute(s, first, last); });
   }
-  const StagePair& stage_params() {
+  const StageParamsPair& cached_stage_params() {
     const Parallelism& p = s.par;
-    return stages.get(Key{p.tp, p.ep, p.pp, 0, 0, 0, 0}, [&] {
-      const StageLayout lay = stage_layout(s.model, p);
-      return StagePair{params_of_stage(s.model, p, 0, lay.max_layers, true, p.pp == 1),
-                       params_of_stage(s.model, p, s.model.layers - lay.max_layers, lay.max_layers, false, true)};
-    });
+    return stages.get(Key{p.tp, p.ep, p.pp, 0, 0, 0, 0}, [&] { return stage_params(s.model, p); });
   }
-  TrainingMemory stage_memory(const StageParams& sp, bool first, bool last, long long microbatches) const;
-  TrainingMemory memory(long long microbatches);
+  TrainingMemory memory(long long microbatches) { return most_loaded_stage(s, cached_stage_params(), microbatches); }
   const DpParts& dp_parts(double params);
 };
-
-// memory.cpp training_memory(), stage_memory lambda.
-TrainingMemory FastTraining::Impl::stage_memory(const StageParams& sp, bool first, bool last,
-                                                long long microbatches) const {
-  const Model& m = s.model;
-  const Parallelism& p = s.par;
-  const Training& t = s.train;
-  const ParamBytes pb = param_bytes(t);
-  const int max_layers = stage_layout(m, p).max_layers;
-  const double dp_shards = static_cast<double>(p.dp) * p.cp;
-  const double expert_shards = dp_shards / p.ep;
-  TrainingMemory r;
-  const int first_layer = first ? 0 : m.layers - max_layers;
-  r.params_on_gpu = sp.dense + sp.expert;
-  auto shard = [&](double bytes_per_param, int stage) {
-    return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards
-                           : (sp.dense + sp.expert) * bytes_per_param;
-  };
-  r.weights = shard(pb.weight, 3);
-  r.gradients = shard(pb.grad, 2);
-  r.optimizer = shard(pb.optim, 1);
-  const bool moe_here = m.is_moe() && m.layers - m.moe.dense_layers > first_layer;
-  const double per_layer = layer_activation_bytes(m, p, t, moe_here);
-  const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
-  r.activations = per_layer * inflight;
-  if (t.recompute == Recompute::full) {
-    Training none = t;
-    none.recompute = Recompute::none;
-    r.activations += layer_activation_bytes(m, p, none, moe_here);
-  }
-  if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
-  r.total = r.weights + r.gradients + r.optimizer + r.activations;
-  return r;
-}
-
-TrainingMemory FastTraining::Impl::memory(long long microbatches) {
-  const StagePair& sp = stage_params();
-  const bool single = s.par.pp == 1;
-  TrainingMemory result = stage_memory(sp.first, true, single, microbatches);
-  if (!single) {
-    TrainingMemory last = stage_memory(sp.last, false, true, microbatches);
-    if (last.total > result.total) result = last;
-  }
-  result.capacity = s.system.device.dram().capacity_bytes;
-  return result;
-}
 
 // training.cpp: DP reduction (+ ZeRO gathers) and the optimizer step.
 const DpParts& FastTraining::Impl::dp_parts(double params) {
@@ -324,7 +228,6 @@ const DpParts& FastTraining::Impl::dp_parts(double params) {
         d.gather = collective_time(s.system, Collective::all_gather, dpg, weight_bytes);
         d.bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * 2);
       }
-      if (zclass >= 3) d.per_mb_gather = collective_time(s.system, Collective::all_gather, dpg, weight_bytes);
     }
     const double local_params = zclass >= 1 ? params / static_cast<double>(dpg.size) : params;
     const double opt_bytes = local_params * (s.train.optimizer == Optimizer::adam ? 46 : 38);
@@ -393,14 +296,18 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   }
   out.memory = I.memory(mb);
   const DpParts& d = I.dp_parts(out.memory.params_on_gpu);
-  double gather = d.gather, bucket_gather = d.bucket_gather;
-  if (par.zero >= 3 && par.dp * par.cp > 1) {  // ZeRO-3: weights gathered every micro-batch
-    gather += 2 * dmb * d.per_mb_gather;
-    bucket_gather = 2 * dmb * d.per_mb_gather;
-  }
   const double last_bwd = B + R + TP;
-  bd.dp_comm = t.overlap.dp ? std::max(d.bucket_reduce, d.reduce - last_bwd) + std::max(bucket_gather, gather - F)
-                            : d.reduce + gather;
+  if (par.zero >= 3 && 1LL * par.dp * par.cp > 1) {
+    // ZeRO-3 / FSDP: per micro-batch gathers (fwd, bwd) and reduce-scatter,
+    // prefetched layer by layer; the first layer's share shows.
+    const double first = d.gather / std::max(1.0, layers);
+    const double fwd_exposed = std::max(first, d.gather - F);
+    const double bwd_exposed = std::max(first + d.reduce / std::max(1.0, layers), d.gather + d.reduce - last_bwd);
+    bd.dp_comm = t.overlap.dp ? dmb * (fwd_exposed + bwd_exposed) : dmb * (2 * d.gather + d.reduce);
+  } else {
+    bd.dp_comm = t.overlap.dp ? std::max(d.bucket_reduce, d.reduce - last_bwd) + std::max(d.bucket_gather, d.gather - F)
+                              : d.reduce + d.gather;
+  }
   bd.optimizer = d.optimizer;
   out.iteration_time_s = bd.total();
   return out;
