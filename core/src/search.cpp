@@ -1,6 +1,7 @@
-// Parallelism search. FastTraining re-composes the training model of
-// training.cpp (iteration time) and memory.cpp (footprint) from cached
-// parts; every formula below is the one of those files, cited by function.
+// Parallelism search. FastTraining evaluates many plans of one scenario by
+// caching the parts of training.cpp (per-layer, edge, pipeline hop and
+// data-parallel times) and memory.cpp (stage parameters) and calling the
+// same composition, compose_iteration() and most_loaded_stage().
 #include "search.h"
 
 #include <algorithm>
@@ -21,137 +22,6 @@
 namespace llmcalc {
 
 namespace {
-
-// ---- Parts of training.cpp (same formulas; see the functions named) ----
-
-bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
-
-// training.cpp PassTime: per micro-batch times of a group of ops.
-struct PassTime {
-  double compute = 0, attention = 0, tp = 0, cp = 0, ep = 0;
-  void add(const Op& op) {
-    const double t = op.cost.time_s * 1;
-    if (op.kind != OpKind::comm) {
-      compute += t;
-      if (op.kind == OpKind::attention || op.name.rfind("attn.scores", 0) == 0 || op.name.rfind("attn.context", 0) == 0 ||
-          op.name.rfind("attn.softmax", 0) == 0 || op.name.rfind("attn.dropout", 0) == 0)
-        attention += t;
-    } else if (op.comm_axis == "tp") {
-      tp += t;
-    } else if (op.comm_axis == "ep") {
-      ep += t;
-    } else if (op.comm_axis == "cp") {
-      cp += t;
-    }
-  }
-};
-
-struct LayerParts {
-  PassTime fwd, bwd, rec;
-};
-
-// training.cpp training_pass(): groups in Megatron-Core order tp, cp, ep, dp, pp.
-LayerPass training_pass(const Scenario& s, bool moe_layer) {
-  const Training& t = s.train;
-  LayerPass p;
-  p.batch = t.micro_batch;
-  p.q_len = t.seq_len / static_cast<double>(s.par.cp);
-  p.kv_len = t.seq_len;
-  p.causal = true;
-  p.tp = s.par.tp;
-  p.sp = s.par.sp && s.par.tp > 1;
-  p.flash = t.flash_attention;
-  p.dropout = s.model.dropout;
-  p.moe_layer = moe_layer;
-  p.ep = s.par.ep;
-  p.math = t.precision;
-  p.attn_math = t.precision == Precision::fp8 ? Precision::bf16 : t.precision;
-  p.act_bytes = is_fp32(t.precision) ? 4 : 2;
-  p.weight_bytes = bytes_per_element(t.precision == Precision::tf32 ? Precision::fp32 : t.precision);
-  p.gemm_act_bytes = p.weight_bytes;
-  p.kv_bytes = p.act_bytes;
-  p.tp_group = {s.par.tp, 1, s.par.gpus()};
-  p.ep_group = {s.par.ep, s.par.tp, s.par.gpus()};
-  return p;
-}
-
-bool is_attention_core(const std::string& name) {
-  return name.rfind("attn.scores", 0) == 0 || name.rfind("attn.softmax", 0) == 0 ||
-         name.rfind("attn.dropout", 0) == 0 || name.rfind("attn.context", 0) == 0 || name.rfind("attn.flash", 0) == 0;
-}
-
-// training.cpp cp_exchange(): ring attention moves K and V blocks.
-OpSpec cp_exchange(const Scenario& s, double factor) {
-  const double kvd = std::max(1.0, s.model.kv_heads / static_cast<double>(s.par.tp)) * s.model.head_dim;
-  OpSpec c;
-  c.name = "attn.cp_kv_exchange";
-  c.kind = OpKind::comm;
-  c.coll = Collective::p2p;
-  c.group = {s.par.cp, s.par.tp, s.par.gpus()};
-  c.comm_axis = "cp";
-  c.bytes = factor * 2 * s.train.micro_batch * (s.train.seq_len / static_cast<double>(s.par.cp)) * kvd * 2;
-  return c;
-}
-
-// training.cpp layer_times().
-LayerParts layer_parts(const Scenario& s, bool moe_layer) {
-  LayerParts lt;
-  std::vector<OpSpec> fwd = layer_forward(s.model, training_pass(s, moe_layer));
-  if (s.train.precision == Precision::fp8) add_input_casts(fwd, 4);
-  const Recompute rc = s.train.recompute;
-  for (const OpSpec& f : fwd) {
-    lt.fwd.add(cost_op(s.system, f, "fwd", 1));
-    if (rc == Recompute::full || (rc == Recompute::selective && !s.train.flash_attention && is_attention_core(f.name)))
-      lt.rec.add(cost_op(s.system, f, "recompute", 1));
-    for (const OpSpec& b : backward_of(f)) lt.bwd.add(cost_op(s.system, b, "bwd", 1));
-  }
-  if (s.par.cp > 1) {
-    const Op f = cost_op(s.system, cp_exchange(s, s.par.cp - 1), "fwd", 1);
-    const Op b = cost_op(s.system, cp_exchange(s, 2.0 * (s.par.cp - 1)), "bwd", 1);
-    lt.fwd.cp += std::max(0.0, f.cost.time_s - lt.fwd.attention);
-    lt.bwd.cp += std::max(0.0, b.cost.time_s - lt.bwd.attention);
-  }
-  return lt;
-}
-
-// training.cpp edge_ops(): embedding on the first stage; LM head and
-// cross-entropy on the last; forward and backward folded together.
-double edge_compute(const Scenario& s, bool first, bool last) {
-  PassTime t;
-  const Model& m = s.model;
-  const double tokens = s.train.micro_batch * s.train.seq_len / static_cast<double>(s.par.cp);
-  const LayerPass pass = training_pass(s, false);
-  std::vector<OpSpec> list;
-  if (first) {
-    OpSpec e;
-    e.name = "embedding";
-    e.bytes = 2 * tokens * m.hidden * pass.act_bytes;
-    list.push_back(e);
-  }
-  if (last) {
-    OpSpec head;
-    head.name = "lm_head";
-    head.kind = OpKind::gemm;
-    head.gemm = {tokens, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
-                 pass.gemm_act_bytes, pass.weight_bytes, pass.act_bytes, pass.math};
-    list.push_back(head);
-    OpSpec ce;
-    ce.name = "cross_entropy";
-    ce.bytes = tokens * m.vocab / static_cast<double>(s.par.tp) * (pass.act_bytes + 4);
-    ce.flops = 5 * tokens * m.vocab / static_cast<double>(s.par.tp);
-    list.push_back(ce);
-  }
-  for (const OpSpec& spec : list) {
-    t.add(cost_op(s.system, spec, "fwd", 1));
-    for (const OpSpec& b : backward_of(spec)) t.add(cost_op(s.system, b, "bwd", 1));
-  }
-  return t.compute;
-}
-
-// Data-parallel collectives and the optimizer step of one stage (training.cpp).
-struct DpParts {
-  double reduce = 0, bucket_reduce = 0, gather = 0, bucket_gather = 0, optimizer = 0;
-};
 
 // Cache keys: a handful of integers (and a double's bits).
 using Key = std::array<long long, 7>;
@@ -188,53 +58,38 @@ long long bits_of(double d) {
 
 struct FastTraining::Impl {
   Scenario s;  // scratch: par and train change per call
-  Memo<LayerParts> dense, moe;
+  Memo<LayerTimes> dense, moe;
   Memo<double> edge, hop;
   Memo<StageParamsPair> stages;
   Memo<DpParts> dp;
 
-  const LayerParts& layers(bool moe_layer) {
+  // Per-layer times depend on (tp, sp, cp, ep, micro-batch, recompute) and
+  // the rank count (node crossings); edges, hops and dp parts likewise.
+  const LayerTimes& layers(bool moe_layer) {
     const Parallelism& p = s.par;
     const Key k{p.tp, p.sp && p.tp > 1, p.cp, p.ep, s.train.micro_batch, static_cast<long long>(s.train.recompute),
                 p.gpus()};
-    return (moe_layer ? moe : dense).get(k, [&] { return layer_parts(s, moe_layer); });
+    return (moe_layer ? moe : dense).get(k, [&] { return layer_times(s, moe_layer, false); });
   }
   double edge_time(bool first, bool last) {
     const Key k{s.par.tp, s.par.cp, s.train.micro_batch, first, last, s.par.gpus(), 0};
-    return edge.get(k, [&] { return edge_compute(s, first, last); });
+    return edge.get(k, [&] { return edge_times(s, first, last, nullptr).compute; });
+  }
+  double hop_time() {
+    const Parallelism& p = s.par;
+    const Key k{p.pp, p.tp, p.cp, p.dp, p.sp && p.tp > 1, s.train.micro_batch, 0};
+    return hop.get(k, [&] { return pipeline_hop_time(s); });
   }
   const StageParamsPair& cached_stage_params() {
     const Parallelism& p = s.par;
     return stages.get(Key{p.tp, p.ep, p.pp, 0, 0, 0, 0}, [&] { return stage_params(s.model, p); });
   }
-  TrainingMemory memory(long long microbatches) { return most_loaded_stage(s, cached_stage_params(), microbatches); }
-  const DpParts& dp_parts(double params);
+  const DpParts& dp_time(double params) {
+    const Parallelism& p = s.par;
+    const long long zclass = p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0;
+    return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), 0, 0}, [&] { return dp_parts(s, params); });
+  }
 };
-
-// training.cpp: DP reduction (+ ZeRO gathers) and the optimizer step.
-const DpParts& FastTraining::Impl::dp_parts(double params) {
-  const Parallelism& p = s.par;
-  const Group dpg{1LL * p.dp * p.cp, p.tp, p.gpus()};
-  const long long zclass = p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0;
-  return dp.get(Key{dpg.size, dpg.stride, zclass, bits_of(params), dpg.ranks, 0, 0}, [&] {
-    DpParts d;
-    const double grad_bytes = params * 4, weight_bytes = params * 2;
-    if (dpg.size > 1) {
-      const double bucket = std::min(params, std::max(4e7, 1e6 * static_cast<double>(dpg.size)));
-      const Collective rc = zclass >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-      d.reduce = collective_time(s.system, rc, dpg, grad_bytes);
-      d.bucket_reduce = collective_time(s.system, rc, dpg, bucket * 4);
-      if (zclass >= 1) {
-        d.gather = collective_time(s.system, Collective::all_gather, dpg, weight_bytes);
-        d.bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * 2);
-      }
-    }
-    const double local_params = zclass >= 1 ? params / static_cast<double>(dpg.size) : params;
-    const double opt_bytes = local_params * (s.train.optimizer == Optimizer::adam ? 46 : 38);
-    d.optimizer = elementwise_cost(s.system.device, opt_bytes, local_params * 12, Precision::fp32).time_s;
-    return d;
-  });
-}
 
 FastTraining::FastTraining(const Scenario& base) : impl_(std::make_unique<Impl>()) {
   impl_->s = base;
@@ -243,73 +98,23 @@ FastTraining::FastTraining(const Scenario& base) : impl_(std::make_unique<Impl>(
 FastTraining::~FastTraining() = default;
 const Scenario& FastTraining::base() const { return impl_->s; }
 
-// training.cpp evaluate_training(), the iteration-time composition.
 FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batch, Recompute rc) {
   Impl& I = *impl_;
   I.s.par = par;
   I.s.train.micro_batch = micro_batch;
   I.s.train.recompute = rc;
   const Scenario& s = I.s;
-  const Model& m = s.model;
-  const Training& t = s.train;
   FastTrainingResult out;
-  const long long mb = t.global_batch / (1LL * t.micro_batch * par.dp);
-  const double layers = stage_layout(m, par).max_layers;
-  const LayerParts& dense = I.layers(false);
-  const bool has_moe = m.is_moe();
-  const LayerParts& moe = has_moe ? I.layers(true) : dense;
-  const double moe_frac = has_moe ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
-  auto per_stage = [&](double PassTime::*field, PassTime LayerParts::*pass) {
-    return layers * ((1 - moe_frac) * (dense.*pass).*field + moe_frac * (has_moe ? (moe.*pass).*field : 0.0));
-  };
-  const double first_edge = I.edge_time(true, par.pp == 1);
-  const double last_edge = par.pp > 1 ? I.edge_time(false, true) : 0.0;
-  const double edge = std::max(first_edge, last_edge);
-  const bool exposed_tp = !t.overlap.tp;
-  const double F = per_stage(&PassTime::compute, &LayerParts::fwd);
-  const double B = per_stage(&PassTime::compute, &LayerParts::bwd) + edge;
-  const double R = per_stage(&PassTime::compute, &LayerParts::rec);
-  const double TP = exposed_tp ? per_stage(&PassTime::tp, &LayerParts::fwd) + per_stage(&PassTime::tp, &LayerParts::bwd) +
-                                     per_stage(&PassTime::tp, &LayerParts::rec)
-                               : 0.0;
-  const double CP = per_stage(&PassTime::cp, &LayerParts::fwd) + per_stage(&PassTime::cp, &LayerParts::bwd);
-  const double EP = per_stage(&PassTime::ep, &LayerParts::fwd) + per_stage(&PassTime::ep, &LayerParts::bwd) +
-                    per_stage(&PassTime::ep, &LayerParts::rec);
-  const double per_mb = F + B + R + TP + CP + EP;
-  TimeBreakdown& bd = out.breakdown;
-  const double dmb = static_cast<double>(mb);
-  bd.compute = dmb * (F + B);
-  bd.recompute = dmb * R;
-  bd.tp_comm = dmb * TP;
-  bd.cp_comm = dmb * CP;
-  bd.ep_comm = dmb * EP;
-  // Bubble (p-1)/v micro-batch slots (Narayanan et al. 2021 §2.2).
-  const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
-  bd.pp_bubble = (par.pp - 1) / v * per_mb;
-  if (par.pp > 1) {
-    const double act = t.micro_batch * (t.seq_len / static_cast<double>(par.cp)) * m.hidden * 2.0 /
-                       (par.sp && par.tp > 1 ? par.tp : 1);
-    const Group g{par.pp, 1LL * par.tp * par.cp * par.dp, par.gpus()};
-    const double hop = I.hop.get(Key{g.size, g.stride, bits_of(act), g.ranks, 0, 0, 0},
-                                 [&] { return collective_time(s.system, Collective::p2p, g, act); });
-    bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * hop : dmb * 2.0 * v * hop;
-  }
-  out.memory = I.memory(mb);
-  const DpParts& d = I.dp_parts(out.memory.params_on_gpu);
-  const double last_bwd = B + R + TP;
-  if (par.zero >= 3 && 1LL * par.dp * par.cp > 1) {
-    // ZeRO-3 / FSDP: per micro-batch gathers (fwd, bwd) and reduce-scatter,
-    // prefetched layer by layer; the first layer's share shows.
-    const double first = d.gather / std::max(1.0, layers);
-    const double fwd_exposed = std::max(first, d.gather - F);
-    const double bwd_exposed = std::max(first + d.reduce / std::max(1.0, layers), d.gather + d.reduce - last_bwd);
-    bd.dp_comm = t.overlap.dp ? dmb * (fwd_exposed + bwd_exposed) : dmb * (2 * d.gather + d.reduce);
-  } else {
-    bd.dp_comm = t.overlap.dp ? std::max(d.bucket_reduce, d.reduce - last_bwd) + std::max(d.bucket_gather, d.gather - F)
-                              : d.reduce + d.gather;
-  }
-  bd.optimizer = d.optimizer;
-  out.iteration_time_s = bd.total();
+  const long long mb = s.train.global_batch / (1LL * micro_batch * par.dp);
+  out.memory = most_loaded_stage(s, I.cached_stage_params(), mb);
+  IterationParts parts;
+  parts.dense = &I.layers(false);
+  parts.moe = s.model.is_moe() ? &I.layers(true) : nullptr;
+  parts.edge = std::max(I.edge_time(true, par.pp == 1), par.pp > 1 ? I.edge_time(false, true) : 0.0);
+  parts.hop = I.hop_time();
+  parts.dp = &I.dp_time(out.memory.params_on_gpu);
+  out.breakdown = compose_iteration(s, parts).breakdown;
+  out.iteration_time_s = out.breakdown.total();
   return out;
 }
 

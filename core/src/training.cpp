@@ -54,28 +54,6 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   return p;
 }
 
-// Per micro-batch times of a group of ops, split by what they are.
-struct PassTime {
-  double compute = 0;  // GEMMs, attention, element-wise
-  double attention = 0;
-  double tp = 0, cp = 0, ep = 0;
-  void add(const Op& op, double n) {
-    const double t = op.cost.time_s * n;
-    if (op.kind != OpKind::comm) {
-      compute += t;
-      if (op.kind == OpKind::attention || op.name.rfind("attn.scores", 0) == 0 || op.name.rfind("attn.context", 0) == 0 ||
-          op.name.rfind("attn.softmax", 0) == 0 || op.name.rfind("attn.dropout", 0) == 0)
-        attention += t;
-    } else if (op.comm_axis == "tp") {
-      tp += t;
-    } else if (op.comm_axis == "ep") {
-      ep += t;
-    } else if (op.comm_axis == "cp") {
-      cp += t;
-    }
-  }
-};
-
 bool is_attention_core(const std::string& name) {
   return name.rfind("attn.scores", 0) == 0 || name.rfind("attn.softmax", 0) == 0 ||
          name.rfind("attn.dropout", 0) == 0 || name.rfind("attn.context", 0) == 0 || name.rfind("attn.flash", 0) == 0;
@@ -95,34 +73,43 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
   return c;
 }
 
-struct LayerTimes {
-  PassTime fwd, bwd, rec;
-  std::vector<Op> ops;  // per occurrence, count = 1 per layer per micro-batch
-};
+}  // namespace
 
-LayerTimes layer_times(const Scenario& s, const Groups& g, bool moe_layer) {
+void PassTime::add(const Op& op) {
+  const double t = op.cost.time_s;
+  if (op.kind != OpKind::comm) {
+    compute += t;
+    if (op.kind == OpKind::attention || is_attention_core(op.name)) attention += t;
+  } else if (op.comm_axis == "tp") {
+    tp += t;
+  } else if (op.comm_axis == "ep") {
+    ep += t;
+  } else if (op.comm_axis == "cp") {
+    cp += t;
+  }
+}
+
+LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   LayerTimes lt;
+  const Groups g = make_groups(s.par);
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
-  lt.ops.reserve(4 * fwd.size());
+  if (keep_ops) lt.ops.reserve(4 * fwd.size());
   if (s.train.precision == Precision::fp8) add_input_casts(fwd, 4);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;
+  auto account = [&](const OpSpec& spec, const char* phase, PassTime& into) {
+    Op op = cost_op(sys, spec, phase, 1);
+    into.add(op);
+    if (keep_ops) lt.ops.push_back(std::move(op));
+  };
   for (const OpSpec& f : fwd) {
-    Op op = cost_op(sys, f, "fwd", 1);
-    lt.fwd.add(op, 1);
-    lt.ops.push_back(op);
-    const bool recomputed = rc == Recompute::full || (rc == Recompute::selective && !s.train.flash_attention && is_attention_core(f.name));
-    if (recomputed) {
-      Op r = cost_op(sys, f, "recompute", 1);
-      lt.rec.add(r, 1);
-      lt.ops.push_back(r);
-    }
-    for (const OpSpec& b : backward_of(f)) {
-      Op bo = cost_op(sys, b, "bwd", 1);
-      lt.bwd.add(bo, 1);
-      lt.ops.push_back(bo);
-    }
+    account(f, "fwd", lt.fwd);
+    // Selective recompute re-runs the attention core (Korthikanti et al.
+    // 2022 §5); FlashAttention already recomputes it inside its backward.
+    if (rc == Recompute::full || (rc == Recompute::selective && !s.train.flash_attention && is_attention_core(f.name)))
+      account(f, "recompute", lt.rec);
+    for (const OpSpec& b : backward_of(f)) account(b, "bwd", lt.bwd);
   }
   if (s.par.cp > 1) {
     // The exchange overlaps the attention of the blocks already received.
@@ -130,18 +117,19 @@ LayerTimes layer_times(const Scenario& s, const Groups& g, bool moe_layer) {
     Op b = cost_op(sys, cp_exchange(s, g, 2.0 * (s.par.cp - 1)), "bwd", 1);
     lt.fwd.cp += std::max(0.0, f.cost.time_s - lt.fwd.attention);
     lt.bwd.cp += std::max(0.0, b.cost.time_s - lt.bwd.attention);
-    lt.ops.push_back(f);
-    lt.ops.push_back(b);
+    if (keep_ops) {
+      lt.ops.push_back(f);
+      lt.ops.push_back(b);
+    }
   }
   return lt;
 }
 
-// Embedding lookup on the first stage; LM head and cross-entropy on the last.
-PassTime edge_ops(const Scenario& s, const Groups& g, bool first, bool last, std::vector<Op>& ops) {
+PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* ops) {
   PassTime t;
   const Model& m = s.model;
   const double tokens = s.train.micro_batch * s.train.seq_len / static_cast<double>(s.par.cp);
-  const LayerPass pass = training_pass(s, g, false);
+  const LayerPass pass = training_pass(s, make_groups(s.par), false);
   std::vector<std::pair<OpSpec, bool>> list;  // (op, is forward)
   if (first) {
     OpSpec e;
@@ -164,208 +152,244 @@ PassTime edge_ops(const Scenario& s, const Groups& g, bool first, bool last, std
   }
   for (auto& [spec, _] : list) {
     Op f = cost_op(s.system, spec, "fwd", 1);
-    t.add(f, 1);
-    ops.push_back(f);
+    t.add(f);
+    if (ops) ops->push_back(f);
     for (const OpSpec& b : backward_of(spec)) {
       Op bo = cost_op(s.system, b, "bwd", 1);
-      t.add(bo, 1);  // folded into the same pass total
-      ops.push_back(bo);
+      t.add(bo);  // folded into the same pass total
+      if (ops) ops->push_back(bo);
     }
   }
   return t;
+}
+
+double pipeline_hop_time(const Scenario& s) {
+  const Parallelism& par = s.par;
+  if (par.pp <= 1) return 0;
+  // Megatron sends [s/cp, b, h] split across the tp ranks (scatter-gather) with sp.
+  const double act = s.train.micro_batch * (s.train.seq_len / static_cast<double>(par.cp)) * s.model.hidden * 2.0 /
+                     (par.sp && par.tp > 1 ? par.tp : 1);
+  return collective_time(s.system, Collective::p2p, make_groups(par).pp, act);
+}
+
+DpParts dp_parts(const Scenario& s, double params) {
+  const Parallelism& par = s.par;
+  const Group dpg = make_groups(par).dp_cp;
+  DpParts d;
+  if (dpg.size > 1) {
+    // Megatron DDP buckets of max(40M, 1M x dp) parameters; fp32 gradients.
+    const double bucket = std::min(params, std::max(4e7, 1e6 * static_cast<double>(dpg.size)));
+    const Collective rc = par.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
+    d.reduce = collective_time(s.system, rc, dpg, params * 4);
+    d.bucket_reduce = collective_time(s.system, rc, dpg, bucket * 4);
+    if (par.zero >= 1) {  // the distributed optimizer gathers the 16-bit weights back
+      d.gather = collective_time(s.system, Collective::all_gather, dpg, params * 2);
+      d.bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * 2);
+    }
+  }
+  // Optimizer step of Megatron's mixed-precision optimizer, bytes per
+  // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
+  // Adam reads master, m, v, grad and writes master, m, v (28), copy to the
+  // 16-bit weights (6), zero the grad buffer (4) = 46; SGD with momentum 38.
+  const double local = par.zero >= 1 ? params / static_cast<double>(dpg.size) : params;
+  const double bytes = local * (s.train.optimizer == Optimizer::adam ? 46 : 38);
+  d.optimizer = elementwise_cost(s.system.device, bytes, local * 12, Precision::fp32);
+  return d;
+}
+
+namespace {
+
+// Exposed data-parallel time: hidden behind the last micro-batch's backward
+// (and the first one's forward for the parameter gather) except the last
+// bucket. ZeRO-3 / FSDP gathers the weights for every micro-batch's forward
+// and backward and reduce-scatters its gradients, prefetched layer by layer
+// behind the previous layer's compute: the first layer's share shows.
+double exposed_dp(const Scenario& s, const DpParts& d, double F, double last_bwd, double layers, double mb) {
+  const Parallelism& par = s.par;
+  const bool overlap = s.train.overlap.dp;
+  if (par.zero >= 3 && 1LL * par.dp * par.cp > 1) {
+    const double first = d.gather / std::max(1.0, layers);
+    const double fwd = std::max(first, d.gather - F);
+    const double bwd = std::max(first + d.reduce / std::max(1.0, layers), d.gather + d.reduce - last_bwd);
+    return overlap ? mb * (fwd + bwd) : mb * (2 * d.gather + d.reduce);
+  }
+  return overlap ? std::max(d.bucket_reduce, d.reduce - last_bwd) + std::max(d.bucket_gather, d.gather - F)
+                 : d.reduce + d.gather;
+}
+
+}  // namespace
+
+Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
+  const Model& m = s.model;
+  const Parallelism& par = s.par;
+  const Training& t = s.train;
+  const double layers = stage_layout(m, par).max_layers;
+  const double mb = static_cast<double>(t.global_batch / (1LL * t.micro_batch * par.dp));
+  const double moe_frac = parts.moe ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
+  // The slowest stage holds `layers` layers of each kind in proportion.
+  auto stage = [&](double PassTime::*field, PassTime LayerTimes::*pass) {
+    return layers * ((1 - moe_frac) * (parts.dense->*pass).*field + (parts.moe ? moe_frac * (parts.moe->*pass).*field : 0.0));
+  };
+  const bool exposed_tp = !t.overlap.tp;
+  const double F = stage(&PassTime::compute, &LayerTimes::fwd);
+  const double B = stage(&PassTime::compute, &LayerTimes::bwd) + parts.edge;
+  const double R = stage(&PassTime::compute, &LayerTimes::rec);
+  const double TP_f = exposed_tp ? stage(&PassTime::tp, &LayerTimes::fwd) : 0.0;
+  const double TP = exposed_tp ? TP_f + stage(&PassTime::tp, &LayerTimes::bwd) + stage(&PassTime::tp, &LayerTimes::rec) : 0.0;
+  const double CP_f = stage(&PassTime::cp, &LayerTimes::fwd);
+  const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
+  const double EP = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
+                    stage(&PassTime::ep, &LayerTimes::rec);
+  const double per_mb = F + B + R + TP + CP + EP;
+
+  Iteration it;
+  TimeBreakdown& bd = it.breakdown;
+  bd.compute = mb * (F + B);
+  bd.recompute = mb * R;
+  bd.tp_comm = mb * TP;
+  bd.cp_comm = mb * CP;
+  bd.ep_comm = mb * EP;
+  // Pipeline bubble: (p-1) micro-batch slots for 1F1B and GPipe, divided by
+  // the number of model chunks when interleaved (Narayanan et al. 2021 §2.2).
+  const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
+  bd.pp_bubble = (par.pp - 1) / v * per_mb;
+  // Forward activation and backward gradient per chunk boundary; with
+  // overlap only the pipeline fill and drain stay on the critical path.
+  if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
+  bd.dp_comm = exposed_dp(s, *parts.dp, F, B + R + TP, layers, mb);
+  bd.optimizer = parts.dp->optimizer.time_s;
+  it.t_fwd_s = F + TP_f + CP_f;
+  it.t_bwd_s = per_mb - it.t_fwd_s;
+  return it;
+}
+
+namespace {
+
+double model_flops_of(const Scenario& s, double* hardware) {
+  const Model& m = s.model;
+  const Training& t = s.train;
+  const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
+  // Model FLOPs: 3 x forward (Narayanan et al. 2021 eq. 3, full s^2 attention);
+  // hardware FLOPs add what recomputation runs again.
+  const double fwd_tok = forward_flops_per_token(m, t.seq_len);
+  double extra = 0;
+  if (t.recompute == Recompute::full)
+    extra = (fwd_tok - 2.0 * m.vocab * m.hidden) * tokens;
+  else if (t.recompute == Recompute::selective && !t.flash_attention)
+    extra = m.layers * attention_core_flops_per_token(m, t.seq_len) * tokens;
+  *hardware = 3 * fwd_tok * tokens + extra;
+  return 3 * fwd_tok * tokens;
+}
+
+// The ops table: per-occurrence costs, counted per iteration on the slowest stage.
+void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<Op>& edge_list, TrainingResult& r) {
+  const Model& m = s.model;
+  const Parallelism& par = s.par;
+  const double layers = stage_layout(m, par).max_layers;
+  const double mb = static_cast<double>(r.pipeline.microbatches);
+  const double moe_frac = parts.moe ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
+  auto single = [&](const char* name, const char* phase, OpKind k, OpCost cost, const char* axis, double count) {
+    Op op;
+    op.name = name;
+    op.phase = phase;
+    op.kind = k;
+    op.count = count;
+    op.comm_axis = axis;
+    op.cost = std::move(cost);
+    if (op.cost.bytes.empty()) op.cost.bytes.assign(s.system.device.memory.size(), 0.0);
+    r.ops.push_back(std::move(op));
+  };
+  auto network = [](double time) {
+    OpCost c;
+    c.time_s = time;
+    c.bound = kBoundNetwork;
+    return c;
+  };
+  const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
+  if (par.pp > 1) single("pp.send_recv", "fwd", OpKind::comm, network(parts.hop), "pp", mb * 2 * v);
+  for (Op op : parts.dense->ops) {
+    op.count = layers * (1 - moe_frac) * mb;
+    r.ops.push_back(std::move(op));
+  }
+  if (parts.moe)
+    for (Op op : parts.moe->ops) {
+      op.count = layers * moe_frac * mb;
+      r.ops.push_back(std::move(op));
+    }
+  for (Op op : edge_list) {
+    op.count = mb;
+    r.ops.push_back(std::move(op));
+  }
+  const DpParts& d = *parts.dp;
+  const double per_iteration = par.zero >= 3 ? mb : 1;  // ZeRO-3 communicates every micro-batch
+  if (d.reduce > 0)
+    single(par.zero >= 1 ? "dp.grad_reduce_scatter" : "dp.grad_all_reduce", "bwd", OpKind::comm, network(d.reduce), "dp",
+           per_iteration);
+  if (d.gather > 0)
+    single("dp.param_all_gather", par.zero >= 3 ? "fwd" : "optimizer", OpKind::comm, network(d.gather), "dp",
+           par.zero >= 3 ? 2 * mb : 1);
+  single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
+}
+
+std::string largest_part(const TimeBreakdown& bd) {
+  const std::pair<const char*, double> parts[] = {
+      {"compute", bd.compute + bd.recompute}, {"tp_comm", bd.tp_comm}, {"cp_comm", bd.cp_comm},
+      {"ep_comm", bd.ep_comm}, {"pp_comm", bd.pp_comm}, {"pp_bubble", bd.pp_bubble},
+      {"dp_comm", bd.dp_comm}, {"optimizer", bd.optimizer}};
+  std::string name;
+  double best = -1;
+  for (const auto& [n, val] : parts)
+    if (val > best) {
+      best = val;
+      name = n;
+    }
+  return name;
 }
 
 }  // namespace
 
 TrainingResult evaluate_training(const Scenario& s) {
   TrainingResult r;
-  const Model& m = s.model;
   const Parallelism& par = s.par;
   const Training& t = s.train;
-  const Groups g = make_groups(par);
-  const StageLayout lay = stage_layout(m, par);
-  const long long mb = t.global_batch / (1LL * t.micro_batch * par.dp);
-  const double layers = lay.max_layers;
-
   // One layer of each kind; the stage's totals scale by its layer count.
-  const LayerTimes dense = layer_times(s, g, false);
-  const bool has_moe = m.is_moe();
-  const LayerTimes moe = has_moe ? layer_times(s, g, true) : LayerTimes{};
-  const double moe_frac = has_moe ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
-  auto per_stage = [&](double PassTime::*field, PassTime LayerTimes::*pass) {
-    return layers * ((1 - moe_frac) * (dense.*pass).*field + moe_frac * (has_moe ? (moe.*pass).*field : 0.0));
-  };
-  std::vector<Op> edge_list;
+  const LayerTimes dense = layer_times(s, false, true);
+  const LayerTimes moe = s.model.is_moe() ? layer_times(s, true, true) : LayerTimes{};
   // The slowest stage: with pp == 1 one stage has both ends.
-  const PassTime first_edge = edge_ops(s, g, true, par.pp == 1, edge_list);
-  std::vector<Op> last_list;
-  const PassTime last_edge = par.pp > 1 ? edge_ops(s, g, false, true, last_list) : PassTime{};
-  const double edge = std::max(first_edge.compute, last_edge.compute);
-  if (par.pp > 1) edge_list.insert(edge_list.end(), last_list.begin(), last_list.end());
+  std::vector<Op> edge_list;
+  const PassTime first_edge = edge_times(s, true, par.pp == 1, &edge_list);
+  const PassTime last_edge = par.pp > 1 ? edge_times(s, false, true, &edge_list) : PassTime{};
+  r.memory = training_memory(s);
+  const DpParts dp = dp_parts(s, r.memory.params_on_gpu);
+  IterationParts parts;
+  parts.dense = &dense;
+  parts.moe = s.model.is_moe() ? &moe : nullptr;
+  parts.edge = std::max(first_edge.compute, last_edge.compute);
+  parts.hop = pipeline_hop_time(s);
+  parts.dp = &dp;
+  const Iteration it = compose_iteration(s, parts);
 
-  const bool exposed_tp = !t.overlap.tp;
-  const double F = per_stage(&PassTime::compute, &LayerTimes::fwd);
-  const double B = per_stage(&PassTime::compute, &LayerTimes::bwd) + edge;
-  const double R = per_stage(&PassTime::compute, &LayerTimes::rec);
-  const double TP = exposed_tp ? per_stage(&PassTime::tp, &LayerTimes::fwd) + per_stage(&PassTime::tp, &LayerTimes::bwd) +
-                                     per_stage(&PassTime::tp, &LayerTimes::rec)
-                               : 0.0;
-  const double CP = per_stage(&PassTime::cp, &LayerTimes::fwd) + per_stage(&PassTime::cp, &LayerTimes::bwd);
-  const double EP = per_stage(&PassTime::ep, &LayerTimes::fwd) + per_stage(&PassTime::ep, &LayerTimes::bwd) +
-                    per_stage(&PassTime::ep, &LayerTimes::rec);
-  const double per_mb = F + B + R + TP + CP + EP;
-
-  TimeBreakdown& bd = r.breakdown;
-  const double dmb = static_cast<double>(mb);
-  bd.compute = dmb * (F + B);
-  bd.recompute = dmb * R;
-  bd.tp_comm = dmb * TP;
-  bd.cp_comm = dmb * CP;
-  bd.ep_comm = dmb * EP;
-
-  // Pipeline bubble: (p-1) micro-batch slots for 1F1B and GPipe, divided by
-  // the number of model chunks when interleaved (Narayanan et al. 2021 §2.2).
-  const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
-  bd.pp_bubble = (par.pp - 1) / v * per_mb;
-  if (par.pp > 1) {
-    const double act = t.micro_batch * (t.seq_len / static_cast<double>(par.cp)) * m.hidden * 2.0 /
-                       (par.sp && par.tp > 1 ? par.tp : 1);  // Megatron scatter-gather across tp ranks
-    const double hop = collective_time(s.system, Collective::p2p, g.pp, act);
-    // Forward activation and backward gradient per chunk boundary; with
-    // overlap only the pipeline fill and drain stay on the critical path.
-    bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * hop : dmb * 2.0 * v * hop;
-    Op p2p;
-    p2p.name = "pp.send_recv";
-    p2p.phase = "fwd";
-    p2p.kind = OpKind::comm;
-    p2p.comm_axis = "pp";
-    p2p.count = dmb * 2 * v;
-    p2p.cost.bytes.assign(s.system.device.memory.size(), 0.0);
-    p2p.cost.time_s = hop;
-    p2p.cost.bound = kBoundNetwork;
-    r.ops.push_back(p2p);
-  }
-
-  // Data-parallel gradient reduction (+ parameter all-gather for the
-  // distributed optimizer), hidden behind the last micro-batch's backward
-  // except the last bucket (Megatron DDP, bucket of max(40M, 1M x dp) params).
-  const TrainingMemory mem = training_memory(s);
-  const double params = mem.params_on_gpu;
-  const double grad_bytes = params * 4, weight_bytes = params * 2;
-  const Group dpg = g.dp_cp;
-  double reduce = 0, gather = 0, bucket_reduce = 0, bucket_gather = 0;
-  if (dpg.size > 1) {
-    const double bucket = std::min(params, std::max(4e7, 1e6 * static_cast<double>(dpg.size)));
-    const Collective rc = par.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-    reduce = collective_time(s.system, rc, dpg, grad_bytes);
-    bucket_reduce = collective_time(s.system, rc, dpg, bucket * 4);
-    if (par.zero >= 1) {
-      gather = collective_time(s.system, Collective::all_gather, dpg, weight_bytes);
-      bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * 2);
-    }
-  }
-  const double last_bwd = B + R + TP;
-  if (par.zero >= 3 && dpg.size > 1) {
-    // ZeRO-3 / FSDP: every micro-batch gathers the weights for its forward
-    // and again for its backward and reduce-scatters its gradients; each is
-    // prefetched layer by layer behind the compute of the layer before, so
-    // only the first layer's share and any excess over the compute show.
-    const double first = gather / std::max(1.0, layers);
-    const double fwd_exposed = std::max(first, gather - F);
-    const double bwd_exposed = std::max(first + reduce / std::max(1.0, layers), gather + reduce - last_bwd);
-    bd.dp_comm = t.overlap.dp ? dmb * (fwd_exposed + bwd_exposed) : dmb * (2 * gather + reduce);
-    reduce *= dmb;
-    gather *= 2 * dmb;
-  } else {
-    bd.dp_comm = t.overlap.dp ? std::max(bucket_reduce, reduce - last_bwd) + std::max(bucket_gather, gather - F)
-                              : reduce + gather;
-  }
-
-  // Optimizer step of Megatron's mixed-precision optimizer, bytes per
-  // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
-  // Adam reads master, m, v, grad and writes master, m, v (28), copy to the
-  // 16-bit weights (6), zero the grad buffer (4) = 46; SGD with momentum 38.
-  const double local_params = par.zero >= 1 ? params / static_cast<double>(dpg.size) : params;
-  const double opt_bytes = local_params * (t.optimizer == Optimizer::adam ? 46 : 38);
-  OpCost oc = elementwise_cost(s.system.device, opt_bytes, local_params * 12, Precision::fp32);
-  bd.optimizer = oc.time_s;
-
-  r.iteration_time_s = bd.total();
+  r.breakdown = it.breakdown;
+  r.iteration_time_s = r.breakdown.total();
   const double gpus = static_cast<double>(par.gpus());
-  const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
-  r.tokens_per_s = tokens / r.iteration_time_s;
-  // Model FLOPs: 3 x forward (Narayanan et al. 2021 eq. 3, full s^2 attention).
-  const double fwd_tok = forward_flops_per_token(m, t.seq_len);
-  r.model_flops = 3 * fwd_tok * tokens;
-  double extra = 0;
-  if (t.recompute == Recompute::full)
-    extra = (fwd_tok - 2.0 * m.vocab * m.hidden) * tokens;
-  else if (t.recompute == Recompute::selective && !t.flash_attention)
-    extra = m.layers * attention_core_flops_per_token(m, t.seq_len) * tokens;
-  r.hardware_flops = r.model_flops + extra;
+  r.tokens_per_s = static_cast<double>(t.global_batch) * t.seq_len / r.iteration_time_s;
+  r.model_flops = model_flops_of(s, &r.hardware_flops);
   const double peak = s.system.device.matmul_flops[static_cast<int>(t.precision)];
   r.tflops_per_gpu = r.model_flops / r.iteration_time_s / gpus / 1e12;
   r.mfu = r.model_flops / (r.iteration_time_s * gpus * peak);
   r.hfu = r.hardware_flops / (r.iteration_time_s * gpus * peak);
   if (t.tokens > 0) r.time_to_train_s = t.tokens / r.tokens_per_s;
-  r.memory = mem;
-  r.fits = mem.total <= mem.capacity;
+  r.fits = r.memory.total <= r.memory.capacity;
 
   r.pipeline.stages = par.pp;
-  r.pipeline.virtual_stages = static_cast<int>(v);
-  r.pipeline.microbatches = mb;
+  r.pipeline.virtual_stages = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
+  r.pipeline.microbatches = t.global_batch / (1LL * t.micro_batch * par.dp);
   r.pipeline.schedule = par.schedule == PipeSchedule::gpipe ? "gpipe"
                         : par.schedule == PipeSchedule::interleaved ? "interleaved" : "1f1b";
-  r.pipeline.t_fwd_s = F + (exposed_tp ? per_stage(&PassTime::tp, &LayerTimes::fwd) : 0) + per_stage(&PassTime::cp, &LayerTimes::fwd);
-  r.pipeline.t_bwd_s = per_mb - r.pipeline.t_fwd_s;
-
-  // Ops table: per-occurrence cost, counted per iteration on the slowest stage.
-  r.ops.reserve(r.ops.size() + dense.ops.size() + moe.ops.size() + edge_list.size() + 3);
-  auto push_layer_ops = [&](const LayerTimes& lt, double n_layers) {
-    for (Op op : lt.ops) {
-      op.count = n_layers * dmb;
-      r.ops.push_back(op);
-    }
-  };
-  push_layer_ops(dense, layers * (1 - moe_frac));
-  if (has_moe) push_layer_ops(moe, layers * moe_frac);
-  for (Op op : edge_list) {
-    op.count = dmb;
-    r.ops.push_back(op);
-  }
-  auto push_single = [&](const std::string& name, const std::string& phase, OpKind k, double time, int bound,
-                         const std::string& axis) {
-    Op op;
-    op.name = name;
-    op.phase = phase;
-    op.kind = k;
-    op.count = 1;
-    op.comm_axis = axis;
-    op.cost.bytes.assign(s.system.device.memory.size(), 0.0);
-    op.cost.time_s = time;
-    op.cost.bound = bound;
-    r.ops.push_back(op);
-  };
-  if (reduce > 0) push_single(par.zero >= 1 ? "dp.grad_reduce_scatter" : "dp.grad_all_reduce", "bwd", OpKind::comm, reduce, kBoundNetwork, "dp");
-  if (gather > 0) push_single("dp.param_all_gather", "optimizer", OpKind::comm, gather, kBoundNetwork, "dp");
-  Op opt;
-  opt.name = "optimizer.step";
-  opt.phase = "optimizer";
-  opt.kind = OpKind::elementwise;
-  opt.cost = oc;
-  r.ops.push_back(opt);
-
-  // What limits the iteration: the largest part of the breakdown.
-  const std::pair<const char*, double> parts[] = {
-      {"compute", bd.compute + bd.recompute}, {"tp_comm", bd.tp_comm}, {"cp_comm", bd.cp_comm},
-      {"ep_comm", bd.ep_comm}, {"pp_comm", bd.pp_comm}, {"pp_bubble", bd.pp_bubble},
-      {"dp_comm", bd.dp_comm}, {"optimizer", bd.optimizer}};
-  double best = -1;
-  for (const auto& [name, val] : parts)
-    if (val > best) {
-      best = val;
-      r.bound = name;
-    }
+  r.pipeline.t_fwd_s = it.t_fwd_s;
+  r.pipeline.t_bwd_s = it.t_bwd_s;
+  fill_ops(s, parts, edge_list, r);
+  r.bound = largest_part(r.breakdown);
   return r;
 }
 

@@ -1,6 +1,56 @@
+// Training iteration time. evaluate_training() is composed of the parts
+// below; the parallelism search caches the parts and calls the same
+// composition, so both give one answer.
 #pragma once
+#include <vector>
+
 #include "result.h"
 
 namespace llmcalc {
+
+// Per micro-batch times of a group of ops, split by what they are.
+struct PassTime {
+  double compute = 0;    // GEMMs, attention, element-wise
+  double attention = 0;  // of which the attention core (overlaps context-parallel exchange)
+  double tp = 0, cp = 0, ep = 0;
+  void add(const Op& op);
+};
+
+// One transformer layer for one micro-batch: forward, backward, recompute.
+struct LayerTimes {
+  PassTime fwd, bwd, rec;
+  std::vector<Op> ops;  // per occurrence; filled only when asked
+};
+LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops);
+
+// Embedding lookup (first stage) and LM head + cross-entropy (last stage),
+// forward and backward of one micro-batch.
+PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* ops);
+
+// Point-to-point hop of one micro-batch's activations between pipeline stages.
+double pipeline_hop_time(const Scenario& s);
+
+// Data-parallel collectives of one stage's parameters and the optimizer step.
+struct DpParts {
+  double reduce = 0, bucket_reduce = 0, gather = 0, bucket_gather = 0;
+  OpCost optimizer;
+};
+DpParts dp_parts(const Scenario& s, double params_on_gpu);
+
+// The iteration from its parts: pipeline schedule, bubble and overlap.
+struct IterationParts {
+  const LayerTimes* dense = nullptr;
+  const LayerTimes* moe = nullptr;  // nullptr for dense models
+  double edge = 0;                  // max over the two end stages of edge_times().compute
+  double hop = 0;                   // pipeline_hop_time()
+  const DpParts* dp = nullptr;
+};
+struct Iteration {
+  TimeBreakdown breakdown;
+  double t_fwd_s = 0, t_bwd_s = 0;  // one micro-batch on the slowest stage
+};
+Iteration compose_iteration(const Scenario& s, const IterationParts& parts);
+
 TrainingResult evaluate_training(const Scenario& s);
-}
+
+}  // namespace llmcalc
