@@ -15,16 +15,15 @@ bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32;
 
 // Megatron-Core rank order tp, cp, ep, dp, pp: the stride of each group.
 struct Groups {
-  Group tp, cp, ep, dp_cp, expert_dp, pp;
+  Group tp, cp, ep, dp_cp, pp;
 };
 Groups make_groups(const Parallelism& p) {
   Groups g;
   const long long n = p.gpus();
   g.tp = {p.tp, 1, n};
   g.cp = {p.cp, p.tp, n};
-  g.ep = {p.ep, p.tp, n};
+  g.ep = {p.ep, 1LL * p.tp * p.cp, n};  // experts split the data-parallel ranks
   g.dp_cp = {1LL * p.dp * p.cp, p.tp, n};
-  g.expert_dp = {1LL * p.dp * p.cp / p.ep, 1LL * p.tp * p.ep, n};
   g.pp = {p.pp, 1LL * p.tp * p.cp * p.dp, n};
   return g;
 }
