@@ -2,12 +2,13 @@
 // state object in sync with the URL hash (replaceState while typing in one
 // field, pushState for every discrete change, so Back/Forward step through
 // settings), evaluates (debounced) on input, and wires the toolbar: copy
-// link, embed, import, pin/compare and export.
+// link, embed, import, pin/compare and export. The Search, Sweep and Studies
+// views (explorer.js) share the state and the URL.
 import { $, el } from './dom.js';
 import { Engine } from './engine.js';
 import { SchemaForm } from './schema-form.js';
 import { encodeState, decodeStateReport } from './url-state.js';
-import { buildScenario, baseline } from './scenario.js';
+import { buildScenario, baseline, fieldApplies } from './scenario.js';
 import { ResultsView } from './results.js';
 import { withPageFields } from './page-fields.js';
 import { compareView } from './compare.js';
@@ -15,6 +16,7 @@ import { startEmbed } from './embed.js';
 import { embedDialog, importDialog } from './dialogs.js';
 import { closestPreset, modelValues } from './hf-config.js';
 import { download, exportChart, opsToCsv, resultJson } from './export.js';
+import { Explorer } from './explorer.js';
 
 const DEBOUNCE_MS = 150;
 
@@ -42,6 +44,7 @@ let lastHash = '';
 let hasResult = false;
 let typingKey = null;
 let embedView = null;
+let explorer = null;
 let current = null; // {state, scenario, result} of the last good evaluation
 const pinCache = new Map(); // pin hash -> Promise<{state, scenario, result}>
 
@@ -99,7 +102,31 @@ function onChange(key, value) {
   typingKey = typing ? key : null;
   form.render(state);
   writeHash(push);
+  if (explorer && state.view && !typing) explorer.show(state);
   schedule(DEBOUNCE_MS);
+}
+
+// Apply a plan found by the search: its parallelism and its micro-batch and
+// recompute (training) or batch (inference), then back to the calculator.
+function applyPlan(entry) {
+  const set = (key, v) => {
+    const f = fieldByKey(key);
+    if (!f || !fieldApplies(f, state.mode) || v === undefined || v === null) return;
+    const value = f.type === 'bool' ? Boolean(v) : String(v);
+    if (String(value) === String(baseline(f, state, presets))) delete state.values[key];
+    else state.values[key] = value;
+  };
+  for (const [k, v] of Object.entries(entry.parallelism || {})) set(`parallelism.${k}`, v);
+  if (state.mode === 'training') {
+    set('training.micro_batch', entry.training?.micro_batch);
+    set('training.recompute', entry.training?.recompute);
+  } else set('inference.batch', entry.inference?.batch);
+  delete state.view;
+  form.render(state);
+  explorer.show(state);
+  writeHash(true);
+  schedule(0);
+  setStatus('Applied the plan from the search.', 'ok');
 }
 
 function schedule(ms) {
@@ -142,6 +169,7 @@ async function compareSection() {
         state = decodeStateReport(schema, pin, defaults).state;
         state.pin = pin;
         form.render(state);
+        explorer?.show(state);
         writeHash(true);
         schedule(0);
       },
@@ -219,6 +247,7 @@ function onHashChange() {
   lastHash = hash;
   typingKey = null;
   form.render(state);
+  explorer?.show(state, { fromUrl: true });
   schedule(0);
 }
 
@@ -243,6 +272,7 @@ function wireToolbar() {
   $('#reset').addEventListener('click', () => {
     state = structuredClone(defaults);
     form.render(state);
+    explorer.show(state);
     writeHash(true);
     schedule(0);
   });
@@ -301,6 +331,20 @@ async function boot() {
   form = new SchemaForm(ui.form, schema, presets, onChange);
   view = new ResultsView(ui.results, { onExport: (node, name, format) => exportChart(node, `${fileBase()}-${name}`, format).catch((err) => setStatus(`Export failed: ${err.message}`, 'error')) });
   form.render(state);
+  if (!embedView) {
+    explorer = new Explorer({
+      tabs: $('#view-tabs'),
+      root: $('#explore'),
+      output: $('#output'),
+      schema,
+      presets,
+      state: () => state,
+      scenario: () => buildScenario(schema, state, presets),
+      writeHash,
+      onApply: applyPlan,
+    });
+    explorer.show(state, { fromUrl: true });
+  }
   writeHash();
   window.addEventListener('hashchange', onHashChange);
   window.addEventListener('popstate', onHashChange);

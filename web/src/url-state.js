@@ -3,10 +3,13 @@
 //   #v=1&mode=inference&m=llama3.1-70b&tp=8&b=32
 // A model changed from its preset keeps m= and adds only the changed fields,
 // so a custom model costs a few bytes. Page keys: pin= (a pinned state, itself
-// encoded the same way), embed=1 and view= (embed mode, see embed.js).
+// encoded the same way), embed=1 and view= (embed mode, see embed.js), and
+// view=search|sweep|study with their own keys (explore-state.js).
 // Decoding is defensive: unknown keys are ignored, text is length-limited,
 // values are kept as text (numbers are checked when the scenario is built),
 // and everything set aside is reported so the page can say so.
+import { EXPLORE_VIEWS, decodeExploreKey, encodeExplore, isExploreKey } from './explore-state.js';
+
 export const URL_VERSION = '1';
 export const MAX_HASH = 16384;
 const MAX_LEN = 200;
@@ -29,6 +32,7 @@ export function encodeState(schema, state, { pin = true } = {}) {
     p.set(f.url, String(value));
   }
   if (pin && typeof state.pin === 'string' && state.pin) p.set('pin', state.pin);
+  if (pin) encodeExplore(p, state);
   return p.toString();
 }
 
@@ -68,6 +72,11 @@ export function decodeStateReport(schema, hash, defaults, { nested = false } = {
       }
       continue;
     }
+    if (isExploreKey(k)) {
+      if (nested) continue;
+      if (raw.length > MAX_LEN * 2 || !decodeExploreKey(state, k, raw)) bad.push(`${k} = "${short(raw)}"`);
+      continue;
+    }
     const f = byUrl.get(k);
     if (!f) {
       unknown.push(short(k));
@@ -96,6 +105,7 @@ export function decodeStateReport(schema, hash, defaults, { nested = false } = {
     }
     if (!ok) bad.push(`${f.key} = "${short(value)}"`);
   }
+  if (!nested && !out.embed && EXPLORE_VIEWS.includes(out.view)) state.view = out.view;
   if (unknown.length) issues.push(`Ignored unknown setting${unknown.length > 1 ? 's' : ''} in the link: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`);
   if (bad.length) issues.push(`Ignored invalid value${bad.length > 1 ? 's' : ''} in the link: ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}.`);
   return out;

@@ -1,0 +1,110 @@
+// The Search view: a small search draws the counters, the TP x PP heatmap,
+// the ranked plans and the Pareto front; Apply loads a plan into the
+// calculator; Cancel stops a long search and the page stays responsive; the
+// GPT-3 175B / 1,024-GPU search is timed.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+const searchDone = (page) => page.waitForFunction(() => document.querySelector('[data-explore="search"] .job-bar')?.dataset.state === 'done', null, { timeout: 60000 });
+
+test('search on llama3.1-8b / 16 GPUs: heatmap, ranked plans, Pareto front; Apply fills the calculator', async () => {
+  const { page, errors } = await openPage('v=1&gb=64&view=search&qg=16');
+  await searchDone(page);
+  assert.equal(await page.locator('#tab-search').getAttribute('aria-selected'), 'true');
+  assert.ok(await page.locator('#results').isHidden(), 'the calculator results are hidden');
+  const evaluated = Number((await page.locator('#search-stats [data-key="evaluated"] .value').textContent()).replace(/,/g, ''));
+  assert.ok(evaluated > 1000, `evaluated ${evaluated}`);
+  // heatmap: tp, pp in {1, 2, 4, 8, 16} with tp x pp <= 16: 15 cells, each searched
+  const cells = page.locator('svg.heatmap g.hm-cell');
+  assert.equal(await cells.count(), 25);
+  assert.equal(await page.locator('svg.heatmap g.hm-cell.out').count(), 10);
+  const values = await page.$$eval('svg.heatmap g.hm-cell[data-value]:not([data-value=""])', (gs) => gs.map((g) => Number(g.dataset.value)));
+  assert.ok(values.length >= 5, `cells with a plan: ${values.length}`);
+  const rows = page.locator('table.plans tbody tr');
+  assert.equal(await rows.count(), 10);
+  assert.ok((await page.locator('svg.scatter.pareto circle.front').count()) >= 1);
+  // the best cell is the best plan
+  const bestTime = Number(await rows.first().getAttribute('data-time'));
+  assert.ok(Math.abs(Math.min(...values) - bestTime) <= 1e-9 * bestTime, `${Math.min(...values)} vs ${bestTime}`);
+  await shot(page, 'search-llama8b-16');
+
+  // Apply the third plan: the calculator shows it
+  const plan = await rows.nth(2).locator('td').allTextContents();
+  await rows.nth(2).locator('button.apply-plan').click();
+  await page.waitForFunction(() => !location.hash.includes('view=search'));
+  await waitEvaluated(page);
+  assert.ok(await page.locator('#results').isVisible());
+  const field = (k) => page.locator(`[data-key="${k}"] input, [data-key="${k}"] select`).first();
+  const [tp, pp, dp] = [plan[4], plan[5], plan[6]]; // after time, tokens/s, MFU, memory
+  for (const [k, v] of [['parallelism.tp', tp], ['parallelism.pp', pp], ['parallelism.dp', dp]]) {
+    const el = field(k);
+    const shown = (await el.inputValue()) || (await el.getAttribute('placeholder'));
+    assert.equal(shown, v, k);
+  }
+  assert.match(page.url(), new RegExp(`dp=${dp}`));
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('GPT-3 175B on 1,024 GPUs, global batch 1536: the search takes under 2 s in the browser', async () => {
+  const { page, errors } = await openPage('v=1&m=gpt3-175b&s=dgx-a100-80gb&gb=1536&view=search&qg=1024');
+  await searchDone(page);
+  const stats = page.locator('#search-stats');
+  const wallMs = Number(await stats.getAttribute('data-wall-ms'));
+  const coreS = Number(await stats.getAttribute('data-elapsed-s'));
+  const evaluated = (await page.locator('#search-stats [data-key="evaluated"] .value').textContent()).trim();
+  console.log(`# browser search gpt3-175b / 1024 GPUs / gb 1536: ${wallMs} ms wall (core ${(coreS * 1000).toFixed(0)} ms), ${evaluated} plans`);
+  assert.ok(wallMs < 2000, `search took ${wallMs} ms`);
+  const first = await page.locator('table.plans tbody tr').first().locator('td').allTextContents();
+  assert.match(first[0], /s$/);
+  await shot(page, 'search-gpt3-1024');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('Cancel stops a long search (the worker is replaced) and the page stays responsive', async () => {
+  const { page, errors } = await openPage('v=1&m=mixtral-8x22b&gb=6144&view=search&qg=6144');
+  const bar = page.locator('[data-explore="search"] .job-bar');
+  await page.waitForFunction(() => document.querySelector('[data-explore="search"] .job-bar')?.dataset.state === 'running');
+  await page.waitForTimeout(300);
+  assert.equal(await bar.getAttribute('data-state'), 'running');
+  // the main thread answers while the worker searches
+  const t0 = Date.now();
+  await page.evaluate(() => 1 + 1);
+  assert.ok(Date.now() - t0 < 500, 'the page is responsive during the search');
+  const closed = Promise.race(page.workers().map((w) => new Promise((ok) => w.once('close', ok))));
+  await page.locator('#search-cancel').click();
+  await closed; // the searching worker was terminated
+  assert.equal(await bar.getAttribute('data-state'), 'cancelled');
+  assert.equal(await page.locator('#search-status').textContent(), 'Cancelled.');
+  assert.ok(await page.locator('#search-cancel').isDisabled());
+  // a new, small search runs on the fresh worker
+  await page.locator('#search-gpus').fill('64');
+  await page.locator('#search-run').click();
+  await searchDone(page);
+  assert.ok((await page.locator('table.plans tbody tr').count()) > 0);
+  assert.match(page.url(), /qg=64/);
+  // and the calculator still evaluates
+  await page.locator('#tab-calc').click();
+  await waitEvaluated(page);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('inference search honours the TPOT bound and ranks by tokens/s per GPU', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&view=search&qg=8&qo=0.03');
+  await searchDone(page);
+  assert.equal(await page.locator('#search-tpot').inputValue(), '0.03');
+  const head = await page.locator('table.plans thead th').allTextContents();
+  assert.deepEqual(head.slice(1, 5), ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT']);
+  const tpots = await page.locator('table.plans tbody tr td:nth-of-type(4)').allTextContents();
+  assert.ok(tpots.length > 0);
+  for (const t of tpots) assert.ok(parseFloat(t) <= 30 && /\sms$/.test(t), t);
+  assert.match(await page.locator('figure.heatmap-box figcaption').textContent(), /tokens\/s per GPU/);
+  await shot(page, 'search-inference');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,107 @@
+// The Sweep and Studies views: a sweep draws one line per series with one dot
+// per value; every study renders (gpu-generations with its waterfall); the
+// views' settings round-trip through the URL, Back/Forward included.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openPage, setup, shot } from './harness.mjs';
+
+setup();
+
+const done = (page, view) =>
+  page.waitForFunction((v) => document.querySelector(`[data-explore="${v}"] .job-bar`)?.dataset.state === 'done', view, { timeout: 60000 });
+
+test('a sweep link draws one chart per output, one line per system, one dot per step', async () => {
+  const hash = 'v=1&view=sweep&wi=training.global_batch&wf=64&wt=1024&wn=5&wo=training.iteration_time_s,training.mfu&wr=dgx-h100,dgx-a100-80gb';
+  const { page, errors } = await openPage(hash);
+  await done(page, 'sweep');
+  const charts = page.locator('#sweep-out figure.sweep-chart');
+  assert.equal(await charts.count(), 2);
+  for (const out of ['training.iteration_time_s', 'training.mfu']) {
+    const fig = page.locator(`#sweep-out figure[data-output="${out}"]`);
+    assert.deepEqual(await fig.locator('g.series').evaluateAll((gs) => gs.map((g) => g.dataset.series)), ['dgx-h100', 'dgx-a100-80gb']);
+    for (const s of ['dgx-h100', 'dgx-a100-80gb']) {
+      assert.equal(await fig.locator(`g.series[data-series="${s}"] circle.pt`).count(), 5, `${out} ${s}`);
+      assert.match(await fig.locator(`g.series[data-series="${s}"] path.line`).getAttribute('d'), /^M[^M]+$/, 'one unbroken line');
+    }
+    assert.equal(await fig.locator('.legend li').count(), 2);
+  }
+  // the controls show the link's settings
+  assert.equal(await page.locator('#sweep-input').inputValue(), 'training.global_batch');
+  assert.equal(await page.locator('#sweep-steps').inputValue(), '5');
+  assert.ok(await page.locator('#sweep-series-dgx-h100').isChecked());
+  await shot(page, 'sweep-global-batch');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('sweep controls write the URL; the link reproduces the chart; Back returns to the previous view', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference');
+  await page.locator('#tab-sweep').click();
+  await page.waitForFunction(() => location.hash.includes('view=sweep'));
+  await page.locator('#sweep-input').selectOption('system.hbm_GBps');
+  await page.locator('#sweep-from').fill('1000');
+  await page.locator('#sweep-to').fill('8000');
+  await page.locator('#sweep-steps').fill('8');
+  await page.locator('#sweep-scale').selectOption('lin');
+  await page.locator('#sweep-outputs-inference-tpot-s').check();
+  await page.locator('#sweep-run').click();
+  await done(page, 'sweep');
+  const fig = page.locator('#sweep-out figure[data-output="inference.tpot_s"]');
+  assert.equal(await fig.locator('g.series').count(), 1);
+  assert.equal(await fig.locator('circle.pt').count(), 8);
+  const url = page.url();
+  for (const part of ['view=sweep', 'wi=system.hbm_GBps', 'wf=1000', 'wt=8000', 'wn=8', 'wl=0', 'wo=inference.output_tokens_per_s%2Cinference.tpot_s']) assert.ok(url.includes(part), `${part} in ${url}`);
+  // TPOT falls as HBM bandwidth grows
+  const ys = await fig.locator('circle.pt').evaluateAll((cs) => cs.map((c) => Number(c.getAttribute('cy'))));
+  assert.ok(ys[0] < ys[7], 'higher TPOT (smaller y) at low bandwidth');
+
+  const copy = await openPage(url.split('#')[1]);
+  await done(copy.page, 'sweep');
+  assert.equal(await copy.page.locator('#sweep-out figure[data-output="inference.tpot_s"] circle.pt').count(), 8);
+  assert.equal(await copy.page.locator('#sweep-input').inputValue(), 'system.hbm_GBps');
+  await copy.page.close();
+
+  await page.locator('#tab-study').click();
+  await page.waitForFunction(() => location.hash.includes('view=study'));
+  await page.goBack();
+  await page.waitForFunction(() => location.hash.includes('view=sweep'));
+  await page.waitForFunction(() => !document.querySelector('[data-explore="sweep"]').hidden);
+  assert.equal(await page.locator('#tab-sweep').getAttribute('aria-selected'), 'true');
+  // each discrete setting was one history entry; further back is the calculator
+  for (let i = 0; i < 8 && page.url().includes('view='); i++) await page.goBack();
+  await page.waitForFunction(() => document.querySelector('#output').dataset.view === 'calc');
+  assert.ok(await page.locator('#results').isVisible());
+  await page.close();
+  assert.deepEqual([...errors, ...copy.errors], []);
+});
+
+test('each study renders from its link; gpu-generations has a waterfall of cumulative speed-ups', async () => {
+  const expect = { 'gpu-generations': ['generations', 'decomposition'], 'dram-scaling': ['rows'], 'inference-boundedness': ['systems'] };
+  for (const [name, tables] of Object.entries(expect)) {
+    const { page, errors } = await openPage(`view=study&study=${name}`);
+    await done(page, 'study');
+    assert.equal(await page.locator(`#study-out section.study[data-study="${name}"]`).count(), 1);
+    for (const t of tables) assert.ok((await page.locator(`[data-table="${t}"] tbody tr`).count()) >= 4, `${name} ${t}`);
+    assert.equal(await page.locator(`button.study-link[data-study="${name}"]`).getAttribute('aria-pressed'), 'true');
+    if (name === 'gpu-generations') {
+      const bars = page.locator('svg.waterfall rect.wf-bar');
+      assert.equal(await bars.count(), await page.locator('[data-table="decomposition"] tbody tr').count());
+      const last = await page.locator('[data-table="decomposition"] tbody tr').last().locator('td').nth(1).textContent();
+      assert.match(last, /^\d+\.\d\d×$/);
+      assert.match(await page.locator('svg.waterfall').getAttribute('aria-label'), new RegExp(last.replace('.', '\\.')));
+    }
+    await shot(page, `study-${name}`);
+    await page.close();
+    assert.deepEqual(errors, []);
+  }
+});
+
+test('clicking a study writes a shareable link', async () => {
+  const { page, errors } = await openPage();
+  await page.locator('#tab-study').click();
+  await page.locator('button.study-link[data-study="dram-scaling"]').click();
+  await done(page, 'study');
+  assert.match(page.url(), /#v=1&view=study&study=dram-scaling$/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

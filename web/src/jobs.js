@@ -1,0 +1,92 @@
+// Long jobs of the Search, Sweep and Studies views: they run in their own
+// worker (so the calculator's worker stays free), one at a time, and Cancel
+// terminates that worker and starts a fresh one. jobBar() is the Run / Cancel
+// row with its progress bar and status line.
+import { Cancelled, Engine } from './engine.js';
+import { el } from './dom.js';
+
+export class JobRunner {
+  constructor(url = 'worker.js') {
+    this.url = url;
+    this.engine = null;
+    this.token = null;
+    this.cancels = 0;
+  }
+
+  get busy() {
+    return this.token !== null;
+  }
+
+  // task(call) does the work; call(fn, arg) is a worker call that rejects with
+  // Cancelled once this job was cancelled or replaced.
+  async run(task) {
+    if (this.token) this.cancel();
+    const token = {};
+    this.token = token;
+    if (!this.engine) this.engine = new Engine(this.url, { timeoutMs: 120000 });
+    const call = (fn, arg) => {
+      if (this.token !== token) return Promise.reject(new Cancelled());
+      return this.engine.call(fn, arg);
+    };
+    try {
+      return await task(call);
+    } finally {
+      if (this.token === token) this.token = null;
+    }
+  }
+
+  cancel() {
+    if (!this.token) return false;
+    this.token = null;
+    this.cancels += 1;
+    this.engine.restart();
+    return true;
+  }
+}
+
+// The Run / Cancel row of a view. Returns {node, start(text), progress(done,
+// total, text), finish(text, kind)}; the row carries data-state = idle |
+// running | done | error | cancelled for tests and styles.
+export function jobBar({ id, runLabel, onRun, onCancel }) {
+  const run = el('button', { type: 'button', id: `${id}-run`, class: 'job-run', text: runLabel, onclick: onRun });
+  const cancel = el('button', { type: 'button', id: `${id}-cancel`, class: 'job-cancel', text: 'Cancel', disabled: true, onclick: onCancel });
+  const bar = el('progress', { id: `${id}-progress`, class: 'job-progress', hidden: true, 'aria-label': 'Progress' });
+  const status = el('span', { id: `${id}-status`, class: 'status', role: 'status', 'aria-live': 'polite' });
+  const node = el('div', { class: 'job-bar', 'data-state': 'idle' }, [run, cancel, bar, status]);
+  let t0 = 0;
+  let ticker = null;
+  const stopTicker = () => {
+    clearInterval(ticker);
+    ticker = null;
+  };
+  return {
+    node,
+    start(text) {
+      t0 = performance.now();
+      node.dataset.state = 'running';
+      cancel.disabled = false;
+      bar.hidden = false;
+      bar.removeAttribute('value');
+      status.className = 'status busy';
+      status.textContent = text;
+      stopTicker();
+      ticker = setInterval(() => {
+        if (!bar.hasAttribute('value')) status.textContent = `${text} ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+      }, 200);
+    },
+    progress(done, total, text) {
+      bar.max = total;
+      bar.value = done;
+      status.textContent = text;
+    },
+    finish(text, kind = 'ok') {
+      stopTicker();
+      node.dataset.state = kind === 'ok' ? 'done' : kind;
+      cancel.disabled = true;
+      bar.hidden = true;
+      status.className = `status ${kind === 'ok' ? 'ok' : kind === 'cancelled' ? '' : 'error'}`;
+      status.textContent = text;
+    },
+    elapsedMs: () => performance.now() - t0,
+  };
+}

@@ -1,0 +1,212 @@
+// The Search view: the current scenario with a GPU count (and, for inference,
+// latency bounds) goes to the core's search in the jobs worker. Shows the
+// counters, a TP x PP heatmap (one small search per cell, after the main
+// one), the ranked plans with an Apply button each, and the time-vs-memory
+// Pareto front.
+import { el } from './dom.js';
+import * as fmt from './format.js';
+import { heatmap, scatter } from './explore-charts.js';
+import { jobBar } from './jobs.js';
+import { numberInput, readNumber } from './explore-inputs.js';
+
+const DEFAULT_GPUS = 8;
+const DEFAULT_TOP = 10;
+const MAX_AXIS = 64;
+
+function divisors(n) {
+  const out = [];
+  for (let d = 1; d <= n; d++) if (n % d === 0) out.push(d);
+  return out;
+}
+
+// Heatmap axes: a fixed tp or pp stays fixed; else the divisors up to 64.
+export function heatmapAxes(gpus, parallelism = {}) {
+  const axis = (k) => (Number.isFinite(parallelism[k]) ? [parallelism[k]] : divisors(gpus).filter((d) => d <= MAX_AXIS));
+  const tps = axis('tp');
+  const pps = axis('pp');
+  const cells = [];
+  for (const tp of tps) for (const pp of pps) if (tp * pp <= gpus && gpus % (tp * pp) === 0) cells.push({ tp, pp, value: null, state: 'pending' });
+  return { tps, pps, cells };
+}
+
+const training = (mode) => mode === 'training';
+const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
+
+function planCells(e, mode) {
+  const p = e.parallelism || {};
+  const common = [fmt.seconds(planTime(e))];
+  const perf = training(mode)
+    ? [fmt.rate(e.tokens_per_s, 'tokens/s'), fmt.percent(e.mfu)]
+    : [fmt.rate(e.output_tokens_per_s_per_gpu, 'tokens/s'), fmt.seconds(e.ttft_s), fmt.seconds(e.tpot_s)];
+  const par = training(mode)
+    ? [p.tp, p.pp, p.dp, p.cp, p.ep, p.sp ? 'yes' : 'no', p.zero, `${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`, e.training?.micro_batch, e.training?.recompute]
+    : [p.tp, p.pp, p.dp, e.inference?.batch];
+  return [...common, ...perf, fmt.bytes(e.memory_bytes_total), ...par.map((v) => (v === undefined ? '–' : String(v)))];
+}
+
+function planHeaders(mode) {
+  return training(mode)
+    ? ['iteration', 'tokens/s', 'MFU', 'memory/GPU', 'TP', 'PP', 'DP', 'CP', 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
+    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory/GPU', 'TP', 'PP', 'DP', 'batch'];
+}
+
+function planTable(best, mode, onApply) {
+  const head = el('tr', {}, ['#', ...planHeaders(mode), ''].map((t) => el('th', { scope: 'col', text: t })));
+  const body = el('tbody');
+  best.forEach((e, i) => {
+    body.append(
+      el('tr', { 'data-rank': i + 1, 'data-time': planTime(e) }, [
+        el('th', { scope: 'row', text: String(i + 1) }),
+        ...planCells(e, mode).map((t) => el('td', { class: 'num', text: t })),
+        el('td', {}, [el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': `Apply plan ${i + 1} to the calculator`, onclick: () => onApply(e) })]),
+      ]),
+    );
+  });
+  return el('div', { class: 'table-scroll search-table' }, [
+    el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}` }), el('thead', {}, [head]), body]),
+  ]);
+}
+
+function stats(s, wallMs) {
+  const rate = s.elapsed_s > 0 ? s.evaluated / s.elapsed_s : NaN;
+  const item = (k, name, value) => el('div', { class: 'card', 'data-key': k }, [el('dt', { text: name }), el('dd', {}, [el('span', { class: 'value', text: value })])]);
+  return el('dl', { class: 'headline search-stats', id: 'search-stats', 'data-wall-ms': wallMs.toFixed(0), 'data-elapsed-s': String(s.elapsed_s) }, [
+    item('evaluated', 'Plans evaluated', fmt.int(s.evaluated)),
+    item('feasible', 'Feasible', fmt.int(s.feasible)),
+    item('elapsed', 'Search time (core)', fmt.seconds(s.elapsed_s)),
+    item('wall', 'Wall time (page)', fmt.seconds(wallMs / 1000)),
+    item('rate', 'Rate', fmt.rate(rate, 'plans/s')),
+  ]);
+}
+
+export class SearchView {
+  // ctx: {state(), scenario(), setX(key, value), jobs, onApply(entry)}
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.bar = jobBar({ id: 'search', runLabel: 'Run search', onRun: () => this.run(), onCancel: () => this.cancel() });
+    this.controls = el('div', { class: 'explore-controls' });
+    this.out = el('div', { id: 'search-out', class: 'explore-out' });
+    this.root = el('section', { class: 'explore-view', 'data-explore': 'search', 'aria-label': 'Search' }, [
+      el('h2', { text: 'Search the parallelism' }),
+      el('p', { class: 'chart-note', text: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO for training, batch for inference) of the scenario on the left; settings given there stay fixed.' }),
+      this.controls,
+      this.bar.node,
+      this.out,
+    ]);
+  }
+
+  render(state) {
+    const x = state.x || {};
+    const fields = [
+      numberInput({ id: 'search-gpus', label: 'GPUs', value: x.qg, placeholder: String(DEFAULT_GPUS), onInput: (v) => this.ctx.setX('qg', v) }),
+      numberInput({ id: 'search-top', label: 'plans shown', value: x.qt, placeholder: String(DEFAULT_TOP), onInput: (v) => this.ctx.setX('qt', v) }),
+    ];
+    if (state.mode === 'inference') {
+      fields.push(numberInput({ id: 'search-ttft', label: 'max TTFT', unit: 's', value: x.qf, placeholder: 'none', onInput: (v) => this.ctx.setX('qf', v) }));
+      fields.push(numberInput({ id: 'search-tpot', label: 'max TPOT', unit: 's', value: x.qo, placeholder: 'none', onInput: (v) => this.ctx.setX('qo', v) }));
+    }
+    this.controls.replaceChildren(...fields);
+  }
+
+  spec(state) {
+    const x = state.x || {};
+    const errors = [];
+    const gpus = readNumber(x.qg, DEFAULT_GPUS, { int: true, min: 1, max: 1 << 24, name: 'GPUs' }, errors);
+    const top = readNumber(x.qt, DEFAULT_TOP, { int: true, min: 1, max: 100, name: 'plans shown' }, errors);
+    const search = { gpus, top };
+    if (state.mode === 'inference') {
+      const f = readNumber(x.qf, 0, { min: 0, max: 1e6, name: 'max TTFT' }, errors);
+      const o = readNumber(x.qo, 0, { min: 0, max: 1e6, name: 'max TPOT' }, errors);
+      if (f > 0) search.max_ttft_s = f;
+      if (o > 0) search.max_tpot_s = o;
+    }
+    return { search, errors };
+  }
+
+  cancel() {
+    if (this.ctx.jobs.cancel()) this.bar.finish('Cancelled.', 'cancelled');
+  }
+
+  async run() {
+    const state = this.ctx.state();
+    const { scenario, errors: formErrors } = this.ctx.scenario();
+    const { search, errors } = this.spec(state);
+    if (formErrors.length || errors.length) {
+      this.bar.finish(`Fix the input first: ${[...formErrors.map((e) => `${e.key}: ${e.message}`), ...errors].join('; ')}`, 'error');
+      return;
+    }
+    const mode = scenario.mode;
+    this.bar.start('Searching…');
+    try {
+      await this.ctx.jobs.run(async (call) => {
+        await call('version'); // a fresh worker loads the wasm first: keep that out of the timing
+        const t0 = performance.now();
+        const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, search })));
+        const wallMs = performance.now() - t0;
+        if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
+        const s = out.search;
+        this.drawResult(s, mode, wallMs);
+        await this.fillHeatmap(call, scenario, search, mode);
+        const trunc = s.truncated ? ` (stopped at the ${fmt.int(s.limit)}-plan limit)` : '';
+        this.bar.finish(`Searched ${fmt.int(s.evaluated)} plans in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
+      });
+    } catch (err) {
+      if (err && err.cancelled) return;
+      this.bar.finish(`Search failed: ${err.message || err}`, 'error');
+    }
+  }
+
+  drawResult(s, mode, wallMs) {
+    const warn = (s.warnings || []).map((w) => el('li', { text: w }));
+    this.heat = el('div', { class: 'heatmap-slot' });
+    const points = [
+      ...(s.best || []).map((e, i) => ({ e, key: `best-${i + 1}`, front: false })),
+      ...(s.pareto || []).map((e, i) => ({ e, key: `front-${i + 1}`, front: true })),
+    ].map(({ e, key, front }) => ({
+      key,
+      front,
+      x: e.memory_bytes_total,
+      y: planTime(e),
+      label: `${front ? 'Pareto' : 'best'}: ${fmt.seconds(planTime(e))}, ${fmt.bytes(e.memory_bytes_total)}; tp ${e.parallelism?.tp} pp ${e.parallelism?.pp} dp ${e.parallelism?.dp}`,
+    }));
+    const parts = [
+      stats(s, wallMs),
+      warn.length ? el('ul', { class: 'warnings' }, warn) : null,
+      this.heat,
+      s.best?.length ? planTable(s.best, mode, this.ctx.onApply) : el('p', { class: 'view-missing', text: 'No plan fits.' }),
+      points.length
+        ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
+        : null,
+    ];
+    this.out.replaceChildren(...parts.filter(Boolean));
+  }
+
+  async fillHeatmap(call, scenario, search, mode) {
+    const { tps, pps, cells } = heatmapAxes(search.gpus, scenario.parallelism);
+    const metric = training(mode) ? (e) => e.iteration_time_s : (e) => e.output_tokens_per_s_per_gpu;
+    const draw = () =>
+      this.heat.replaceChildren(
+        heatmap({
+          title: training(mode) ? 'Best iteration time per TP × PP' : 'Best output tokens/s per GPU per TP × PP',
+          valueName: training(mode) ? 'best iteration time' : 'best tokens/s per GPU',
+          tps,
+          pps,
+          cells,
+          format: training(mode) ? fmt.seconds : fmt.num,
+          lowerBetter: training(mode),
+        }),
+      );
+    draw();
+    let done = 0;
+    for (const cell of cells) {
+      this.bar.progress(done, cells.length, `Heatmap: ${done} of ${cells.length} (TP, PP) cells…`);
+      const par = { ...scenario.parallelism, tp: cell.tp, pp: cell.pp };
+      const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, parallelism: par, search: { ...search, top: 1 } })));
+      const best = out.search?.best?.[0];
+      cell.value = best ? metric(best) : null;
+      cell.state = best ? 'done' : 'none';
+      done += 1;
+      draw();
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// The Studies view: one button per named study of the core; each runs in the
+// jobs worker and shows its table (gpu-generations adds a waterfall of the
+// cumulative speed-up factors). #view=study&study=<name> opens one directly.
+import { el } from './dom.js';
+import * as fmt from './format.js';
+import { waterfall } from './explore-charts.js';
+import { jobBar } from './jobs.js';
+import { STUDIES } from './explore-state.js';
+
+const TITLES = {
+  'gpu-generations': 'GPU generations (GPT-3 175B training)',
+  'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
+  'inference-boundedness': 'Inference boundedness (prefill vs decode)',
+};
+
+const str = (v) => (v === undefined || v === null ? '–' : String(v));
+const x2 = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
+const PLAN = [
+  ['iteration', (r) => fmt.seconds(r.iteration_time_s)],
+  ['speed-up', (r) => x2(r.speedup)],
+  ['MFU', (r) => fmt.percent(r.mfu)],
+  ['TP', (r) => str(r.parallelism?.tp)],
+  ['PP', (r) => str(r.parallelism?.pp)],
+  ['DP', (r) => str(r.parallelism?.dp)],
+  ['CP', (r) => str(r.parallelism?.cp)],
+  ['micro-batch', (r) => str(r.micro_batch)],
+  ['recompute', (r) => str(r.recompute)],
+  ['bound', (r) => str(r.bound)],
+];
+
+// columns: [[header, (row) => text]]; the first column is the row header.
+function table(caption, rows, columns, key) {
+  return el('div', { class: 'table-scroll study-table', 'data-table': key }, [
+    el('table', { class: 'plans' }, [
+      el('caption', { text: caption }),
+      el('thead', {}, [el('tr', {}, columns.map(([h]) => el('th', { scope: 'col', text: h })))]),
+      el('tbody', {}, rows.map((r) => el('tr', {}, columns.map(([, get], i) => el(i ? 'td' : 'th', i ? { class: 'num', text: get(r) } : { scope: 'row', text: get(r) }))))),
+    ]),
+  ]);
+}
+
+function gpuGenerations(d) {
+  const step = [['system / step', (r) => str(r.step)]];
+  return [
+    table('Each system’s best plan', d.generations || [], [...step, ...PLAN], 'generations'),
+    waterfall({ title: 'A100 → GB200, one factor at a time (cumulative speed-up)', steps: (d.decomposition || []).map((r) => ({ label: r.step, value: r.speedup })) }),
+    table('One factor at a time', d.decomposition || [], [...step, ...PLAN], 'decomposition'),
+  ];
+}
+
+function dramScaling(d) {
+  return [
+    table('One H100 with its HBM replaced', d.rows || [], [
+      ['memory', (r) => str(r.memory)],
+      ['stacks', (r) => str(r.stacks)],
+      ['capacity', (r) => `${fmt.num(r.capacity_GB)} GB`],
+      ['bandwidth', (r) => `${fmt.num(r.bandwidth_GBps)} GB/s`],
+      ['TPOT batch 1', (r) => fmt.seconds(r.tpot_s_batch1)],
+      ['tokens/s batch 1', (r) => fmt.num(r.tokens_per_s_batch1)],
+      ['max batch', (r) => fmt.int(r.max_batch)],
+      ['batch', (r) => fmt.int(r.batch)],
+      ['TPOT', (r) => fmt.seconds(r.tpot_s)],
+      ['output tokens/s', (r) => fmt.num(r.output_tokens_per_s)],
+      ['per GPU', (r) => fmt.num(r.output_tokens_per_s_per_gpu)],
+    ], 'rows'),
+    el('ul', { class: 'chart-note study-sources' }, (d.rows || []).map((r) => el('li', { text: `${r.memory}: ${r.source || ''}` }))),
+  ];
+}
+
+function boundedness(d) {
+  const levels = [...new Set((d.systems || []).flatMap((s) => s.levels || []))];
+  return [
+    table('What bounds each phase', d.systems || [], [
+      ['system', (s) => str(s.system)],
+      ['device', (s) => str(s.device)],
+      ['peak', (s) => fmt.flopsRate(s.peak_flops)],
+      ['prefill bound', (s) => str(s.bound?.prefill)],
+      ['decode bound', (s) => str(s.bound?.decode)],
+      ...levels.map((l) => [`ridge ${l} (FLOP/B)`, (s) => fmt.num(s.ridges?.[l])]),
+    ], 'systems'),
+  ];
+}
+
+const RENDER = { 'gpu-generations': gpuGenerations, 'dram-scaling': dramScaling, 'inference-boundedness': boundedness };
+
+export class StudyView {
+  // ctx: {state(), setX(key, value, push), jobs}
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.bar = jobBar({ id: 'study', runLabel: 'Run again', onRun: () => this.run(), onCancel: () => this.cancel() });
+    this.links = el('nav', { class: 'study-links', 'aria-label': 'Studies' });
+    this.out = el('div', { id: 'study-out', class: 'explore-out' });
+    this.root = el('section', { class: 'explore-view', 'data-explore': 'study', 'aria-label': 'Studies' }, [
+      el('h2', { text: 'Studies' }),
+      el('p', { class: 'chart-note', text: 'Fixed what-if analyses built into the core (same as llmcalc study NAME). They ignore the scenario on the left.' }),
+      this.links,
+      this.bar.node,
+      this.out,
+    ]);
+  }
+
+  render(state) {
+    const current = state.x?.study;
+    this.links.replaceChildren(
+      ...STUDIES.map((name) =>
+        el('button', {
+          type: 'button',
+          class: `study-link${name === current ? ' active' : ''}`,
+          'data-study': name,
+          'aria-pressed': name === current ? 'true' : 'false',
+          text: TITLES[name] || name,
+          onclick: () => {
+            this.ctx.setX('study', name, true);
+            this.render(this.ctx.state());
+            this.run();
+          },
+        }),
+      ),
+    );
+    this.bar.node.hidden = !current;
+  }
+
+  cancel() {
+    if (this.ctx.jobs.cancel()) this.bar.finish('Cancelled.', 'cancelled');
+  }
+
+  async run() {
+    const name = this.ctx.state().x?.study;
+    if (!STUDIES.includes(name)) return;
+    this.bar.node.hidden = false;
+    this.bar.start(`Running ${name}…`);
+    try {
+      await this.ctx.jobs.run(async (call) => {
+        const t0 = performance.now();
+        const d = JSON.parse(await call('study', name));
+        if (d.error) throw new Error(d.error.message);
+        this.out.replaceChildren(
+          el('section', { class: 'study', 'data-study': name }, [
+            el('h3', { text: TITLES[name] || name }),
+            d.workload ? el('p', { class: 'chart-note', text: `Workload: ${d.workload}` }) : null,
+            ...RENDER[name](d),
+          ]),
+        );
+        this.bar.finish(`${name} took ${fmt.seconds((performance.now() - t0) / 1000)}.`);
+      });
+    } catch (err) {
+      if (err && err.cancelled) return;
+      this.bar.finish(`The study failed: ${err.message || err}`, 'error');
+    }
+  }
+}
