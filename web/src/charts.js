@@ -73,14 +73,6 @@ function dramLevel(result) {
   return null;
 }
 
-function opBytes(op, level) {
-  const b = op.bytes;
-  if (typeof b === 'number') return b;
-  if (!b || typeof b !== 'object') return NaN;
-  if (level && Number.isFinite(b[level])) return b[level];
-  const vals = Object.values(b).filter(Number.isFinite);
-  return vals.length ? Math.max(...vals) : NaN;
-}
 
 // Points for the roofline: ops that did arithmetic, moved bytes and took time.
 export function rooflinePoints(result) {
@@ -88,7 +80,7 @@ export function rooflinePoints(result) {
   const pts = [];
   for (const op of result.ops || []) {
     const f = op.flops;
-    const b = opBytes(op, level);
+    const b = fmt.opBytes(op, level);
     const t = op.time_s;
     if (!(f > 0 && b > 0 && t > 0)) continue;
     pts.push({ op, x: f / b, y: f / t });

@@ -81,3 +81,13 @@ export function bandwidth(bps) {
 export function percent(x) {
   return Number.isFinite(x) ? fixed(x * 100) + '%' : '–';
 }
+
+// Bytes an op moves at memory level `level` (or its largest level).
+export function opBytes(op, level) {
+  const b = op.bytes;
+  if (typeof b === 'number') return b;
+  if (!b || typeof b !== 'object') return NaN;
+  if (level && Number.isFinite(b[level])) return b[level];
+  const vals = Object.values(b).filter(Number.isFinite);
+  return vals.length ? Math.max(...vals) : NaN;
+}

@@ -5,14 +5,6 @@ import * as fmt from './format.js';
 
 const MAX_ROWS = 2000;
 
-function dramBytes(op, level) {
-  const b = op.bytes;
-  if (typeof b === 'number') return b;
-  if (!b || typeof b !== 'object') return NaN;
-  if (level && Number.isFinite(b[level])) return b[level];
-  const vals = Object.values(b).filter(Number.isFinite);
-  return vals.length ? Math.max(...vals) : NaN;
-}
 
 export class OpTable {
   constructor() {
@@ -35,7 +27,7 @@ export class OpTable {
       { key: 'kind', label: 'kind', get: (r) => r.op.kind ?? '' },
       { key: 'count', label: 'count', get: (r) => r.op.count, show: fmt.int, num: true },
       { key: 'flops', label: 'FLOP', get: (r) => r.op.flops, show: fmt.num, num: true },
-      { key: 'bytes', label: `bytes (${level || 'memory'})`, get: (r) => dramBytes(r.op, level), show: fmt.bytes, num: true },
+      { key: 'bytes', label: `bytes (${level || 'memory'})`, get: (r) => fmt.opBytes(r.op, level), show: fmt.bytes, num: true },
       { key: 'time', label: 'time each', get: (r) => r.op.time_s, show: fmt.seconds, num: true },
       { key: 'total', label: 'time × count', get: (r) => r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1), show: fmt.seconds, num: true },
       { key: 'share', label: 'share', get: (r) => (this.totalTime > 0 ? (r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1)) / this.totalTime : NaN), show: fmt.percent, num: true },
