@@ -11,8 +11,6 @@ namespace llmcalc {
 struct StageLayout {
   int stages = 1;
   int max_layers = 0;       // layers on the most loaded stage
-  bool first_has_embedding = true;
-  bool last_has_head = true;
 };
 StageLayout stage_layout(const Model& m, const Parallelism& p);
 
