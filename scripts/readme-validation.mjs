@@ -1,35 +1,47 @@
-// Regenerates (or, with --check, verifies) the validation table in README.md
-// from `llmcalc validate --markdown tests/validation/public`.
+// Regenerates (or, with --check, verifies) the validation tables in README.md
+// from `llmcalc validate --markdown DIR`: one table per marker pair below.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const begin = '<!-- validation:begin -->\n';
-const end = '<!-- validation:end -->';
+// marker name -> the case folder whose summary sits between its markers
+export const tables = { validation: 'tests/validation/public', kernels: 'tests/validation/device' };
 
-export function currentTable(cli = path.join(root, 'build/native/llmcalc')) {
-  return execFileSync(cli, ['validate', '--markdown', path.join(root, 'tests/validation/public')], { encoding: 'utf8' });
+export function currentTable(name = 'validation', cli = path.join(root, 'build/native/llmcalc')) {
+  return execFileSync(cli, ['validate', '--markdown', path.join(root, tables[name])], { encoding: 'utf8' });
 }
 
-export function readmeTable(text = readFileSync(path.join(root, 'README.md'), 'utf8')) {
+function span(text, name) {
+  const begin = `<!-- ${name}:begin -->\n`, end = `<!-- ${name}:end -->`;
   const a = text.indexOf(begin), b = text.indexOf(end);
-  if (a < 0 || b < a) throw new Error('README.md has no validation markers');
-  return text.slice(a + begin.length, b);
+  if (a < 0 || b < a) throw new Error(`README.md has no ${name} markers`);
+  return [a + begin.length, b];
+}
+
+export function readmeTable(name = 'validation', text = readFileSync(path.join(root, 'README.md'), 'utf8')) {
+  const [a, b] = span(text, name);
+  return text.slice(a, b);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const file = path.join(root, 'README.md');
-  const text = readFileSync(file, 'utf8');
-  const table = currentTable();
+  let text = readFileSync(file, 'utf8');
+  let stale = false;
+  for (const name of Object.keys(tables)) {
+    const table = currentTable(name);
+    if (readmeTable(name, text) === table) continue;
+    stale = true;
+    const [a, b] = span(text, name);
+    text = text.slice(0, a) + table + text.slice(b);
+  }
   if (process.argv.includes('--check')) {
-    if (readmeTable(text) !== table) {
-      console.error('README validation table is stale; run: node scripts/readme-validation.mjs');
+    if (stale) {
+      console.error('README validation tables are stale; run: node scripts/readme-validation.mjs');
       process.exit(1);
     }
   } else {
-    const a = text.indexOf(begin) + begin.length, b = text.indexOf(end);
-    writeFileSync(file, text.slice(0, a) + table + text.slice(b));
+    writeFileSync(file, text);
   }
 }

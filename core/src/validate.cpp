@@ -8,6 +8,7 @@
 
 #include "output.h"
 #include "strict_json.h"
+#include "validate_kernels.h"
 
 namespace llmcalc {
 
@@ -44,6 +45,7 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
     rows.push_back({origin, "", "", 0, 0, 0, true, std::string("malformed JSON: ") + e.what()});
     return rows;
   }
+  if (c.is_object() && c.contains("kernels")) return validate_kernel_case(c, origin);
   const std::string id = c.value("id", origin), source = c.value("source", "unknown source");
   json out;
   try {
