@@ -9,11 +9,14 @@ const std::vector<std::pair<const char*, const char*>>& embedded_presets();  // 
 
 const nlohmann::json& all_presets() {
   static const nlohmann::json kAll = [] {
-    nlohmann::json all = {{"models", nlohmann::json::object()}, {"systems", nlohmann::json::object()}};
+    nlohmann::json all = {{"models", nlohmann::json::object()}, {"systems", nlohmann::json::object()},
+                          {"technology", nlohmann::json::object()}};
     for (const auto& [rel, text] : embedded_presets()) {
       nlohmann::json j = nlohmann::json::parse(text);  // validated by the preset tests
       const std::string path = rel;
-      const std::string kind = path.rfind("models/", 0) == 0 ? "models" : "systems";
+      const std::string kind = path.rfind("models/", 0) == 0       ? "models"
+                               : path.rfind("technology/", 0) == 0 ? "technology"
+                                                                   : "systems";
       const std::string id = j.at("id").get<std::string>();
       all[kind][id] = std::move(j);
     }
