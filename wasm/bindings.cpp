@@ -72,6 +72,9 @@ std::string sweep(const std::string& scenario_json) {
 std::string study(const std::string& name) {
   return guarded([&] { return llmcalc::study_json(name); });
 }
+std::string derive(const std::string& budget_json) {
+  return guarded([&] { return llmcalc::derive_device_json(budget_json); });
+}
 
 }  // namespace
 
@@ -83,4 +86,5 @@ EMSCRIPTEN_BINDINGS(llmcalc) {
   emscripten::function("search", &search);
   emscripten::function("sweep", &sweep);
   emscripten::function("study", &study);
+  emscripten::function("derive", &derive);
 }

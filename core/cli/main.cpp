@@ -1,4 +1,4 @@
-// llmcalc command line: run, validate, search, sweep, study, presets, schema, version.
+// llmcalc command line: run, validate, search, sweep, study, derive, presets, schema, version.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +20,8 @@ int usage() {
                "       llmcalc validate [--json|--markdown] PATH...  run validation cases (files or folders)\n"
                "       llmcalc search FILE|-       search the parallelism (scenario with a \"search\" section)\n"
                "       llmcalc sweep FILE|-        sweep one input (scenario with a \"sweep\" section)\n"
-               "       llmcalc study [--json] NAME gpu-generations | dram-scaling | inference-boundedness\n"
+               "       llmcalc study [--json] NAME gpu-generations | technology-nodes | dram-scaling | inference-boundedness\n"
+               "       llmcalc derive FILE|-       derive a device from a technology budget (JSON)\n"
                "       llmcalc presets | schema | version\n";
   return 2;
 }
@@ -129,6 +130,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "search" && args.size() == 2) return explore(args[1], llmcalc::search_json);
   if (cmd == "sweep" && args.size() == 2) return explore(args[1], llmcalc::sweep_json);
+  if (cmd == "derive" && args.size() == 2) return explore(args[1], llmcalc::derive_device_json);
   if (cmd == "study" && args.size() == 2) return study(args[1], false);
   if (cmd == "study" && args.size() == 3 && args[1] == "--json") return study(args[2], true);
   if (cmd == "presets") return std::cout << llmcalc::presets_json() << "\n", 0;

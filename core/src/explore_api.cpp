@@ -8,6 +8,7 @@
 #include "studies.h"
 #include "strict_json.h"
 #include "sweep.h"
+#include "technology.h"
 
 namespace llmcalc {
 
@@ -17,6 +18,13 @@ std::string search_json(const std::string& scenario_json) {
 
 std::string sweep_json(const std::string& scenario_json) {
   return guarded([&] { return sweep_scenario(parse_bounded(scenario_json)); });
+}
+
+std::string derive_device_json(const std::string& budget_json) {
+  return guarded([&] {
+    const DerivedDevice d = derive_device(parse_budget(parse_bounded(budget_json)));
+    return json{{"device", to_json(d)}, {"system", derived_system(d)}};
+  });
 }
 
 std::string study_json(const std::string& name) {

@@ -7,6 +7,7 @@
 #include "presets.h"
 #include "search.h"
 #include "strict_json.h"
+#include "technology.h"
 
 namespace llmcalc {
 
@@ -269,10 +270,70 @@ std::string boundedness_text(const json& r) {
   return out;
 }
 
+
+// ---- (d) Technology nodes: one Hopper-class die, 12 nm -> 1 nm ----
+
+json technology_row(const std::string& node) {
+  TechBudget b;  // the H100's budgets: 814 mm2 die, 1330 mm2 package, 700 W
+  b.node = node;
+  const DerivedDevice d = derive_device(b);
+  const json sys = derived_system(d);
+  json row = to_json(d);
+  const json plan = best_plan(gpt3_run(sys, "bf16"), nullptr);
+  row["training"] = plan.is_null() ? json{{"fits", false}} : plan_row(node, plan, plan["iteration_time_s"].get<double>());
+  const json inf = evaluate_to_json({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 8}}},
+                                     {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}})["inference"];
+  row["inference"] = {{"ttft_s", inf["ttft_s"]}, {"tpot_s", inf["tpot_s"]}, {"output_tokens_per_s", inf["output_tokens_per_s"]},
+                      {"bound", inf["bound"]}};
+  return row;
+}
+
+json technology_nodes_study() {
+  json rows = json::array();
+  for (const std::string& node : technology_nodes()) rows.push_back(technology_row(node));
+  const json& first = rows[0]["training"];
+  for (json& r : rows)
+    if (r["training"].contains("iteration_time_s") && first.contains("iteration_time_s"))
+      r["training"]["speedup"] = first["iteration_time_s"].get<double>() / r["training"]["iteration_time_s"].get<double>();
+  return {{"study", "technology-nodes"},
+          {"workload", "a Hopper-class die with the H100's budgets (814 mm2, 1330 mm2 package, 700 W), the node's HBM; "
+                       "training: GPT-3 175B, 1,024 GPUs, global batch 1,536, bf16, plan searched; "
+                       "inference: llama3.1-70b, tp 8, batch 16, 2048 in / 256 out"},
+          {"rows", rows}};
+}
+
+std::string technology_nodes_text(const json& r) {
+  std::vector<std::vector<std::string>> dev{{"node", "SMs", "GHz", "V", "clock", "bf16 TF", "L2 MB", "HBM", "HBM TB/s", "HBM GB",
+                                             "W compute", "W HBM", "W links", "pJ/FLOP"}};
+  std::vector<std::vector<std::string>> run{{"node", "iteration", "speed-up", "MFU", "train bound", "TTFT ms", "TPOT ms",
+                                             "prefill bound", "decode bound"}};
+  for (const json& x : r["rows"]) {
+    const std::string node = x["node"].get<std::string>();
+    const json& p = x["power_W"];
+    dev.push_back({node, std::to_string(x["sm_count"].get<int>()), fmt("%.2f", x["frequency_GHz"].get<double>()),
+                   fmt("%.2f", x["voltage_V"].get<double>()), x["power_limited"].get<bool>() ? "power" : "nominal",
+                   fmt("%.0f", x["bf16_flops"].get<double>() / 1e12), fmt("%.0f", x["l2_bytes"].get<double>() / 1e6),
+                   std::to_string(x["hbm_stacks"].get<int>()) + "x" + x["hbm"].get<std::string>(),
+                   fmt("%.1f", x["hbm_Bps"].get<double>() / 1e12), fmt("%.0f", x["hbm_bytes"].get<double>() / 1e9),
+                   fmt("%.0f", p["compute"].get<double>()), fmt("%.0f", p["hbm"].get<double>()), fmt("%.0f", p["io"].get<double>()),
+                   fmt("%.3f", x["energy_pJ_per_flop"].get<double>())});
+    const json& t = x["training"];
+    const json& i = x["inference"];
+    const bool fits = t.value("fits", false);
+    run.push_back({node, fits ? fmt("%.2f s", t["iteration_time_s"].get<double>()) : "does not fit",
+                   fits ? fmt("%.2fx", t["speedup"].get<double>()) : "-", fits ? fmt("%.2f", t["mfu"].get<double>()) : "-",
+                   fits ? t["bound"].get<std::string>() : "-", fmt("%.1f", 1e3 * i["ttft_s"].get<double>()),
+                   fmt("%.2f", 1e3 * i["tpot_s"].get<double>()), i["bound"]["prefill"].get<std::string>(),
+                   i["bound"]["decode"].get<std::string>()});
+  }
+  return "Technology nodes: " + r["workload"].get<std::string>() + "\n\nDerived devices\n\n" + table(dev) +
+         "\nWorkloads on them\n\n" + table(run);
+}
+
 }  // namespace
 
 const std::vector<std::string>& study_names() {
-  static const std::vector<std::string> k{"gpu-generations", "dram-scaling", "inference-boundedness"};
+  static const std::vector<std::string> k{"gpu-generations", "technology-nodes", "dram-scaling", "inference-boundedness"};
   return k;
 }
 
@@ -280,12 +341,15 @@ json run_study(const std::string& name) {
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();
-  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"; known: gpu-generations, dram-scaling, inference-boundedness");
+  if (name == "technology-nodes") return technology_nodes_study();
+  throw InputError("study", "unknown study \"" + name.substr(0, 60) +
+                                "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness");
 }
 
 std::string study_table(const std::string& name, const json& result) {
   if (name == "gpu-generations") return gpu_generations_text(result);
   if (name == "dram-scaling") return dram_scaling_text(result);
+  if (name == "technology-nodes") return technology_nodes_text(result);
   return boundedness_text(result);
 }
 

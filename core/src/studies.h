@@ -8,7 +8,7 @@
 
 namespace llmcalc {
 
-const std::vector<std::string>& study_names();  // gpu-generations, dram-scaling, inference-boundedness
+const std::vector<std::string>& study_names();  // gpu-generations, technology-nodes, dram-scaling, inference-boundedness
 // The study's JSON form (for the web); throws InputError for an unknown name.
 nlohmann::json run_study(const std::string& name);
 // The same study as a text table.

@@ -76,7 +76,12 @@ test('sweep controls write the URL; the link reproduces the chart; Back returns 
 });
 
 test('each study renders from its link; gpu-generations has a waterfall of cumulative speed-ups', async () => {
-  const expect = { 'gpu-generations': ['generations', 'decomposition'], 'dram-scaling': ['rows'], 'inference-boundedness': ['systems'] };
+  const expect = {
+    'gpu-generations': ['generations', 'decomposition'],
+    'technology-nodes': ['devices', 'workloads'],
+    'dram-scaling': ['rows'],
+    'inference-boundedness': ['systems'],
+  };
   for (const [name, tables] of Object.entries(expect)) {
     const { page, errors } = await openPage(`view=study&study=${name}`);
     await done(page, 'study');
@@ -89,6 +94,11 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
       const last = await page.locator('[data-table="decomposition"] tbody tr').last().locator('td').nth(1).textContent();
       assert.match(last, /^\d+\.\d\d×$/);
       assert.match(await page.locator('svg.waterfall').getAttribute('aria-label'), new RegExp(last.replace('.', '\\.')));
+    }
+    if (name === 'technology-nodes') {
+      // one bar per node, 12 nm to 1 nm
+      assert.equal(await page.locator('svg.waterfall rect.wf-bar').count(), await page.locator('[data-table="workloads"] tbody tr').count());
+      assert.match(await page.locator('[data-table="devices"] tbody tr').first().textContent(), /12nm/);
     }
     await shot(page, `study-${name}`);
     await page.close();

@@ -38,6 +38,29 @@ TEST(Studies, DramScaling) {
   }
 }
 
+// Technology nodes: every node's derived device runs both workloads; the
+// physics the engine encodes shows (density buys SMs; HBM4's power budget
+// makes the 2 nm die power-limited; decode time falls with HBM bandwidth).
+TEST(Studies, TechnologyNodes) {
+  const json r = study("technology-nodes");
+  const json& rows = r["rows"];
+  ASSERT_EQ(rows.size(), 7u);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& x = rows[i];
+    EXPECT_TRUE(x["training"]["fits"].get<bool>()) << x["node"];
+    EXPECT_GT(x["inference"]["tpot_s"].get<double>(), 0);
+    if (i == 0) continue;
+    EXPECT_GT(x["sm_count"].get<int>(), rows[i - 1]["sm_count"].get<int>());
+    if (x["hbm_Bps"].get<double>() > rows[i - 1]["hbm_Bps"].get<double>() && x["inference"]["bound"]["decode"] == "hbm")
+      EXPECT_LT(x["inference"]["tpot_s"].get<double>(), rows[i - 1]["inference"]["tpot_s"].get<double>()) << x["node"];
+  }
+  EXPECT_EQ(rows[2]["node"], "5nm");
+  EXPECT_FALSE(rows[2]["power_limited"].get<bool>());  // the H100 anchor itself
+  EXPECT_TRUE(rows[4]["power_limited"].get<bool>());
+  // 5 nm reproduces the H100 that calibrated it: ~989 TFLOP/s.
+  EXPECT_NEAR(rows[2]["bf16_flops"].get<double>() / 1e12, 989.4, 10);
+}
+
 TEST(Studies, InferenceBoundedness) {
   const json r = study("inference-boundedness");
   ASSERT_EQ(r["systems"].size(), 4u);

@@ -56,3 +56,23 @@ test('schema, presets and version agree with the CLI', () => {
   assert.deepEqual(JSON.parse(mod.presets()), JSON.parse(runCli(['presets']).stdout));
   assert.equal(mod.version().trim(), runCli(['version']).stdout.trim());
 });
+
+describe('wasm matches native on derived technology-node devices', () => {
+  for (const node of ['12nm', '7nm', '5nm', '3nm', '2nm', '1.4nm', '1nm']) {
+    test(node, () => {
+      const text = JSON.stringify({ node, tdp_W: 900 });
+      const file = join(tmp, `derive-${node}.json`);
+      writeFileSync(file, text);
+      const native = runCli(['derive', file]);
+      assert.equal(native.status, 0, native.stdout);
+      const fromWasm = JSON.parse(mod.derive(text));
+      assert.equal(fromWasm.device.node, node);
+      const diffs = diffJson(fromWasm, JSON.parse(native.stdout));
+      assert.deepEqual(diffs, [], `wasm vs native differ:\n${diffs.join('\n')}`);
+    });
+  }
+  test('a bad budget is an error in both', () => {
+    const fromWasm = JSON.parse(mod.derive('{"node":"4nm"}'));
+    assert.equal(fromWasm.error.path, 'node');
+  });
+});

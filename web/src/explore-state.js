@@ -7,7 +7,7 @@
 //   study:  study (name)
 // Values stay text; each view checks them when it runs.
 export const EXPLORE_VIEWS = ['search', 'sweep', 'study'];
-export const STUDIES = ['gpu-generations', 'dram-scaling', 'inference-boundedness'];
+export const STUDIES = ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness'];
 
 const NUM = /^[0-9eE.+_-]{1,24}$/;
 const PATH = /^[a-zA-Z0-9_.]{1,80}$/;

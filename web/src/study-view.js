@@ -9,6 +9,7 @@ import { STUDIES } from './explore-state.js';
 
 const TITLES = {
   'gpu-generations': 'GPU generations (GPT-3 175B training)',
+  'technology-nodes': 'Technology nodes 12 nm → 1 nm (a Hopper-class die, H100 budgets)',
   'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
 };
@@ -48,6 +49,40 @@ function gpuGenerations(d) {
   ];
 }
 
+const GB = (b) => `${fmt.num(b / 1e9)} GB`;
+
+function technologyNodes(d) {
+  const rows = d.rows || [];
+  const node = [['node', (r) => str(r.node)]];
+  return [
+    table('Derived devices (area, power and die-edge budgets of the H100)', rows, [
+      ...node,
+      ['SMs', (r) => fmt.int(r.sm_count)],
+      ['clock', (r) => `${fmt.num(r.frequency_GHz)} GHz${r.power_limited ? ' (power-limited)' : ''}`],
+      ['voltage', (r) => `${fmt.num(r.voltage_V)} V`],
+      ['bf16 peak', (r) => fmt.flopsRate(r.bf16_flops)],
+      ['L2', (r) => `${fmt.num(r.l2_bytes / 1e6)} MB`],
+      ['HBM', (r) => `${r.hbm_stacks} × ${r.hbm} (${r.hbm_limit})`],
+      ['HBM bandwidth', (r) => `${fmt.num(r.hbm_Bps / 1e12)} TB/s`],
+      ['HBM capacity', (r) => GB(r.hbm_bytes)],
+      ['W compute / HBM / links', (r) => ['compute', 'hbm', 'io'].map((k) => fmt.num(r.power_W?.[k])).join(' / ')],
+      ['pJ/FLOP', (r) => fmt.num(r.energy_pJ_per_flop)],
+    ], 'devices'),
+    waterfall({ title: 'GPT-3 175B training speed-up over 12 nm', steps: rows.filter((r) => r.training?.fits).map((r) => ({ label: r.node, value: r.training.speedup })) }),
+    table('Workloads on them: what bounds each', rows, [
+      ...node,
+      ['iteration', (r) => (r.training?.fits ? fmt.seconds(r.training.iteration_time_s) : 'does not fit')],
+      ['speed-up', (r) => x2(r.training?.speedup)],
+      ['MFU', (r) => fmt.percent(r.training?.mfu)],
+      ['training bound', (r) => str(r.training?.bound)],
+      ['TTFT', (r) => fmt.seconds(r.inference?.ttft_s)],
+      ['TPOT', (r) => fmt.seconds(r.inference?.tpot_s)],
+      ['prefill bound', (r) => str(r.inference?.bound?.prefill)],
+      ['decode bound', (r) => str(r.inference?.bound?.decode)],
+    ], 'workloads'),
+  ];
+}
+
 function dramScaling(d) {
   return [
     table('One H100 with its HBM replaced', d.rows || [], [
@@ -81,7 +116,12 @@ function boundedness(d) {
   ];
 }
 
-const RENDER = { 'gpu-generations': gpuGenerations, 'dram-scaling': dramScaling, 'inference-boundedness': boundedness };
+const RENDER = {
+  'gpu-generations': gpuGenerations,
+  'technology-nodes': technologyNodes,
+  'dram-scaling': dramScaling,
+  'inference-boundedness': boundedness,
+};
 
 export class StudyView {
   // ctx: {state(), setX(key, value, push), jobs}

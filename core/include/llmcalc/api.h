@@ -23,7 +23,12 @@ namespace llmcalc {
 std::string search_json(const std::string& scenario_json);
 // One-input sweep over a scenario with a "sweep" section.
 std::string sweep_json(const std::string& scenario_json);
-// A named study ("gpu-generations", "dram-scaling", "inference-boundedness"):
+// A device derived from a technology budget {"architecture", "node",
+// "die_area_mm2", "package_area_mm2", "tdp_W", "hbm"} (all optional; the
+// H100's by default): {"device": derived figures, "system": a system object
+// that a scenario's "system" accepts}.
+std::string derive_device_json(const std::string& budget_json);
+// A named study ("gpu-generations", "technology-nodes", "dram-scaling", "inference-boundedness"):
 // its JSON form, or its table as text.
 std::string study_json(const std::string& name);
 std::string study_text(const std::string& name);
