@@ -52,6 +52,10 @@ test('inference: prefill vs decode chart with ridge lines, per-op dots and time 
   assert.ok(bounds.includes('decode:mlp.up:hbm'), bounds.join(' '));
   assert.match(await fig.locator('svg').getAttribute('aria-label'), /prefill: .*compute-bound/);
   assert.equal(await page.locator('figure.chart-pipeline').count(), 0, 'no pipeline chart for inference');
+  // every chart is Plot's SVG without its inline <style> (the CSP would refuse it)
+  const plots = await page.$$eval('svg.chart', (ss) => ss.map((s) => [s.classList.contains('lc-plot'), s.querySelectorAll('style').length, s.getAttribute('role')]));
+  assert.ok(plots.length >= 4, `charts: ${plots.length}`);
+  for (const p of plots) assert.deepEqual(p, [true, 0, 'img']);
   await shot(page, 'inference-phases');
   await page.close();
   assert.deepEqual(errors, []);

@@ -98,3 +98,31 @@ test('import a Hugging Face config.json by paste and by file', async () => {
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('preset search: typing narrows the model picker; choosing a match updates the result and the link', async () => {
+  const { page, errors } = await openPage();
+  await waitEvaluated(page);
+  const select = page.locator('#f-model');
+  const presetIds = () => select.locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v && !v.startsWith('\u0000')));
+  const all = await presetIds();
+  const before = await page.locator('[data-key="parameters"] .value').textContent();
+  const current = await select.inputValue();
+  await page.locator('#f-model-search').fill('70B');
+  const left = await presetIds();
+  // the current choice stays listed (the picker shows the state); every other option matches
+  const others = left.filter((v) => v !== current);
+  assert.ok(others.length >= 1 && others.length < all.length - 1, `narrowed: ${left.join(',')}`);
+  for (const v of others) assert.match(v, /70b/i);
+  assert.equal(others.length, all.filter((v) => /70b/i.test(v)).length, 'no match is dropped');
+  assert.match(await page.locator('#f-model-search-count').textContent(), new RegExp(`^${others.length} of ${all.length} presets match`));
+  const pick = others.find((v) => v === 'llama3.1-70b') || others[0];
+  await afterEvaluation(page, () => select.selectOption(pick));
+  assert.match(page.url(), new RegExp(`m=${pick.replace('.', '\\.')}`));
+  assert.notEqual(await page.locator('[data-key="parameters"] .value').textContent(), before, 'the result follows the new model');
+  // clearing the search brings every preset back, the choice kept
+  await page.locator('#f-model-search').fill('');
+  assert.deepEqual(await presetIds(), all);
+  assert.equal(await select.inputValue(), pick);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

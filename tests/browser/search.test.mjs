@@ -18,10 +18,10 @@ test('search on llama3.1-8b / 16 GPUs: heatmap, ranked plans, Pareto front; Appl
   const evaluated = Number((await page.locator('#search-stats [data-key="evaluated"] .value').textContent()).replace(/,/g, ''));
   assert.ok(evaluated > 1000, `evaluated ${evaluated}`);
   // heatmap: tp, pp in {1, 2, 4, 8, 16} with tp x pp <= 16: 15 cells, each searched
-  const cells = page.locator('svg.heatmap g.hm-cell');
+  const cells = page.locator('svg.heatmap rect.hm-cell');
   assert.equal(await cells.count(), 25);
-  assert.equal(await page.locator('svg.heatmap g.hm-cell.out').count(), 10);
-  const values = await page.$$eval('svg.heatmap g.hm-cell[data-value]:not([data-value=""])', (gs) => gs.map((g) => Number(g.dataset.value)));
+  assert.equal(await page.locator('svg.heatmap rect.hm-cell.out').count(), 10);
+  const values = await page.$$eval('svg.heatmap rect.hm-cell[data-value]:not([data-value=""])', (gs) => gs.map((g) => Number(g.dataset.value)));
   assert.ok(values.length >= 5, `cells with a plan: ${values.length}`);
   const rows = page.locator('table.plans tbody tr');
   assert.equal(await rows.count(), 10);

@@ -18,10 +18,10 @@ test('a sweep link draws one chart per output, one line per system, one dot per 
   assert.equal(await charts.count(), 2);
   for (const out of ['training.iteration_time_s', 'training.mfu']) {
     const fig = page.locator(`#sweep-out figure[data-output="${out}"]`);
-    assert.deepEqual(await fig.locator('g.series').evaluateAll((gs) => gs.map((g) => g.dataset.series)), ['dgx-h100', 'dgx-a100-80gb']);
+    assert.deepEqual(await fig.locator('svg path.line').evaluateAll((ps) => ps.map((p) => p.dataset.series)), ['dgx-h100', 'dgx-a100-80gb']);
     for (const s of ['dgx-h100', 'dgx-a100-80gb']) {
-      assert.equal(await fig.locator(`g.series[data-series="${s}"] circle.pt`).count(), 5, `${out} ${s}`);
-      assert.match(await fig.locator(`g.series[data-series="${s}"] path.line`).getAttribute('d'), /^M[^M]+$/, 'one unbroken line');
+      assert.equal(await fig.locator(`svg circle.pt[data-series="${s}"]`).count(), 5, `${out} ${s}`);
+      assert.match(await fig.locator(`svg path.line[data-series="${s}"]`).getAttribute('d'), /^M[^M]+$/, 'one unbroken line');
     }
     assert.equal(await fig.locator('.legend li').count(), 2);
   }
@@ -47,7 +47,7 @@ test('sweep controls write the URL; the link reproduces the chart; Back returns 
   await page.locator('#sweep-run').click();
   await done(page, 'sweep');
   const fig = page.locator('#sweep-out figure[data-output="inference.tpot_s"]');
-  assert.equal(await fig.locator('g.series').count(), 1);
+  assert.equal(await fig.locator('svg path.line').count(), 1);
   assert.equal(await fig.locator('circle.pt').count(), 8);
   const url = page.url();
   for (const part of ['view=sweep', 'wi=system.hbm_GBps', 'wf=1000', 'wt=8000', 'wn=8', 'wl=0', 'wo=inference.output_tokens_per_s%2Cinference.tpot_s']) assert.ok(url.includes(part), `${part} in ${url}`);

@@ -1,6 +1,5 @@
 // DOM construction helpers. Text always goes in through textContent: nothing
 // from the URL, the presets or a result is ever parsed as HTML.
-const SVG_NS = 'http://www.w3.org/2000/svg';
 
 function apply(node, attrs, children) {
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -20,10 +19,6 @@ function apply(node, attrs, children) {
 
 export function el(tag, attrs, children) {
   return apply(document.createElement(tag), attrs, children);
-}
-
-export function svg(tag, attrs, children) {
-  return apply(document.createElementNS(SVG_NS, tag), attrs, children);
 }
 
 export function clear(node) {

@@ -3,11 +3,12 @@
 // time, its colour what bounds it), the ridge points of the device (peak ÷
 // bandwidth of each memory level: left of a ridge an op cannot be
 // compute-bound on that level), and a bar of the phase's time by bound.
-import { scaleLog, scaleLinear } from 'd3-scale';
-import { el, svg } from './dom.js';
+// Drawn with Observable Plot on one log x axis; the time bar maps its 0..1
+// share onto that axis geometrically, so it is linear in pixels.
+import { el } from './dom.js';
 import * as fmt from './format.js';
+import { Plot, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
-const W = 640;
 const BOUND_ORDER = ['compute', 'hbm', 'l2', 'smem', 'network', 'latency'];
 
 export function boundIndex(bound) {
@@ -37,63 +38,87 @@ export function phaseSummary(ops, phase) {
   return { phase, total, bounds, points, count: mine.length };
 }
 
+// Ridge points: peak ÷ bandwidth per memory level, plus the achievable one
+// on the outermost level (i = -1).
+function ridgePoints(device) {
+  const peak = device?.peak_flops;
+  const roofs = (device?.roofs || []).filter((r) => r.bandwidth_Bps > 0);
+  const ridges = peak > 0 ? roofs.map((r, i) => ({ name: r.name, ai: peak / r.bandwidth_Bps, i })) : [];
+  const ach = device?.achievable_flops;
+  const hbm = roofs[roofs.length - 1];
+  if (ach > 0 && hbm && ach < peak) ridges.push({ name: `${hbm.name} (achievable)`, ai: ach / hbm.bandwidth_Bps, i: -1 });
+  return { ridges, last: roofs.length - 1 };
+}
+
+// Rows of the chart (y grows downwards, one unit per phase): the dot strip
+// sits at k + 0.35, the time bar spans k + 0.6 .. k + 0.78.
+const STRIP = 0.35;
+const BAR = [0.6, 0.78];
+
+// Each phase's time by bound as segments of a bar, in x units of the log axis
+// ([lo, hi] the axis domain) so the bar is linear in pixels.
+function boundSegments(phases, [lo, hi]) {
+  const at = (f) => lo * (hi / lo) ** f;
+  return phases.flatMap((s, k) => {
+    let acc = 0;
+    return s.bounds.filter((b) => b.share > 0).map((b) => {
+      const x1 = at(acc);
+      acc += b.share;
+      return { phase: s.phase, bound: b.bound, x1, x2: at(acc), y1: k + BAR[0], y2: k + BAR[1], tip: `${s.phase}: ${b.bound}-bound ${fmt.percent(b.share)} (${fmt.seconds(b.time)})` };
+    });
+  });
+}
+
+function phaseMarks(phases, domain) {
+  const dots = phases.flatMap((s, k) => s.points.map((p) => ({ ...p, phase: s.phase, k, r: Math.max(2, Math.min(12, 14 * Math.sqrt(p.share))) })));
+  const segs = boundSegments(phases, domain);
+  const rows = phases.map((s, k) => ({ ...s, k }));
+  return [
+    Plot.ruleY(rows, { y: (s) => s.k + STRIP, render: tag(rows, () => ({ class: 'tick' })) }),
+    Plot.text(rows, { x: domain[0], y: (s) => s.k + STRIP, dx: -86, dy: -2, textAnchor: 'start', text: 'phase', render: tag(rows, () => ({ class: 'axis-label phase-label' })) }),
+    Plot.text(rows, { x: domain[0], y: (s) => s.k + STRIP, dx: -86, dy: 12, textAnchor: 'start', text: (s) => fmt.seconds(s.total), render: tag(rows, () => ({ class: 'tick-label' })) }),
+    Plot.dot(dots, {
+      x: 'ai',
+      y: (d) => d.k + STRIP,
+      r: 'r',
+      title: (d) => `${d.op.name} (${d.phase}): ${fmt.num(d.ai)} FLOP/B, ${fmt.seconds(opTime(d.op))} (${fmt.percent(d.share)}), bound: ${d.op.bound}`,
+      render: tag(dots, (d) => ({ class: `op b${boundIndex(d.op.bound) % 10}`, 'data-op': d.op.name, 'data-phase': d.phase, 'data-bound': d.op.bound || '' })),
+    }),
+    Plot.rect(segs, { x1: 'x1', x2: 'x2', y1: 'y1', y2: 'y2', title: 'tip', render: tag(segs, (g) => ({ class: `seg b${boundIndex(g.bound) % 10}`, 'data-phase': g.phase, 'data-bound': g.bound })) }),
+  ];
+}
+
+function ridgeMarks(ridges, last) {
+  const labelled = ridges.filter((r) => r.i === last);
+  return [
+    Plot.ruleX(ridges, { x: 'ai', insetTop: -4, title: (r) => `${r.name} ridge: ${fmt.num(r.ai)} FLOP/B`, render: tag(ridges, (r) => ({ class: r.i >= 0 ? 'ridge' : 'ridge achievable', 'data-ridge': r.name })) }),
+    Plot.text(labelled, { x: 'ai', frameAnchor: 'top', dx: 3, dy: -8, textAnchor: 'start', text: (r) => `${r.name} ridge ${fmt.num(r.ai)}`, render: tag(labelled, () => ({ class: 'ridge-label' })) }),
+  ];
+}
+
 export function phaseChart(result) {
   const phases = ['prefill', 'decode'].map((p) => phaseSummary(result.ops, p)).filter((s) => s.count > 0);
   if (!phases.length) return null;
-  const peak = result.device?.peak_flops;
-  const roofs = (result.device?.roofs || []).filter((r) => r.bandwidth_Bps > 0);
-  const ridges = peak > 0 ? roofs.map((r, i) => ({ name: r.name, ai: peak / r.bandwidth_Bps, i })) : [];
-  const ach = result.device?.achievable_flops;
-  const hbm = roofs[roofs.length - 1];
-  if (ach > 0 && hbm && ach < peak) ridges.push({ name: `${hbm.name} (achievable)`, ai: ach / hbm.bandwidth_Bps, i: -1 });
+  const { ridges, last } = ridgePoints(result.device);
   const ais = [...phases.flatMap((s) => s.points.map((p) => p.ai)), ...ridges.map((r) => r.ai)];
-  const lo = Math.min(...ais, 1);
-  const hi = Math.max(...ais, 10);
-  const x = scaleLog().domain([lo / 2, hi * 2]).range([90, W - 16]).clamp(true);
-  const band = 78;
-  const top = 22;
-  const H = top + phases.length * band + 36;
+  const domain = [Math.min(...ais, 1) / 2, Math.max(...ais, 10) * 2];
   const desc = phases
     .map((s) => `${s.phase}: ${fmt.seconds(s.total)} of op time, ` + s.bounds.slice(0, 3).map((b) => `${fmt.percent(b.share)} ${b.bound}-bound`).join(', '))
     .join('; ');
-  const root = svg('svg', { class: 'chart phases', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Prefill vs decode boundedness. ${desc}` });
-  for (const t of x.ticks(6).filter((t) => Number.isInteger(Math.log10(t)))) {
-    root.append(svg('line', { class: 'grid', x1: x(t), x2: x(t), y1: top, y2: H - 30 }));
-    root.append(svg('text', { class: 'tick-label', x: x(t), y: H - 16, 'text-anchor': 'middle', text: fmt.num(t) }));
-  }
-  root.append(svg('text', { class: 'axis-label', x: (90 + W) / 2, y: H - 2, 'text-anchor': 'middle', text: 'arithmetic intensity (FLOP/byte of HBM)' }));
-  for (const r of ridges) {
-    const cls = r.i >= 0 ? 'ridge' : 'ridge achievable';
-    root.append(svg('line', { class: cls, x1: x(r.ai), x2: x(r.ai), y1: top - 4, y2: H - 30, 'data-ridge': r.name }, [svg('title', { text: `${r.name} ridge: ${fmt.num(r.ai)} FLOP/B` })]));
-  }
-  const labelled = ridges.filter((r) => r.i === roofs.length - 1);
-  for (const r of labelled) root.append(svg('text', { class: 'ridge-label', x: x(r.ai) + 3, y: top - 8, text: `${r.name} ridge ${fmt.num(r.ai)}` }));
-  phases.forEach((s, k) => {
-    const y0 = top + k * band;
-    const bar = scaleLinear().domain([0, 1]).range([90, W - 16]);
-    root.append(svg('text', { class: 'axis-label phase-label', x: 4, y: y0 + 26, text: s.phase }));
-    root.append(svg('text', { class: 'tick-label', x: 4, y: y0 + 40, text: fmt.seconds(s.total) }));
-    root.append(svg('line', { class: 'tick', x1: 90, x2: W - 16, y1: y0 + 28, y2: y0 + 28 }));
-    for (const p of s.points) {
-      const r = Math.max(2, Math.min(12, 14 * Math.sqrt(p.share)));
-      root.append(
-        svg('circle', { class: `op b${boundIndex(p.op.bound) % 10}`, cx: x(p.ai), cy: y0 + 28, r, 'data-op': p.op.name, 'data-phase': s.phase, 'data-bound': p.op.bound || '' }, [
-          svg('title', { text: `${p.op.name} (${s.phase}): ${fmt.num(p.ai)} FLOP/B, ${fmt.seconds(opTime(p.op))} (${fmt.percent(p.share)}), bound: ${p.op.bound}` }),
-        ]),
-      );
-    }
-    let acc = 0;
-    for (const b of s.bounds) {
-      if (!(b.share > 0)) continue;
-      const x0 = bar(acc);
-      acc += b.share;
-      root.append(
-        svg('rect', { class: `seg b${boundIndex(b.bound) % 10}`, x: x0, y: y0 + 48, width: Math.max(0.5, bar(acc) - x0), height: 14, 'data-phase': s.phase, 'data-bound': b.bound }, [
-          svg('title', { text: `${s.phase}: ${b.bound}-bound ${fmt.percent(b.share)} (${fmt.seconds(b.time)})` }),
-        ]),
-      );
-    }
-  });
+  const root = plotSvg(
+    {
+      height: 22 + phases.length * 78 + 36,
+      marginLeft: 90,
+      marginRight: 16,
+      marginTop: 22,
+      marginBottom: 36,
+      r: { type: 'identity' },
+      x: { type: 'log', domain, clamp: true, ticks: decadeTicks(domain), tickFormat: fmt.num, label: 'arithmetic intensity (FLOP/byte of HBM)', grid: true },
+      y: { domain: [0, phases.length], reverse: true, axis: null },
+      marks: [...ridgeMarks(ridges, last), ...phaseMarks(phases, domain)],
+    },
+    { className: 'phases', label: `Prefill vs decode boundedness. ${desc}` },
+  );
   const all = [...new Set(phases.flatMap((s) => s.bounds.map((b) => b.bound)))].sort((a, b) => boundIndex(a) - boundIndex(b));
   const leg = el('ul', { class: 'legend' });
   for (const b of all) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${b}-bound`]));

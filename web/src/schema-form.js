@@ -109,11 +109,10 @@ export class SchemaForm {
     const id = `f-${slug(field.key)}`;
     const list = this.presets?.[kind] || {};
     const select = el('select', { id, 'aria-describedby': `h-${slug(field.key)} e-${slug(field.key)}` });
-    for (const pid of Object.keys(list).sort()) select.append(el('option', { value: pid, text: pid }));
-    if (field.key === 'model') select.append(el('option', { value: '', text: 'custom (no preset)' }));
     select.addEventListener('change', () => {
       if (select.value !== CUSTOM) this.onChange(field.key, select.value);
     });
+    const search = this.buildPresetSearch(field, id);
     const help = el('p', { class: 'help', id: `h-${slug(field.key)}`, text: field.help || '' });
     const error = el('p', { class: 'error', id: `e-${slug(field.key)}`, hidden: true, 'aria-live': 'polite' });
     let reset = null;
@@ -124,6 +123,9 @@ export class SchemaForm {
       select.setAttribute('aria-describedby', `h-model e-model model-custom`);
     }
     const row = el('div', { class: 'field preset', 'data-key': field.key }, [
+      search.label,
+      search.input,
+      search.count,
       el('label', { for: id, text: field.key }),
       select,
       badge,
@@ -131,8 +133,57 @@ export class SchemaForm {
       help,
       error,
     ]);
-    this.rows.set(field.key, { field, row, input: select, help, error, kind, reset, badge });
+    const r = { field, row, input: select, help, error, kind, reset, badge, ids: Object.keys(list).sort(), search: search.input, count: search.count };
+    this.rows.set(field.key, r);
+    search.input.addEventListener('input', () => this.fillPresets(r, this.state));
+    this.fillPresets(r, null);
     return row;
+  }
+
+  // The search box above a preset picker: typing narrows the picker's options
+  // (id or description, case-insensitive); the count is announced politely.
+  buildPresetSearch(field, selectId) {
+    const sid = `${selectId}-search`;
+    const label = el('label', { for: sid, class: 'preset-search-label', text: 'search' });
+    const input = el('input', {
+      type: 'search',
+      id: sid,
+      class: 'preset-search',
+      placeholder: `filter ${field.key} presets`,
+      autocomplete: 'off',
+      spellcheck: 'false',
+      'aria-controls': selectId,
+      'aria-describedby': `${sid}-count`,
+    });
+    const count = el('p', { class: 'preset-count', id: `${sid}-count`, 'aria-live': 'polite' });
+    return { label, input, count };
+  }
+
+  // Preset ids matching the search box (all of them when it is empty).
+  matchingPresets(r) {
+    const q = r.search.value.trim().toLowerCase();
+    if (!q) return r.ids;
+    const list = this.presets?.[r.kind] || {};
+    return r.ids.filter((pid) => pid.toLowerCase().includes(q) || String(list[pid]?.description || '').toLowerCase().includes(q));
+  }
+
+  // Rebuilds a picker's options: the matching presets, plus the current
+  // choice even when it does not match (the picker must still show the state),
+  // an unknown id from a link, and the custom entries of the model picker.
+  fillPresets(r, state) {
+    const value = state ? state[r.field.key] ?? '' : '';
+    const custom = Boolean(state && r.field.key === 'model' && value && Object.keys(state.values).some((k) => k.startsWith('model.')));
+    const matches = this.matchingPresets(r);
+    const shown = matches.includes(value) || !value || !r.ids.includes(value) ? matches : [value, ...matches];
+    clear(r.input);
+    for (const pid of shown) r.input.append(el('option', { value: pid, text: pid }));
+    if (value && !r.ids.includes(value)) r.input.append(el('option', { value, text: `${value} (unknown)` }));
+    if (r.field.key === 'model') r.input.append(el('option', { value: '', text: 'custom (no preset)' }));
+    if (custom) r.input.append(el('option', { value: CUSTOM, text: `custom (based on ${value})` }));
+    r.input.value = custom ? CUSTOM : value;
+    r.count.textContent = r.search.value.trim() ? `${matches.length} of ${r.ids.length} presets match` : '';
+    r.count.hidden = !r.count.textContent;
+    return custom;
   }
 
   buildField(field) {
@@ -179,19 +230,7 @@ export class SchemaForm {
       }
       if (f.type === 'preset') {
         const value = state[key] ?? '';
-        if (![...r.input.options].some((o) => o.value === value)) {
-          r.input.append(el('option', { value, text: `${value} (unknown)` }));
-        }
-        const custom = key === 'model' && value && Object.keys(state.values).some((k) => k.startsWith('model.'));
-        let opt = [...r.input.options].find((o) => o.value === CUSTOM);
-        if (custom) {
-          if (!opt) r.input.append((opt = el('option', { value: CUSTOM })));
-          opt.textContent = `custom (based on ${value})`;
-          r.input.value = CUSTOM;
-        } else {
-          if (opt) opt.remove();
-          r.input.value = value;
-        }
+        const custom = this.fillPresets(r, state);
         if (r.reset) {
           r.reset.hidden = !custom;
           r.reset.textContent = `Reset to ${value}`;

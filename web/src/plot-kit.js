@@ -1,0 +1,74 @@
+// Shared glue between the page and Observable Plot. Plot draws the SVG; this
+// module makes that SVG fit the page's rules:
+// - Plot appends an inline <style> to every chart, which the strict CSP
+//   (style-src 'self') refuses; it is removed before the node reaches the
+//   document, and the same rules live in style.css under PLOT_CLASS.
+// - Colours come from CSS classes (dark mode follows the stylesheet): a CSS
+//   rule beats the presentation attributes Plot writes, so each element gets
+//   our class names and keeps Plot's geometry.
+// - Tests and exports select on data attributes, which `tag` writes per
+//   element from the datum Plot bound to it.
+// Named imports only: with Plot's sideEffects list, esbuild then leaves out
+// the marks, transforms and d3 modules these charts do not use.
+import { barX, cell, dot, line, link, plot, rect, rectX, ruleX, ruleY, text, tickX } from '@observablehq/plot';
+
+export const Plot = { barX, cell, dot, line, link, rect, rectX, ruleX, ruleY, text, tickX };
+
+export const PLOT_CLASS = 'lc-plot';
+export const W = 640;
+
+// Attributes `fn(datum, i)` returns (class is added to, not replaced) are set
+// on every element of a mark. Plot binds each element to its index into the
+// mark's data (line marks: an array of indices), so nothing relies on order.
+export function tag(data, fn) {
+  return (index, scales, values, dimensions, context, next) => {
+    const g = next(index, scales, values, dimensions, context);
+    if (!g) return g;
+    for (const node of g.children) {
+      const i = Array.isArray(node.__data__) ? node.__data__[0] : node.__data__;
+      if (Number.isInteger(i) && data[i] !== undefined) setAttrs(node, fn(data[i], i));
+    }
+    return g;
+  };
+}
+
+function setAttrs(node, attrs) {
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') node.classList.add(...String(v).split(/\s+/).filter(Boolean));
+    else node.setAttribute(k, String(v));
+  }
+}
+
+// Plot.plot with the page's conventions: our class names, role="img" and an
+// aria-label carrying the values, no inline <style>, no axis-label arrows.
+export function plotSvg(options, { className, label }) {
+  const node = plot({
+    width: W,
+    figure: false,
+    ...options,
+    className: PLOT_CLASS,
+    x: axisOptions(options.x),
+    y: axisOptions(options.y),
+  });
+  for (const style of node.querySelectorAll('style')) style.remove();
+  node.setAttribute('class', `${PLOT_CLASS} chart ${className}`.trim());
+  node.setAttribute('role', 'img');
+  node.setAttribute('aria-label', label);
+  return node;
+}
+
+// Plot calls a tick format as f(value, index); ours take (value, digits),
+// so the index must not reach them.
+function axisOptions(o = {}) {
+  const f = o.tickFormat;
+  return { labelArrow: 'none', labelAnchor: 'center', ...o, ...(typeof f === 'function' ? { tickFormat: (v) => f(v) } : {}) };
+}
+
+// Decade ticks for a log axis when there are at least two of them (labels
+// stay short); otherwise undefined, which lets Plot pick its own.
+export function decadeTicks([lo, hi]) {
+  const out = [];
+  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
+  return out.length >= 2 ? out : undefined;
+}
