@@ -33,8 +33,10 @@ struct GemmShape {
 OpCost gemm_cost(const Device& d, const GemmShape& g);
 
 // A fused attention kernel (FlashAttention): `flops` of math at the 16-bit
-// peak times the device's attention efficiency; `dram_bytes` of compulsory traffic.
-OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward);
+// peak times the device's attention efficiency; `dram_bytes` of compulsory
+// traffic; `kv_per_row` keys attended per query row on average (s/2 causal).
+OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
+                            double kv_per_row);
 
 // Element-wise / reduction kernel: bytes read + written stream through L2
 // and device memory; `flops` run on the vector units.

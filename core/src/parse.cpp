@@ -146,6 +146,8 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
     StrictObject at(o.raw("attention"), o.child_path("attention"));
     e.attention_fwd = at.required_number("fwd", 0.01, 1);
     e.attention_bwd = at.required_number("bwd", 0.01, 1);
+    e.attention_fwd_half_kv = at.number("fwd_half_kv", e.attention_fwd_half_kv, 0, 1e6);
+    e.attention_bwd_half_kv = at.number("bwd_half_kv", e.attention_bwd_half_kv, 0, 1e6);
     at.finish();
   } else {
     e.attention_fwd = e.attention_bwd = o.number("attention", e.attention_fwd, 0.01, 1);

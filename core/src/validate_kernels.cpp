@@ -40,7 +40,8 @@ double attention_time(const Device& d, const json& k) {
   const double fwd_flops = 4 * b * h * s * s * hd * (causal ? 0.5 : 1.0);
   const double q = b * s * h * hd * 2, kv = 2 * b * s * hkv * hd * 2;
   const double bytes = bwd ? 4 * q + 2 * kv : 2 * q + kv;
-  return fused_attention_cost(d, bwd ? 2.5 * fwd_flops : fwd_flops, bytes, Precision::bf16, bwd).time_s;
+  const double kv_per_row = causal ? 0.5 * (s + 1) : s;
+  return fused_attention_cost(d, bwd ? 2.5 * fwd_flops : fwd_flops, bytes, Precision::bf16, bwd, kv_per_row).time_s;
 }
 
 // Norms and activations stream their bytes; ~8 vector FLOPs per element.

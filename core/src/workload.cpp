@@ -75,6 +75,7 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
     s.math = p.attn_math;
     // QK^T and PV: 2 x 2 x q x kv x d per head (Dao et al. 2022).
     s.flops = 4 * b * q_heads * p.q_len * p.kv_len * hd * causal_frac;
+    s.kv_per_row = p.kv_len * causal_frac;
     s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
     ops.push_back(s);
     return;
@@ -241,7 +242,9 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
   const Device& d = sys.device;
   switch (s.kind) {
     case OpKind::gemm: op.cost = gemm_cost(d, s.gemm); break;
-    case OpKind::attention: op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward); break;
+    case OpKind::attention:
+      op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row);
+      break;
     case OpKind::elementwise: op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16); break;
     case OpKind::comm:
       op.cost.bytes.assign(d.memory.size(), 0.0);

@@ -24,6 +24,7 @@ struct OpSpec {
   Group group;                  // comm
   std::string comm_axis;        // "tp", "cp", "ep", "dp", "pp"
   bool backward = false;        // attention: the backward kernel
+  double kv_per_row = 1;        // attention: keys each query row attends, on average
 };
 
 struct Op {

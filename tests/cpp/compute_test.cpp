@@ -97,8 +97,8 @@ TEST(Compute, MoreHbmBandwidthIsNeverSlower) {
               elementwise_cost(slow, bytes, bytes, Precision::bf16).time_s);
   for (double flops : {1e6, 1e12})
     for (bool bwd : {false, true})
-      EXPECT_LE(fused_attention_cost(fast, flops, flops / 64, Precision::bf16, bwd).time_s,
-                fused_attention_cost(slow, flops, flops / 64, Precision::bf16, bwd).time_s);
+      EXPECT_LE(fused_attention_cost(fast, flops, flops / 64, Precision::bf16, bwd, 2048).time_s,
+                fused_attention_cost(slow, flops, flops / 64, Precision::bf16, bwd, 2048).time_s);
 }
 
 }  // namespace
@@ -106,6 +106,28 @@ TEST(Compute, MoreHbmBandwidthIsNeverSlower) {
 
 namespace llmcalc {
 namespace {
+
+// Fused attention: short key ranges pay the per-tile overhead (kv / (kv + half)),
+// long ones approach the device's long-sequence efficiency, never above it.
+TEST(Compute, AttentionEfficiencyGrowsWithKeysPerRow) {
+  Device d;
+  d.matmul_flops[static_cast<int>(Precision::bf16)] = 1e15;
+  d.memory = {{"hbm", 80e9, 3e12}};
+  d.efficiency.launch_overhead_s = 0;
+  const double flops = 1e13;  // compute-bound: 1e13 FLOP over 1e9 bytes
+  for (bool bwd : {false, true}) {
+    const double eff = bwd ? d.efficiency.attention_bwd : d.efficiency.attention_fwd;
+    const double half = bwd ? d.efficiency.attention_bwd_half_kv : d.efficiency.attention_fwd_half_kv;
+    double last = 1e30;
+    for (double kv : {64.0, 512.0, 4096.0, 65536.0}) {
+      const double t = fused_attention_cost(d, flops, 1e9, Precision::bf16, bwd, kv).time_s;
+      EXPECT_LT(t, last);
+      EXPECT_NEAR(t, flops / (1e15 * eff * kv / (kv + half)), 1e-12);
+      last = t;
+    }
+    EXPECT_GT(last, flops / (1e15 * eff));
+  }
+}
 
 TEST(Compute, QuantisedGemvIsStillMemoryBound) {
   // BUG: an int4-weight GEMV (m=1; 2 FLOPs per 0.5-byte weight = 4 FLOP/B,

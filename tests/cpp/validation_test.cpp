@@ -132,8 +132,8 @@ TEST(KernelValidation, DecodeGemmsAttentionAndNorms) {
   int n = 0;
   EXPECT_LE(kernel_errors("kernel.gemm.bf16.skinny", &n).first, 0.20);
   EXPECT_GE(n, 15);
-  EXPECT_LE(kernel_errors("kernel.attention.fwd", &n).first, 0.20);
-  EXPECT_LE(kernel_errors("kernel.attention.bwd", &n).first, 0.15);
+  EXPECT_LE(kernel_errors("kernel.attention.fwd", &n).first, 0.12);
+  EXPECT_LE(kernel_errors("kernel.attention.bwd", &n).first, 0.12);
   EXPECT_LE(kernel_errors("kernel.elementwise", &n).first, 0.35);
 }
 

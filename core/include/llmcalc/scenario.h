@@ -62,8 +62,12 @@ struct MemoryLevel {
 // scenario on that device.
 struct DeviceEfficiency {
   std::array<double, kPrecisionCount> matmul{0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8, 0.8};  // best large-GEMM throughput / peak (MAMF), per precision
-  double attention_fwd = 0.6;  // fused (Flash) attention forward throughput / matmul peak
+  double attention_fwd = 0.6;  // fused (Flash) attention forward throughput / matmul peak, long sequences
   double attention_bwd = 0.5;  // its backward pass
+  // Keys attended per query row at which a fused attention kernel reaches half
+  // its long-sequence throughput (per-tile prologue/epilogue); fitted on the
+  // cuDNN kernels timed on an H200 (tests/validation/device/README.md).
+  double attention_fwd_half_kv = 212, attention_bwd_half_kv = 405;
   double tile_overhead_s = 1e-6;  // fixed cost per GEMM output tile per wave (prologue + epilogue)
   double vector = 0.7;        // element-wise throughput / vector peak
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level
