@@ -34,6 +34,7 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.batch = t.micro_batch;
   p.q_len = t.seq_len / static_cast<double>(s.par.cp);
   p.kv_len = t.seq_len;
+  p.kv_chunks = s.par.cp;
   p.causal = true;
   p.tp = s.par.tp;
   p.sp = s.par.sp && s.par.tp > 1;

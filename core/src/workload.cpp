@@ -75,7 +75,9 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
     s.math = p.attn_math;
     // QK^T and PV: 2 x 2 x q x kv x d per head (Dao et al. 2022).
     s.flops = 4 * b * q_heads * p.q_len * p.kv_len * hd * causal_frac;
-    s.kv_per_row = p.kv_len * causal_frac;
+    // Keys per query row in one kernel: a context-parallel ring launches one
+    // kernel per KV chunk (Liu et al. 2023, Ring Attention; Megatron-Core CP).
+    s.kv_per_row = p.kv_len * causal_frac / p.kv_chunks;
     s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
     ops.push_back(s);
     return;

@@ -41,6 +41,7 @@ struct LayerPass {
   double batch = 1;      // sequences
   double q_len = 1;      // query tokens per sequence on this GPU
   double kv_len = 1;     // keys attended per query (full context)
+  double kv_chunks = 1;  // context parallelism: the ring runs one attention kernel per KV chunk (cp of them)
   bool causal = true;    // causal mask over a square q x kv block
   int tp = 1;
   bool sp = false;

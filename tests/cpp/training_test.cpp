@@ -161,3 +161,29 @@ TEST(Training, TimeToTrainOnlyWithTokens) {
 
 }  // namespace
 }  // namespace llmcalc::test
+
+namespace llmcalc::test {
+namespace {
+
+// Context parallelism splits the causal attention FLOPs evenly over the ring
+// (load-balanced chunks), but each ring step is its own kernel over a 1/cp
+// KV chunk, so the kernels run shorter key ranges at lower efficiency.
+TEST(Training, ContextParallelAttentionRunsPerChunk) {
+  json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"dp", 8}}}, {"training", {{"global_batch", 64}, {"seq_len", 8192}}}};
+  const json one = eval_ok(s);
+  s["parallelism"] = {{"dp", 4}, {"cp", 2}};
+  const json two = eval_ok(s);
+  for (const char* phase : {"fwd", "bwd"}) {
+    const std::string name = std::string("attn.flash") + (std::string(phase) == "bwd" ? ".bwd" : "");
+    const json a = find_op(one, name, phase), b = find_op(two, name, phase);
+    ASSERT_FALSE(a.is_null());
+    ASSERT_FALSE(b.is_null());
+    // (1e-3: the causal diagonal term 1/q_len differs with the chunk length)
+    EXPECT_NEAR(b["flops"].get<double>() * 2, a["flops"].get<double>(), 1e-3 * a["flops"].get<double>());
+    EXPECT_GT(b["time_s"].get<double>() * 2, a["time_s"].get<double>() * 1.01) << phase;
+  }
+}
+
+}  // namespace
+}  // namespace llmcalc::test
