@@ -6,6 +6,23 @@ import { afterEvaluation, openPage, setup, shot, waitEvaluated } from './harness
 
 setup();
 
+// First result: from navigation start to the first "Evaluated" status with
+// the charts drawn, on the first page of a fresh browser profile (empty HTTP
+// cache, cold worker and wasm); it must stay the first test of this file.
+// Reported as a figure (the README quotes it), not asserted as a timing.
+test('first result: headline and charts drawn after a cold load in a fresh profile (time printed)', async () => {
+  const { page, errors } = await openPage('v=1');
+  await waitEvaluated(page);
+  const ms = await page.evaluate(() => {
+    const shown = performance.getEntriesByName('llmcalc:first-result')[0];
+    return shown ? shown.startTime : performance.now();
+  });
+  assert.ok((await page.locator('#results svg.chart').count()) >= 3, 'charts drawn with the first result');
+  console.log(`# browser first result after a cold load: ${ms.toFixed(0)} ms from navigation start`);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('usable at 390 px wide: nothing overflows sideways, charts fit', async () => {
   const { page, errors } = await openPage('v=1&pp=2&gb=16', { viewport: { width: 390, height: 844 } });
   await waitEvaluated(page);

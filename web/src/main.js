@@ -218,6 +218,8 @@ async function evaluate() {
   } catch (err) {
     setGeneralError(`Could not draw the result: ${err.message || err}`);
   }
+  // The first drawn result, for the load-time figure (tests/browser/quality).
+  if (!hasResult) performance.mark('llmcalc:first-result');
   hasResult = true;
   markStale(false);
   $('#pin').textContent = state.pin ? 'Re-pin this result' : 'Pin this result';
