@@ -72,6 +72,25 @@ test('system fields override the preset (device peak, HBM, NVLink, InfiniBand)',
   assert.deepEqual(errors, []);
 });
 
+test('every system figure is editable: L2, fp8 peak, GEMM ceiling, node and NVLink domain size', async () => {
+  const { page, errors } = await openPage('v=1');
+  await waitEvaluated(page);
+  await page.locator('details.group-system > summary').click();
+  assert.equal(await page.locator('[data-key="system.l2_MiB"] input').getAttribute('placeholder'), '50');
+  assert.equal(await page.locator('[data-key="system.gpus_per_node"] input').getAttribute('placeholder'), '8');
+  const before = await page.locator('#results .card').first().textContent();
+  await afterEvaluation(page, () => page.locator('[data-key="system.matmul_eff"] input').fill('0.4'));
+  assert.notEqual(await page.locator('#results .card').first().textContent(), before, 'a lower GEMM ceiling changes the iteration time');
+  await afterEvaluation(page, () => page.locator('[data-key="system.l2_MiB"] input').fill('128'));
+  const scenario = JSON.parse(await page.locator('#scenario-json').textContent());
+  assert.equal(scenario.system.device.efficiency.matmul.bf16, 0.4);
+  assert.equal(scenario.system.device.memory.find((m) => m.name === 'l2').capacity_MiB, 128);
+  assert.match(page.url(), /sme=0\.4/);
+  assert.match(page.url(), /sl2=128/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 const GPT2 = JSON.stringify({
   activation_function: 'gelu_new', architectures: ['GPT2LMHeadModel'], model_type: 'gpt2', n_ctx: 1024, n_embd: 768, n_head: 12,
   n_layer: 12, n_positions: 1024, vocab_size: 50257, layer_norm_epsilon: 1e-5, fancy_new_field: true,

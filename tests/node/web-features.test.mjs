@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { decodeStateReport, encodeState, MAX_HASH } from '../../web/src/url-state.js';
 import { buildScenario } from '../../web/src/scenario.js';
-import { withPageFields, systemScenario } from '../../web/src/page-fields.js';
+import { withPageFields, systemScenario, systemValue } from '../../web/src/page-fields.js';
 import { embedSnippet, embedUrl } from '../../web/src/embed.js';
 import { compareRows, stateDiff } from '../../web/src/compare.js';
 import { opsToCsv } from '../../web/src/export.js';
@@ -93,4 +93,30 @@ test('ops CSV: a header, one row per op, quoted and formula-safe', () => {
   assert.equal(lines.length, 3);
   assert.equal(lines[1], '1,"a,""b""",fwd,gemm,2,10,4,,,,0.5,1,compute');
   assert.match(lines[2], /^2,'=cmd\(\),/);
+});
+
+test('every system field reads its preset value and, overridden, reaches the core', () => {
+  const preset = presets.systems['dgx-h100'].system;
+  const want = {
+    'system.peak_fp8_tflops': 1500, 'system.l2_MiB': 64, 'system.l2_GBps': 9000, 'system.matmul_eff': 0.5,
+    'system.gpus_per_node': 4, 'system.nvlink_span': 4, 'system.hbm_GiB': 100, 'system.ib_GBps': 25,
+  };
+  for (const key of Object.keys(want)) assert.ok(Number.isFinite(systemValue(key, preset)), `${key} has a preset value`);
+  const sys = systemScenario('dgx-h100', preset, want);
+  const out = JSON.parse(mod.evaluate(JSON.stringify({ mode: 'training', model: 'llama3.1-8b', system: sys,
+    parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
+  assert.equal(out.error, undefined, JSON.stringify(out.error));
+  // The same system object, read back field by field, gives what was set.
+  const merged = structuredClone(preset);
+  Object.assign(merged, { gpus_per_node: sys.gpus_per_node, network: sys.network });
+  merged.device = { ...preset.device, memory: sys.device.memory,
+    matmul_tflops: { ...preset.device.matmul_tflops, ...sys.device.matmul_tflops },
+    efficiency: { ...preset.device.efficiency, matmul: { ...preset.device.efficiency.matmul, ...sys.device.efficiency.matmul } } };
+  for (const [key, v] of Object.entries(want)) assert.equal(systemValue(key, merged), v, key);
+  // A slower GEMM ceiling makes the same plan slower.
+  const base = JSON.parse(mod.evaluate(JSON.stringify({ mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100',
+    parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
+  const slow = JSON.parse(mod.evaluate(JSON.stringify({ mode: 'training', model: 'llama3.1-8b',
+    system: systemScenario('dgx-h100', preset, { 'system.matmul_eff': 0.5 }), parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
+  assert.ok(slow.training.iteration_time_s > base.training.iteration_time_s);
 });
