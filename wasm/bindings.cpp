@@ -72,6 +72,9 @@ std::string sweep(const std::string& scenario_json) {
 std::string study(const std::string& name) {
   return guarded([&] { return llmcalc::study_json(name); });
 }
+std::string study_request(const std::string& request_json) {
+  return guarded([&] { return llmcalc::study_request_json(request_json); });
+}
 std::string derive(const std::string& budget_json) {
   return guarded([&] { return llmcalc::derive_device_json(budget_json); });
 }
@@ -87,4 +90,5 @@ EMSCRIPTEN_BINDINGS(llmcalc) {
   emscripten::function("sweep", &sweep);
   emscripten::function("study", &study);
   emscripten::function("derive", &derive);
+  emscripten::function("study_request", &study_request);
 }

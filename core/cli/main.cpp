@@ -20,7 +20,8 @@ int usage() {
                "       llmcalc validate [--json|--markdown] PATH...  run validation cases (files or folders)\n"
                "       llmcalc search FILE|-       search the parallelism (scenario with a \"search\" section)\n"
                "       llmcalc sweep FILE|-        sweep one input (scenario with a \"sweep\" section)\n"
-               "       llmcalc study [--json] NAME gpu-generations | technology-nodes | dram-scaling | inference-boundedness\n"
+               "       llmcalc study [--json] NAME [PARAMS|-]  gpu-generations | technology-nodes | dram-scaling |\n"
+               "                                   inference-boundedness; PARAMS: a JSON file (technology-nodes: a budget)\n"
                "       llmcalc derive FILE|-       derive a device from a technology budget (JSON)\n"
                "       llmcalc presets | schema | version\n";
   return 2;
@@ -69,6 +70,19 @@ int explore(const std::string& path, std::string (*fn)(const std::string&)) {
   const std::string out = fn(text);
   std::cout << out << "\n";
   return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
+}
+
+// study NAME PARAMS_FILE: the parameters go with the name as one request.
+int study_with(const std::string& name, const std::string& params_path, bool as_json) {
+  std::string params;
+  if (!read_text(params_path, params)) {
+    std::cout << "{\"error\":{\"path\":\"$\",\"message\":\"cannot read " << escape(params_path) << "\"}}\n";
+    return 2;
+  }
+  const std::string request = "{\"name\":\"" + escape(name) + "\",\"params\":" + params + "}";
+  const std::string out = as_json ? llmcalc::study_request_json(request) : llmcalc::study_request_text(request);
+  std::cout << out << (as_json ? "\n" : "");
+  return out.rfind("{\"error\"", 0) == 0 || out.rfind("error:", 0) == 0 ? 2 : 0;
 }
 
 int study(const std::string& name, bool as_json) {
@@ -133,6 +147,8 @@ int main(int argc, char** argv) {
   if (cmd == "derive" && args.size() == 2) return explore(args[1], llmcalc::derive_device_json);
   if (cmd == "study" && args.size() == 2) return study(args[1], false);
   if (cmd == "study" && args.size() == 3 && args[1] == "--json") return study(args[2], true);
+  if (cmd == "study" && args.size() == 3) return study_with(args[1], args[2], false);
+  if (cmd == "study" && args.size() == 4 && args[1] == "--json") return study_with(args[2], args[3], true);
   if (cmd == "presets") return std::cout << llmcalc::presets_json() << "\n", 0;
   if (cmd == "schema") return std::cout << llmcalc::schema_json() << "\n", 0;
   if (cmd == "version") return std::cout << llmcalc::version() << "\n", 0;

@@ -31,6 +31,29 @@ std::string study_json(const std::string& name) {
   return guarded([&] { return run_study(name); });
 }
 
+std::string study_request_json(const std::string& request_json) {
+  return guarded([&] {
+    const json request = parse_bounded(request_json);
+    if (!request.is_object()) throw InputError("", "a study request must be a JSON object");
+    for (const auto& item : request.items())
+      if (item.key() != "name" && item.key() != "params")
+        throw InputError(item.key().substr(0, 40), "unknown key; known: name, params");
+    if (!request.contains("name") || !request.at("name").is_string()) throw InputError("name", "a study name is required");
+    return run_study(request.at("name").get<std::string>(), request.value("params", json(nullptr)));
+  });
+}
+
+std::string study_request_text(const std::string& request_json) {
+  const std::string out = study_request_json(request_json);
+  const json r = json::parse(out);
+  if (r.contains("error")) return "error: " + r["error"].value("message", std::string("invalid request")) + "\n";
+  try {
+    return study_table(r.at("study").get<std::string>(), r);
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what() + "\n";
+  }
+}
+
 std::string study_text(const std::string& name) {
   try {
     return study_table(name, run_study(name));

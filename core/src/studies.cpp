@@ -273,8 +273,7 @@ std::string boundedness_text(const json& r) {
 
 // ---- (d) Technology nodes: one Hopper-class die, 12 nm -> 1 nm ----
 
-json technology_row(const std::string& node) {
-  TechBudget b;  // the H100's budgets: 814 mm2 die, 1330 mm2 package, 700 W
+json technology_row(const std::string& node, TechBudget b) {
   b.node = node;
   const DerivedDevice d = derive_device(b);
   const json sys = derived_system(d);
@@ -288,17 +287,32 @@ json technology_row(const std::string& node) {
   return row;
 }
 
-json technology_nodes_study() {
+// params: a technology budget without "node"; by default the H100's
+// (814 mm2 die, 1330 mm2 package, 700 W, Hopper) with each node's HBM.
+json technology_nodes_study(const json& params) {
+  if (!params.is_null() && params.is_object() && params.contains("node"))
+    throw InputError("params.node", "the study runs every node; leave \"node\" out");
+  TechBudget budget;
   json rows = json::array();
-  for (const std::string& node : technology_nodes()) rows.push_back(technology_row(node));
+  try {  // budget errors name their key under "params"
+    if (!params.is_null()) budget = parse_budget(params);
+    for (const std::string& node : technology_nodes()) rows.push_back(technology_row(node, budget));
+  } catch (const InputError& e) {
+    throw InputError(join_path("params", e.path), e.what());
+  }
   const json& first = rows[0]["training"];
   for (json& r : rows)
     if (r["training"].contains("iteration_time_s") && first.contains("iteration_time_s"))
       r["training"]["speedup"] = first["iteration_time_s"].get<double>() / r["training"]["iteration_time_s"].get<double>();
+  char die[160];
+  std::snprintf(die, sizeof die, "a %s-class die of %.0f mm2 on a %.0f mm2 package at %.0f W, %s", budget.architecture.c_str(),
+                budget.die_area_mm2, budget.package_area_mm2, budget.tdp_W,
+                budget.hbm.empty() ? "the node's HBM" : budget.hbm.c_str());
   return {{"study", "technology-nodes"},
-          {"workload", "a Hopper-class die with the H100's budgets (814 mm2, 1330 mm2 package, 700 W), the node's HBM; "
-                       "training: GPT-3 175B, 1,024 GPUs, global batch 1,536, bf16, plan searched; "
-                       "inference: llama3.1-70b, tp 8, batch 16, 2048 in / 256 out"},
+          {"budget", {{"architecture", budget.architecture}, {"die_area_mm2", budget.die_area_mm2},
+                      {"package_area_mm2", budget.package_area_mm2}, {"tdp_W", budget.tdp_W}, {"hbm", budget.hbm}}},
+          {"workload", std::string(die) + "; training: GPT-3 175B, 1,024 GPUs, global batch 1,536, bf16, plan searched; "
+                                          "inference: llama3.1-70b, tp 8, batch 16, 2048 in / 256 out"},
           {"rows", rows}};
 }
 
@@ -337,11 +351,13 @@ const std::vector<std::string>& study_names() {
   return k;
 }
 
-json run_study(const std::string& name) {
+json run_study(const std::string& name, const json& params) {
+  if (name == "technology-nodes") return technology_nodes_study(params);
+  if (!params.is_null() && !(params.is_object() && params.empty()))
+    throw InputError("params", "study \"" + name.substr(0, 60) + "\" takes no parameters");
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();
-  if (name == "technology-nodes") return technology_nodes_study();
   throw InputError("study", "unknown study \"" + name.substr(0, 60) +
                                 "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness");
 }

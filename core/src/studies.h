@@ -9,8 +9,11 @@
 namespace llmcalc {
 
 const std::vector<std::string>& study_names();  // gpu-generations, technology-nodes, dram-scaling, inference-boundedness
-// The study's JSON form (for the web); throws InputError for an unknown name.
-nlohmann::json run_study(const std::string& name);
+// The study's JSON form (for the web); throws InputError for an unknown name
+// or bad parameters. Only technology-nodes takes parameters: a technology
+// budget without "node" (architecture, die_area_mm2, package_area_mm2,
+// tdp_W, hbm), applied at every node.
+nlohmann::json run_study(const std::string& name, const nlohmann::json& params = nullptr);
 // The same study as a text table.
 std::string study_table(const std::string& name, const nlohmann::json& result);
 

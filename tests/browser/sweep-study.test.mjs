@@ -106,6 +106,25 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
   }
 });
 
+test('technology-nodes takes a power budget from the page and the link', async () => {
+  const { page, errors } = await openPage('view=study&study=technology-nodes&tw=1000');
+  await done(page, 'study');
+  assert.equal(await page.locator('#study-tdp').inputValue(), '1000');
+  assert.match(await page.locator('#study-out section.study p.chart-note').first().textContent(), /at 1000 W/);
+  const clock = async () => page.locator('[data-table="devices"] tbody tr').nth(3).locator('td').nth(1).textContent();
+  const at1000 = await clock();  // 3 nm
+  await page.locator('#study-tdp').fill('400');
+  await page.waitForFunction(() => /at 400 W/.test(document.querySelector('#study-out section.study p.chart-note')?.textContent || ''));
+  await done(page, 'study');
+  assert.match(page.url(), /tw=400/);
+  assert.ok(parseFloat(await clock()) < parseFloat(at1000), 'less power, a lower 3 nm clock');
+  await page.locator('#study-tdp').fill('5');
+  await page.waitForFunction(() => document.querySelector('[data-explore="study"] .job-bar')?.dataset.state === 'error');
+  assert.match(await page.locator('#study-status').textContent(), /50\.\.10000 W/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('clicking a study writes a shareable link', async () => {
   const { page, errors } = await openPage();
   await page.locator('#tab-study').click();

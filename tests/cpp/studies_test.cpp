@@ -61,6 +61,25 @@ TEST(Studies, TechnologyNodes) {
   EXPECT_NEAR(rows[2]["bf16_flops"].get<double>() / 1e12, 989.4, 10);
 }
 
+// The technology-nodes study takes a budget: more power never slows a node,
+// and a budget error names its key under "params".
+TEST(Studies, TechnologyNodesWithABudget) {
+  const json base = study("technology-nodes");
+  const json more = json::parse(study_request_json(R"({"name":"technology-nodes","params":{"tdp_W":1000}})"));
+  ASSERT_FALSE(more.contains("error")) << more.dump().substr(0, 300);
+  EXPECT_EQ(more["budget"]["tdp_W"], 1000);
+  for (size_t i = 0; i < base["rows"].size(); ++i) {
+    EXPECT_GE(more["rows"][i]["bf16_flops"].get<double>(), base["rows"][i]["bf16_flops"].get<double>() * (1 - 1e-12));
+    EXPECT_LE(more["rows"][i]["training"]["iteration_time_s"].get<double>(),
+              base["rows"][i]["training"]["iteration_time_s"].get<double>() * 1.02);  // plans may differ
+  }
+  const json bad = json::parse(study_request_json(R"({"name":"technology-nodes","params":{"tdp_W":"x"}})"));
+  EXPECT_EQ(bad["error"]["path"], "params.tdp_W");
+  EXPECT_EQ(json::parse(study_request_json(R"({"name":"technology-nodes","params":{"node":"3nm"}})"))["error"]["path"], "params.node");
+  EXPECT_EQ(json::parse(study_request_json(R"({"name":"dram-scaling","params":{"tdp_W":1}})"))["error"]["path"], "params");
+  EXPECT_TRUE(json::parse(study_request_json(R"({"name":"technology-nodes","extra":1})")).contains("error"));
+}
+
 TEST(Studies, InferenceBoundedness) {
   const json r = study("inference-boundedness");
   ASSERT_EQ(r["systems"].size(), 4u);

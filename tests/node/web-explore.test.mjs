@@ -74,3 +74,12 @@ test('every sweep input is accepted by the core sweep', () => {
     }
   }
 });
+
+test('technology-nodes budget keys: validated from the URL, sent as the core params', async () => {
+  const { technologyParams } = await import('../../web/src/explore-state.js');
+  const r = decodeStateReport(schema, 'view=study&study=technology-nodes&tw=900&ta=600&tr=ampere&th=HBM3&tx=<x>', defaults);
+  assert.deepEqual(r.state.x, { study: 'technology-nodes', tw: '900', ta: '600', tr: 'ampere', th: 'HBM3' });
+  assert.match(r.issues.join(' '), /tx/);
+  assert.deepEqual(technologyParams(r.state.x), { tdp_W: 900, die_area_mm2: 600, architecture: 'ampere', hbm: 'HBM3' });
+  assert.equal(technologyParams({ study: 'technology-nodes' }), null);
+});

@@ -4,7 +4,8 @@
 //   search: qg (GPUs), qt (top), qf (max TTFT s), qo (max TPOT s)
 //   sweep:  wi (input), wf (from), wt (to), wn (steps), wl=0 (linear; log is the default),
 //           wo (outputs, comma-separated), wr (series: system presets, comma-separated)
-//   study:  study (name)
+//   study:  study (name); technology-nodes' budget: tw (TDP W), ta (die mm2),
+//           tx (package mm2), tr (architecture), th (HBM generation)
 // Values stay text; each view checks them when it runs.
 export const EXPLORE_VIEWS = ['search', 'sweep', 'study'];
 export const STUDIES = ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness'];
@@ -25,7 +26,22 @@ export const EXPLORE_KEYS = {
   wo: LIST,
   wr: LIST,
   study: /^[a-z-]{1,40}$/,
+  tw: NUM,
+  ta: NUM,
+  tx: NUM,
+  tr: /^(hopper|ampere)$/,
+  th: /^HBM[0-9A-Z]{1,3}$/,
 };
+
+// The technology-nodes budget in state.x, as the core's params object (or null).
+export function technologyParams(x = {}) {
+  const params = {};
+  for (const [k, key] of [['tw', 'tdp_W'], ['ta', 'die_area_mm2'], ['tx', 'package_area_mm2']])
+    if (x[k] !== undefined && String(x[k]).trim() !== '') params[key] = Number(x[k]);
+  if (x.tr) params.architecture = x.tr;
+  if (x.th) params.hbm = x.th;
+  return Object.keys(params).length ? params : null;
+}
 
 export const isExploreKey = (k) => k in EXPLORE_KEYS;
 

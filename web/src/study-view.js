@@ -5,11 +5,12 @@ import { el } from './dom.js';
 import * as fmt from './format.js';
 import { waterfall } from './explore-charts.js';
 import { jobBar } from './jobs.js';
-import { STUDIES } from './explore-state.js';
+import { STUDIES, technologyParams } from './explore-state.js';
+import { numberInput, selectInput } from './explore-inputs.js';
 
 const TITLES = {
   'gpu-generations': 'GPU generations (GPT-3 175B training)',
-  'technology-nodes': 'Technology nodes 12 nm → 1 nm (a Hopper-class die, H100 budgets)',
+  'technology-nodes': 'Technology nodes 12 nm → 1 nm (a die under area, power and edge budgets)',
   'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
 };
@@ -55,7 +56,7 @@ function technologyNodes(d) {
   const rows = d.rows || [];
   const node = [['node', (r) => str(r.node)]];
   return [
-    table('Derived devices (area, power and die-edge budgets of the H100)', rows, [
+    table('Derived devices (the same area, power and die-edge budgets at every node)', rows, [
       ...node,
       ['SMs', (r) => fmt.int(r.sm_count)],
       ['clock', (r) => `${fmt.num(r.frequency_GHz)} GHz${r.power_limited ? ' (power-limited)' : ''}`],
@@ -129,11 +130,14 @@ export class StudyView {
     this.ctx = ctx;
     this.bar = jobBar({ id: 'study', runLabel: 'Run again', onRun: () => this.run(), onCancel: () => this.cancel() });
     this.links = el('nav', { class: 'study-links', 'aria-label': 'Studies' });
+    this.params = el('div', { class: 'explore-controls study-params', hidden: true });
+    this.timer = null;
     this.out = el('div', { id: 'study-out', class: 'explore-out' });
     this.root = el('section', { class: 'explore-view', 'data-explore': 'study', 'aria-label': 'Studies' }, [
       el('h2', { text: 'Studies' }),
       el('p', { class: 'chart-note', text: 'Fixed what-if analyses built into the core (same as llmcalc study NAME). They ignore the scenario on the left.' }),
       this.links,
+      this.params,
       this.bar.node,
       this.out,
     ]);
@@ -158,6 +162,26 @@ export class StudyView {
       ),
     );
     this.bar.node.hidden = !current;
+    this.renderParams(state, current);
+  }
+
+  // technology-nodes: the die's budgets, in the URL; a change re-runs the study.
+  renderParams(state, current) {
+    this.params.hidden = current !== 'technology-nodes';
+    if (this.params.hidden) return this.params.replaceChildren();
+    const x = state.x || {};
+    const set = (key) => (v) => {
+      this.ctx.setX(key, v);
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.run(), 600);
+    };
+    this.params.replaceChildren(
+      numberInput({ id: 'study-tdp', label: 'power budget', unit: 'W', value: x.tw, placeholder: '700', onInput: set('tw') }),
+      numberInput({ id: 'study-die', label: 'die area', unit: 'mm²', value: x.ta, placeholder: '814', onInput: set('ta') }),
+      numberInput({ id: 'study-package', label: 'package area', unit: 'mm²', value: x.tx, placeholder: '1330', onInput: set('tx') }),
+      selectInput({ id: 'study-arch', label: 'architecture', value: x.tr || 'hopper', options: [['hopper', 'Hopper (H100)'], ['ampere', 'Ampere (A100)']], onChange: set('tr') }),
+      selectInput({ id: 'study-hbm', label: 'memory', value: x.th || '', options: [['', 'each node’s HBM'], ...['HBM2', 'HBM2E', 'HBM3', 'HBM3E', 'HBM4'].map((h) => [h, h])], onChange: set('th') }),
+    );
   }
 
   cancel() {
@@ -172,7 +196,8 @@ export class StudyView {
     try {
       await this.ctx.jobs.run(async (call) => {
         const t0 = performance.now();
-        const d = JSON.parse(await call('study', name));
+        const params = name === 'technology-nodes' ? technologyParams(this.ctx.state().x) : null;
+        const d = JSON.parse(params ? await call('study_request', JSON.stringify({ name, params })) : await call('study', name));
         if (d.error) throw new Error(d.error.message);
         this.out.replaceChildren(
           el('section', { class: 'study', 'data-study': name }, [

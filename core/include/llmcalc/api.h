@@ -32,4 +32,8 @@ std::string derive_device_json(const std::string& budget_json);
 // its JSON form, or its table as text.
 std::string study_json(const std::string& name);
 std::string study_text(const std::string& name);
+// A study with parameters: {"name": NAME, "params": {...}} (only
+// technology-nodes takes any: a technology budget without "node").
+std::string study_request_json(const std::string& request_json);
+std::string study_request_text(const std::string& request_json);
 }  // namespace llmcalc
