@@ -79,6 +79,38 @@ void place_hbm(DerivedDevice& d, const json& gen, const json& c) {
   d.power_hbm = d.hbm_Bps * 8 * gen.at("pJ_per_bit").get<double>() * 1e-12;
 }
 
+// Links on the die edge not taken by HBM, at the architecture's edge density
+// (SerDes energy both ways), and the uncore's fixed share of the TDP.
+void place_links_and_uncore(DerivedDevice& d, const json& arch, const json& c) {
+  d.nvlink_Bps = 4 * std::sqrt(d.budget.die_area_mm2) * (1 - c.at("hbm_perimeter_fraction").get<double>()) *
+                 arch.at("nvlink_GBps_per_mm").get<double>() * 1e9;
+  d.power_io = 2 * d.nvlink_Bps * 8 * c.at("io_pJ_per_bit").get<double>() * 1e-12;
+  d.power_uncore = d.budget.tdp_W * c.at("uncore_power_fraction").get<double>();
+}
+
+// Energy per bf16 FLOP of an architecture at its home node and clock: what its
+// anchor product's TDP leaves for compute after HBM, links and uncore, over
+// the anchor's peak (the anchor runs at nominal by construction).
+double anchor_energy_per_flop(const std::string& architecture, const json& t) {
+  const json& arch = t.at("architectures").at(architecture);
+  const json& c = t.at("constants");
+  for (const auto& item : t.at("anchors").items()) {
+    const json& a = item.value();
+    if (a.at("architecture") != architecture) continue;
+    DerivedDevice d;
+    d.budget.architecture = architecture;
+    d.budget.node = a.at("node").get<std::string>();
+    d.budget.die_area_mm2 = a.at("die_area_mm2").get<double>();
+    d.budget.package_area_mm2 = a.at("package_area_mm2").get<double>();
+    d.budget.tdp_W = a.at("tdp_W").get<double>();
+    place_hbm(d, t.at("hbm").at(node_data(d.budget.node).at("hbm")), c);
+    place_links_and_uncore(d, arch, c);
+    const double compute_W = d.budget.tdp_W - d.power_hbm - d.power_io - d.power_uncore;
+    return compute_W / (a.at("measured").at("bf16_tflops").get<double>() * 1e12);
+  }
+  throw InputError("architecture", "no anchor device for \"" + architecture + "\"");
+}
+
 }  // namespace
 
 const std::vector<std::string>& technology_nodes() {
@@ -122,38 +154,14 @@ DerivedDevice derive_device(const TechBudget& b) {
 
   place_hbm(d, t.at("hbm").at(d.hbm), c);
 
-  // Links: the die edge not taken by HBM, at the architecture's edge density.
-  d.nvlink_Bps = 4 * std::sqrt(A) * (1 - c.at("hbm_perimeter_fraction").get<double>()) *
-                 arch.at("nvlink_GBps_per_mm").get<double>() * 1e9;
-  d.power_io = 2 * d.nvlink_Bps * 8 * c.at("io_pJ_per_bit").get<double>() * 1e-12;  // both directions
-  d.power_uncore = b.tdp_W * c.at("uncore_power_fraction").get<double>();
+  place_links_and_uncore(d, arch, c);
 
   // Clock: nominal = home clock x the foundries' iso-power speed steps;
   // energy per FLOP at nominal = the anchor's x home/node speed (iso-power:
-  // the same design draws the same power at the higher clock). The anchor's
-  // energy is what its own budget leaves for compute at its clock.
-  const json anchor = [&] {
-    for (const auto& [name, a] : t.at("anchors").items())
-      if (a.at("architecture") == b.architecture) return a;
-    return json();
-  }();
+  // the same design draws the same power at the higher clock).
   const double mm_flops = per_sm(arch, "matmul_flop_per_clk_per_sm", "bf16");
   const double f_home = arch.at("frequency_GHz").get<double>() * 1e9;
-  const double e_home = [&] {
-    TechBudget ab;
-    ab.architecture = b.architecture;
-    ab.node = anchor.at("node").get<std::string>();
-    ab.die_area_mm2 = anchor.at("die_area_mm2").get<double>();
-    ab.package_area_mm2 = anchor.at("package_area_mm2").get<double>();
-    ab.tdp_W = anchor.at("tdp_W").get<double>();
-    DerivedDevice a;
-    a.budget = ab;
-    place_hbm(a, t.at("hbm").at(node_data(ab.node).at("hbm")), c);
-    const double io = 2 * 4 * std::sqrt(ab.die_area_mm2) * (1 - c.at("hbm_perimeter_fraction").get<double>()) *
-                      arch.at("nvlink_GBps_per_mm").get<double>() * 1e9 * 8 * c.at("io_pJ_per_bit").get<double>() * 1e-12;
-    const double compute_W = ab.tdp_W * (1 - c.at("uncore_power_fraction").get<double>()) - a.power_hbm - io;
-    return compute_W / (anchor.at("measured").at("bf16_tflops").get<double>() * 1e12);
-  }();
+  const double e_home = anchor_energy_per_flop(b.architecture, t);
   const double speed = speed_index(b.node) / speed_index(arch.at("home_node").get<std::string>());
   const double f_nom = f_home * speed;
   const double e_nom = e_home / speed;
