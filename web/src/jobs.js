@@ -44,6 +44,29 @@ export class JobRunner {
   }
 }
 
+// The frame every explore view shares: a titled section with its controls
+// (`parts`), the Run / Cancel row and an output box #ID-out. Cancel stops
+// the view's job. Returns {root, bar, out}.
+export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, parts = [] }) {
+  const bar = jobBar({
+    id,
+    runLabel,
+    onRun,
+    onCancel: () => {
+      if (jobs.cancel()) bar.finish('Cancelled.', 'cancelled');
+    },
+  });
+  const out = el('div', { id: `${id}-out`, class: 'explore-out' });
+  const root = el('section', { class: 'explore-view', 'data-explore': id, 'aria-label': label }, [
+    el('h2', { text: title }),
+    el('p', { class: 'chart-note', text: note }),
+    ...parts,
+    bar.node,
+    out,
+  ]);
+  return { root, bar, out };
+}
+
 // The Run / Cancel row of a view. Returns {node, start(text), progress(done,
 // total, text), finish(text, kind)}; the row carries data-state = idle |
 // running | done | error | cancelled for tests and styles.

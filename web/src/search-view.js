@@ -6,7 +6,7 @@
 import { el } from './dom.js';
 import * as fmt from './format.js';
 import { heatmap, scatter } from './explore-charts.js';
-import { jobBar } from './jobs.js';
+import { explorePanel } from './jobs.js';
 import { numberInput, readNumber } from './explore-inputs.js';
 
 const DEFAULT_GPUS = 8;
@@ -83,16 +83,17 @@ export class SearchView {
   // ctx: {state(), scenario(), setX(key, value), jobs, onApply(entry)}
   constructor(ctx) {
     this.ctx = ctx;
-    this.bar = jobBar({ id: 'search', runLabel: 'Run search', onRun: () => this.run(), onCancel: () => this.cancel() });
     this.controls = el('div', { class: 'explore-controls' });
-    this.out = el('div', { id: 'search-out', class: 'explore-out' });
-    this.root = el('section', { class: 'explore-view', 'data-explore': 'search', 'aria-label': 'Search' }, [
-      el('h2', { text: 'Search the parallelism' }),
-      el('p', { class: 'chart-note', text: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO for training, batch for inference) of the scenario on the left; settings given there stay fixed.' }),
-      this.controls,
-      this.bar.node,
-      this.out,
-    ]);
+    Object.assign(this, explorePanel({
+      id: 'search',
+      label: 'Search',
+      title: 'Search the parallelism',
+      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO for training, batch for inference) of the scenario on the left; settings given there stay fixed.',
+      runLabel: 'Run search',
+      onRun: () => this.run(),
+      jobs: ctx.jobs,
+      parts: [this.controls],
+    }));
   }
 
   render(state) {
@@ -121,10 +122,6 @@ export class SearchView {
       if (o > 0) search.max_tpot_s = o;
     }
     return { search, errors };
-  }
-
-  cancel() {
-    if (this.ctx.jobs.cancel()) this.bar.finish('Cancelled.', 'cancelled');
   }
 
   async run() {

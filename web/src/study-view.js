@@ -4,7 +4,7 @@
 import { el } from './dom.js';
 import * as fmt from './format.js';
 import { waterfall } from './explore-charts.js';
-import { jobBar } from './jobs.js';
+import { explorePanel } from './jobs.js';
 import { STUDIES, technologyParams } from './explore-state.js';
 import { numberInput, selectInput } from './explore-inputs.js';
 
@@ -128,19 +128,19 @@ export class StudyView {
   // ctx: {state(), setX(key, value, push), jobs}
   constructor(ctx) {
     this.ctx = ctx;
-    this.bar = jobBar({ id: 'study', runLabel: 'Run again', onRun: () => this.run(), onCancel: () => this.cancel() });
     this.links = el('nav', { class: 'study-links', 'aria-label': 'Studies' });
     this.params = el('div', { class: 'explore-controls study-params', hidden: true });
     this.timer = null;
-    this.out = el('div', { id: 'study-out', class: 'explore-out' });
-    this.root = el('section', { class: 'explore-view', 'data-explore': 'study', 'aria-label': 'Studies' }, [
-      el('h2', { text: 'Studies' }),
-      el('p', { class: 'chart-note', text: 'Fixed what-if analyses built into the core (same as llmcalc study NAME). They ignore the scenario on the left.' }),
-      this.links,
-      this.params,
-      this.bar.node,
-      this.out,
-    ]);
+    Object.assign(this, explorePanel({
+      id: 'study',
+      label: 'Studies',
+      title: 'Studies',
+      note: 'Fixed what-if analyses built into the core (same as llmcalc study NAME). They ignore the scenario on the left.',
+      runLabel: 'Run again',
+      onRun: () => this.run(),
+      jobs: ctx.jobs,
+      parts: [this.links, this.params],
+    }));
   }
 
   render(state) {
@@ -182,10 +182,6 @@ export class StudyView {
       selectInput({ id: 'study-arch', label: 'architecture', value: x.tr || 'hopper', options: [['hopper', 'Hopper (H100)'], ['ampere', 'Ampere (A100)']], onChange: set('tr') }),
       selectInput({ id: 'study-hbm', label: 'memory', value: x.th || '', options: [['', 'each node’s HBM'], ...['HBM2', 'HBM2E', 'HBM3', 'HBM3E', 'HBM4'].map((h) => [h, h])], onChange: set('th') }),
     );
-  }
-
-  cancel() {
-    if (this.ctx.jobs.cancel()) this.bar.finish('Cancelled.', 'cancelled');
   }
 
   async run() {

@@ -6,7 +6,7 @@ import * as fmt from './format.js';
 import { baseline, fieldApplies, parseNumber } from './scenario.js';
 import { isSystemField } from './page-fields.js';
 import { lineChart } from './explore-charts.js';
-import { jobBar } from './jobs.js';
+import { explorePanel } from './jobs.js';
 import { list } from './explore-state.js';
 import { checkList, numberInput, readNumber, selectInput } from './explore-inputs.js';
 
@@ -69,16 +69,17 @@ export class SweepView {
   // ctx: {state(), scenario(), setX(key, value), jobs, schema, presets}
   constructor(ctx) {
     this.ctx = ctx;
-    this.bar = jobBar({ id: 'sweep', runLabel: 'Run sweep', onRun: () => this.run(), onCancel: () => this.cancel() });
     this.controls = el('div', { class: 'explore-controls' });
-    this.out = el('div', { id: 'sweep-out', class: 'explore-out' });
-    this.root = el('section', { class: 'explore-view', 'data-explore': 'sweep', 'aria-label': 'Sweep' }, [
-      el('h2', { text: 'Sweep one input' }),
-      el('p', { class: 'chart-note', text: 'The scenario on the left, evaluated at each value of the chosen input; one line per system when systems are picked.' }),
-      this.controls,
-      this.bar.node,
-      this.out,
-    ]);
+    Object.assign(this, explorePanel({
+      id: 'sweep',
+      label: 'Sweep',
+      title: 'Sweep one input',
+      note: 'The scenario on the left, evaluated at each value of the chosen input; one line per system when systems are picked.',
+      runLabel: 'Run sweep',
+      onRun: () => this.run(),
+      jobs: ctx.jobs,
+      parts: [this.controls],
+    }));
   }
 
   // The settings in use: state.x, else the defaults for the mode.
@@ -125,10 +126,6 @@ export class SweepView {
       checkList({ id: 'sweep-outputs', legend: 'Outputs', options: OUTPUTS[state.mode].map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => this.ctx.setX('wo', vs.join(','), true) }),
       checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(this.ctx.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => this.ctx.setX('wr', vs.join(','), true) }),
     );
-  }
-
-  cancel() {
-    if (this.ctx.jobs.cancel()) this.bar.finish('Cancelled.', 'cancelled');
   }
 
   async run() {
