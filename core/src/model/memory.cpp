@@ -7,13 +7,6 @@
 
 namespace llmcalc {
 
-StageLayout stage_layout(const Model& m, const Parallelism& p) {
-  StageLayout s;
-  s.stages = p.pp;
-  s.max_layers = (m.layers + p.pp - 1) / p.pp;
-  return s;
-}
-
 namespace {
 
 double kv_dim_local(const Model& m, int tp) {

@@ -27,15 +27,6 @@ struct OpSpec {
   double kv_per_row = 1;        // attention: keys each query row attends, on average
 };
 
-struct Op {
-  std::string name;
-  std::string phase;  // "fwd", "bwd", "recompute", "optimizer", "prefill", "decode"
-  OpKind kind = OpKind::elementwise;
-  double count = 1;   // occurrences per iteration (training) or per request (inference)
-  OpCost cost;        // per occurrence
-  std::string comm_axis;
-};
-
 // What one forward pass of one layer on one GPU sees.
 struct LayerPass {
   double batch = 1;      // sequences
@@ -72,7 +63,5 @@ void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element);
 // The backward operations of one forward op (data and weight gradients).
 std::vector<OpSpec> backward_of(const OpSpec& fwd);
 
-// Cost of one op on the device / network of `sys`.
-Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double count);
 
 }  // namespace llmcalc

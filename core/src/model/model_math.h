@@ -35,4 +35,12 @@ double forward_flops_per_token(const Model& m, double seq_len);
 // Forward FLOPs per token of one layer's attention core (QK^T and AV) over s.
 double attention_core_flops_per_token(const Model& m, double seq_len);
 
+// How layers fall on pipeline stages (Megatron splits evenly; with a
+// remainder the first stages take one more layer).
+struct StageLayout {
+  int stages = 1;
+  int max_layers = 0;       // layers on the most loaded stage
+};
+StageLayout stage_layout(const Model& m, const Parallelism& p);
+
 }  // namespace llmcalc

@@ -6,14 +6,6 @@
 
 namespace llmcalc {
 
-// How layers fall on pipeline stages (Megatron splits evenly; with a
-// remainder the first stages take one more layer).
-struct StageLayout {
-  int stages = 1;
-  int max_layers = 0;       // layers on the most loaded stage
-};
-StageLayout stage_layout(const Model& m, const Parallelism& p);
-
 // Activation bytes of one layer for one micro-batch on one GPU.
 double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer);
 // Micro-batches (in layer-equivalents) whose activations the first stage holds at peak.

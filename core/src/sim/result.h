@@ -5,7 +5,7 @@
 
 #include "memory.h"
 #include "model_math.h"
-#include "workload.h"
+#include "cost.h"
 
 namespace llmcalc {
 

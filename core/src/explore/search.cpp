@@ -17,7 +17,7 @@
 #include "output.h"
 #include "parse.h"
 #include "training.h"
-#include "workload.h"
+#include "cost.h"
 
 namespace llmcalc {
 

@@ -1,16 +1,11 @@
-// The public entry points: JSON in, JSON out, nothing thrown.
-#include "llmcalc/api.h"
+// A resolved scenario -> its structured Result: the training schedule or the
+// inference phases, the parameter count, and plain-language warnings.
+#include "evaluate.h"
 
-#include <cmath>
 #include <cstdio>
 #include <vector>
 
-#include "boundary.h"
 #include "inference.h"
-#include "output.h"
-#include "parse.h"
-#include "presets.h"
-#include "schema.h"
 #include "training.h"
 
 namespace llmcalc {
@@ -63,27 +58,5 @@ Result evaluate(const Scenario& s) {
   r.warnings = warnings_for(s, r);
   return r;
 }
-
-json evaluate_to_json(const json& input) {
-  const Scenario s = parse_scenario(input);
-  json out = result_to_json(s, evaluate(s));
-  const std::string bad = find_non_finite(out);
-  if (!bad.empty()) return error_json(bad, "the model produced a non-finite number for this input");
-  return out;
-}
-
-std::string evaluate_json(const std::string& scenario_json) {
-  return guarded([&] { return evaluate_to_json(parse_bounded(scenario_json)); });
-}
-
-std::string presets_json() {
-  return guarded([] { return all_presets(); });
-}
-
-std::string schema_json() {
-  return guarded([] { return schema_to_json(); });
-}
-
-std::string version() { return LLMCALC_VERSION; }
 
 }  // namespace llmcalc

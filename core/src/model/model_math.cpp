@@ -72,4 +72,11 @@ double forward_flops_per_token(const Model& m, double seq_len) {
   return layers + 2.0 * m.vocab * m.hidden;  // LM head
 }
 
+StageLayout stage_layout(const Model& m, const Parallelism& p) {
+  StageLayout s;
+  s.stages = p.pp;
+  s.max_layers = (m.layers + p.pp - 1) / p.pp;
+  return s;
+}
+
 }  // namespace llmcalc

@@ -1,6 +1,10 @@
 // Result -> output JSON (spec/scenario.md "Output"), base units throughout.
 #include "output.h"
 
+#include "boundary.h"
+#include "evaluate.h"
+#include "parse.h"
+
 namespace llmcalc {
 
 namespace {
@@ -113,6 +117,14 @@ json result_to_json(const Scenario& s, const Result& r) {
     out["ops"] = ops_json(s.system.device, r.inference.ops);
   }
   out["warnings"] = r.warnings;
+  return out;
+}
+
+json evaluate_to_json(const json& input) {
+  const Scenario s = parse_scenario(input);
+  json out = result_to_json(s, evaluate(s));
+  const std::string bad = find_non_finite(out);
+  if (!bad.empty()) return error_json(bad, "the model produced a non-finite number for this input");
   return out;
 }
 

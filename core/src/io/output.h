@@ -1,11 +1,10 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "result.h"
+#include "evaluate.h"
 
 namespace llmcalc {
 using json = nlohmann::json;
-Result evaluate(const Scenario& s);
 json evaluate_to_json(const json& input);  // throws InputError
 json result_to_json(const Scenario& s, const Result& r);
 }  // namespace llmcalc

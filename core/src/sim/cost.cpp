@@ -1,0 +1,28 @@
+#include "cost.h"
+
+namespace llmcalc {
+
+Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double count) {
+  Op op;
+  op.name = s.name;
+  op.phase = phase;
+  op.kind = s.kind;
+  op.count = count;
+  op.comm_axis = s.comm_axis;
+  const Device& d = sys.device;
+  switch (s.kind) {
+    case OpKind::gemm: op.cost = gemm_cost(d, s.gemm); break;
+    case OpKind::attention:
+      op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row);
+      break;
+    case OpKind::elementwise: op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16); break;
+    case OpKind::comm:
+      op.cost.bytes.assign(d.memory.size(), 0.0);
+      op.cost.time_s = collective_time(sys, s.coll, s.group, s.bytes);
+      op.cost.bound = kBoundNetwork;
+      break;
+  }
+  return op;
+}
+
+}  // namespace llmcalc
