@@ -1,9 +1,9 @@
-// The page's worker client (web/src/engine.js) with a fake Worker: latest
+// The page's worker client (web/src/client/engine.js) with a fake Worker: latest
 // request wins, a slow evaluation is cancelled by terminating the worker and
 // starting a fresh one, and a stuck one times out.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
-import { Engine } from '../../web/src/engine.js';
+import { Engine } from '../../web/src/client/engine.js';
 
 // Answers {id, fn, json} after json.delay ms with "done:<json.tag>".
 class FakeWorker {

@@ -1,9 +1,9 @@
-// Hugging Face config.json import (web/src/hf-config.js): each family maps to
+// Hugging Face config.json import (web/src/form/hf-config.js): each family maps to
 // the model section, the result is a valid scenario for the real core, and the
 // fields it does not understand are listed.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { importHfConfig } from '../../web/src/hf-config.js';
+import { importHfConfig } from '../../web/src/form/hf-config.js';
 import { loadWasm } from './wasm.mjs';
 
 let mod;
@@ -148,13 +148,14 @@ test('bad input is an error with a message; unknown families are read Llama-styl
 });
 
 test('an imported model becomes the closest preset plus only the fields that differ', async () => {
-  const { closestPreset, modelValues } = await import('../../web/src/hf-config.js');
+  const { closestPreset, modelValues } = await import('../../web/src/form/hf-config.js');
   const schema = JSON.parse(mod.schema());
   const modelKeys = schema.fields.filter((f) => f.key.startsWith('model.') && f.key !== 'model.name').map((f) => f.key.slice(6));
   const r = importHfConfig(LLAMA31_8B);
   const base = closestPreset(r.model, presets.models, modelKeys);
   assert.equal(base, 'llama3.1-8b');
   const values = modelValues(r.model, schema.fields, presets.models[base].model);
-  assert.deepEqual(Object.keys(values).sort(), ['model.seq_len']);
+  // the label (model.name) is kept too
+  assert.deepEqual(Object.keys(values).filter((k) => k !== 'model.name').sort(), ['model.seq_len']);
   assert.equal(values['model.seq_len'], '131072');
 });

@@ -2,7 +2,7 @@
 // sizes for GPipe, 1F1B and interleaved 1F1B, and truncation to 32 micro-batches.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { simulatePipeline, stageOrder } from '../../web/src/pipeline.js';
+import { simulatePipeline, stageOrder } from '../../web/src/charts/pipeline.js';
 
 const close = (a, b, msg) => assert.ok(Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(b)), `${msg}: ${a} vs ${b}`);
 

@@ -1,53 +1,67 @@
-// The Search / Sweep / Studies state in the URL hash (explore-state.js via
-// url-state.js) and the pure helpers of those views, against the real schema.
+// The Search / Sweep / Studies state in the URL hash (the schema's request
+// fields, state/explore-state.js via state/url-state.js) and the pure helpers
+// of those views, against the real schema; every sweep input the page offers
+// is accepted by the core's sweep.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { decodeStateReport, encodeState } from '../../web/src/url-state.js';
-import { withPageFields } from '../../web/src/page-fields.js';
-import { heatmapAxes } from '../../web/src/search-view.js';
-import { corePath, sweepInputs } from '../../web/src/sweep-view.js';
+import { decodeStateReport, encodeState } from '../../web/src/state/url-state.js';
+import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/explore-state.js';
+import { baseline, buildScenario } from '../../web/src/state/scenario.js';
+import { Store } from '../../web/src/state/store.js';
+import { heatmapAxes, searchSpec } from '../../web/src/views/search-view.js';
+import { sweepInputs } from '../../web/src/views/sweep-view.js';
 import { loadWasm } from './wasm.mjs';
 
 let mod;
 let schema;
+let presets;
 let defaults;
 before(async () => {
   mod = await loadWasm();
-  schema = withPageFields(JSON.parse(mod.schema()));
+  schema = JSON.parse(mod.schema());
+  presets = JSON.parse(mod.presets());
   const def = (k) => schema.fields.find((f) => f.key === k).default;
   defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
 });
 
-test('explore keys do not collide with the schema url keys', async () => {
-  const { EXPLORE_KEYS } = await import('../../web/src/explore-state.js');
-  const urls = new Set(schema.fields.map((f) => f.url));
-  for (const k of [...Object.keys(EXPLORE_KEYS), 'view']) assert.ok(!urls.has(k), k);
+test('request fields: each with a url key but budget.node; none collides with the page keys', () => {
+  const keys = exploreKeys(schema);
+  for (const url of ['qg', 'qt', 'qf', 'qo', 'wi', 'wf', 'wt', 'wn', 'wl', 'wo', 'wr', 'study', 'tw', 'ta', 'tx', 'tr', 'th']) assert.ok(keys.has(url), url);
+  for (const k of ['v', 'pin', 'embed', 'view']) assert.ok(!keys.has(k), k);
+  const requests = new Set(schema.fields.filter((f) => f.request).map((f) => f.request));
+  assert.deepEqual([...requests].sort(), ['derive', 'search', 'study', 'sweep']);
+  assert.deepEqual(studyNames(schema), ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness']);
 });
 
-test('view and settings round-trip; defaults stay out of the hash', () => {
+test('view and settings round-trip; defaults stay out of the hash; old wl=0 is linear', () => {
   const state = structuredClone(defaults);
   state.values['training.global_batch'] = '64';
   state.view = 'sweep';
-  state.x = { wi: 'system.hbm_GBps', wf: '1000', wt: '8000', wn: '8', wl: '0', wo: 'training.mfu,training.tokens_per_s', wr: 'dgx-h100,dgx-b200' };
+  state.x = { 'sweep.input': 'system.hbm_GBps', 'sweep.from': '1000', 'sweep.to': '8000', 'sweep.steps': '8', 'sweep.scale': 'lin', 'sweep.outputs': 'training.mfu,training.tokens_per_s', 'sweep.series': 'dgx-h100,dgx-b200' };
   const hash = encodeState(schema, state);
-  assert.equal(hash, 'v=1&gb=64&view=sweep&wi=system.hbm_GBps&wf=1000&wt=8000&wn=8&wl=0&wo=training.mfu%2Ctraining.tokens_per_s&wr=dgx-h100%2Cdgx-b200');
+  assert.equal(hash, 'v=1&gb=64&view=sweep&wi=system.hbm_GBps&wf=1000&wt=8000&wn=8&wl=lin&wo=training.mfu%2Ctraining.tokens_per_s&wr=dgx-h100%2Cdgx-b200');
   const back = decodeStateReport(schema, hash, defaults);
   assert.deepEqual(back.issues, []);
   assert.deepEqual(back.state, state);
   assert.equal(encodeState(schema, structuredClone(defaults)), 'v=1');
+  // links written before the scale was an enum
+  const old = decodeStateReport(schema, hash.replace('wl=lin', 'wl=0'), defaults);
+  assert.deepEqual(old.state, state);
+  assert.equal(decodeStateReport(schema, 'view=sweep&wl=1', defaults).state.x['sweep.scale'], 'log');
   const study = decodeStateReport(schema, 'view=study&study=gpu-generations', defaults).state;
   assert.equal(study.view, 'study');
-  assert.deepEqual(study.x, { study: 'gpu-generations' });
+  assert.deepEqual(study.x, { 'study.name': 'gpu-generations' });
   // a pinned state carries no view
   state.pin = encodeState(schema, state, { pin: false });
   assert.doesNotMatch(state.pin, /view|wi=/);
 });
 
 test('bad explore values are reported and dropped; embed keeps view= for itself', () => {
-  const r = decodeStateReport(schema, 'view=search&qg=1%3Cscript%3E&study=nope&wi=a b', defaults);
+  const r = decodeStateReport(schema, 'view=search&qg=1%3Cscript%3E&study=nope&wi=a b&wl=sideways', defaults);
   assert.equal(r.state.view, 'search');
   assert.equal(r.state.x, undefined);
   assert.match(r.issues.join(' '), /qg = "1<script>".*study = "nope"/);
+  assert.match(r.issues.join(' '), /wl = "sideways"/);
   const e = decodeStateReport(schema, 'embed=1&view=pipeline', defaults);
   assert.equal(e.view, 'pipeline');
   assert.equal(e.state.view, undefined);
@@ -63,23 +77,54 @@ test('heatmap axes: divisors up to 64 with tp x pp dividing the GPUs; fixed ones
   assert.deepEqual(b.pps, [1, 2, 4, 8, 16, 32, 64]);
 });
 
-test('every sweep input is accepted by the core sweep', () => {
+test('the search request comes from the schema: defaults, ranges, latency bounds only for inference', () => {
+  const t = searchSpec(schema, { ...defaults, x: { 'search.gpus': '16', 'search.max_tpot_s': '0.05' } });
+  assert.deepEqual(t.errors, []);
+  assert.equal(t.search.gpus, 16);
+  assert.ok(Number.isInteger(t.search.top));
+  assert.equal(t.search.max_tpot_s, undefined, 'no latency bound in training');
+  const i = searchSpec(schema, { ...defaults, mode: 'inference', x: { 'search.max_tpot_s': '0.05', 'search.max_ttft_s': '0' } });
+  assert.equal(i.search.max_tpot_s, 0.05);
+  assert.equal(i.search.max_ttft_s, undefined, '0 is no bound');
+  const bad = searchSpec(schema, { ...defaults, x: { 'search.gpus': '0.5' } });
+  assert.match(bad.errors.join(' '), /GPUs: expected a whole number/);
+});
+
+// The value a sweep of `field` runs around: its baseline, else a value in range.
+function around(field, state) {
+  const b = Number(baseline(field, state, presets));
+  if (Number.isFinite(b) && b > 0) return b;
+  return Math.max(field.min > 0 ? field.min : 1, 1);
+}
+
+test('every sweep input of the page, system figures included, is accepted by the core sweep (no unknown key)', () => {
+  const store = new Store(structuredClone(schema), presets);
   for (const mode of ['training', 'inference']) {
-    for (const f of sweepInputs(schema, mode)) {
-      if (f.key.startsWith('model.moe') || f.key === 'training.tokens') continue;
-      const doc = { mode, model: 'llama3.1-8b', system: 'dgx-h100', [mode]: {}, sweep: { input: corePath(f.key), from: 1, to: 2, steps: 2, outputs: [mode === 'training' ? 'training.iteration_time_s' : 'inference.tpot_s'] } };
-      const out = JSON.parse(mod.sweep(JSON.stringify(doc)));
-      assert.ok(out.sweep, `${f.key}: ${JSON.stringify(out.error)}`);
-      assert.equal(out.sweep.x.length, 2, f.key);
+    const state = store.example(mode);
+    const { scenario, errors } = buildScenario(schema, state, presets);
+    assert.deepEqual(errors, []);
+    const inputs = sweepInputs(schema, mode);
+    assert.ok(inputs.some((f) => f.at), 'system figures are offered');
+    assert.ok(!inputs.some((f) => f.request), 'request fields are not');
+    for (const f of inputs) {
+      const v = around(f, state);
+      const out = mode === 'training' ? 'training.iteration_time_s' : 'inference.tpot_s';
+      const doc = { ...scenario, sweep: { input: f.key, from: v, to: f.type === 'int' ? v + 1 : v * 1.01, steps: 2, scale: 'lin', outputs: [out] } };
+      const res = JSON.parse(mod.sweep(JSON.stringify(doc)));
+      assert.ok(res.sweep, `${mode} ${f.key}: ${JSON.stringify(res.error)}`);
+      assert.equal(res.sweep.x.length, 2, f.key);
+      const problems = res.sweep.series.flatMap((s) => s.errors || []).map((e) => e.message);
+      assert.ok(!problems.some((m) => /unknown key/i.test(m)), `${mode} ${f.key}: ${problems.join('; ')}`);
     }
   }
 });
 
-test('technology-nodes budget keys: validated from the URL, sent as the core params', async () => {
-  const { technologyParams } = await import('../../web/src/explore-state.js');
+test('technology-nodes budget: validated from the URL, sent as the core params', () => {
   const r = decodeStateReport(schema, 'view=study&study=technology-nodes&tw=900&ta=600&tr=ampere&th=HBM3&tx=<x>', defaults);
-  assert.deepEqual(r.state.x, { study: 'technology-nodes', tw: '900', ta: '600', tr: 'ampere', th: 'HBM3' });
+  assert.deepEqual(r.state.x, { 'study.name': 'technology-nodes', 'budget.tdp_W': '900', 'budget.die_area_mm2': '600', 'budget.architecture': 'ampere', 'budget.hbm': 'HBM3' });
   assert.match(r.issues.join(' '), /tx/);
-  assert.deepEqual(technologyParams(r.state.x), { tdp_W: 900, die_area_mm2: 600, architecture: 'ampere', hbm: 'HBM3' });
-  assert.equal(technologyParams({ study: 'technology-nodes' }), null);
+  assert.deepEqual(technologyParams(schema, r.state.x), { tdp_W: 900, die_area_mm2: 600, architecture: 'ampere', hbm: 'HBM3' });
+  assert.equal(technologyParams(schema, { 'study.name': 'technology-nodes' }), null);
+  const out = JSON.parse(mod.study_request(JSON.stringify({ name: 'technology-nodes', params: technologyParams(schema, r.state.x) })));
+  assert.equal(out.error, undefined, JSON.stringify(out.error));
 });

@@ -2,12 +2,13 @@
 // overrides, against the real schema and presets from the wasm module.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { decodeStateReport, encodeState, MAX_HASH } from '../../web/src/url-state.js';
-import { buildScenario } from '../../web/src/scenario.js';
-import { withPageFields, systemScenario, systemValue } from '../../web/src/page-fields.js';
-import { embedSnippet, embedUrl } from '../../web/src/embed.js';
-import { compareRows, stateDiff } from '../../web/src/compare.js';
-import { opsToCsv } from '../../web/src/export.js';
+import { decodeStateReport, encodeState, MAX_HASH } from '../../web/src/state/url-state.js';
+import { baseline, buildScenario } from '../../web/src/state/scenario.js';
+import { isNumeric, isScenarioField, systemScenario, systemValue } from '../../web/src/state/fields.js';
+import { Store } from '../../web/src/state/store.js';
+import { embedSnippet, embedUrl } from '../../web/src/views/embed.js';
+import { compareRows, stateDiff } from '../../web/src/views/compare.js';
+import { opsToCsv } from '../../web/src/views/export.js';
 import { loadWasm } from './wasm.mjs';
 
 let mod;
@@ -16,16 +17,20 @@ let presets;
 let defaults;
 before(async () => {
   mod = await loadWasm();
-  schema = withPageFields(JSON.parse(mod.schema()));
+  schema = JSON.parse(mod.schema());
   presets = JSON.parse(mod.presets());
   const def = (k) => schema.fields.find((f) => f.key === k).default;
   defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
 });
 
-test('page fields have url keys that do not collide with the core schema', () => {
-  const urls = schema.fields.map((f) => f.url);
+test('url keys are unique and leave the page keys free; the system fields say where they live', () => {
+  const urls = schema.fields.filter((f) => f.url).map((f) => f.url);
   assert.equal(new Set(urls).size, urls.length);
   for (const k of ['v', 'pin', 'embed', 'view']) assert.ok(!urls.includes(k));
+  const system = schema.fields.filter((f) => f.group === 'system' && f.type !== 'preset');
+  assert.ok(system.length >= 11);
+  for (const f of system) assert.match(String(f.at), /^[a-z_]+(\.[a-zA-Z0-9_]+)*$/, f.key);
+  assert.equal(schema.fields.find((f) => f.key === 'model.name').type, 'string');
 });
 
 test('decode reports what it set aside; oversized hashes are refused whole', () => {
@@ -65,7 +70,7 @@ test('system overrides copy the preset arrays whole and evaluate', () => {
   assert.equal(out.error, undefined, JSON.stringify(out.error));
   assert.equal(out.device.peak_flops, 500e12);
   assert.equal(out.model.name, 'mine');
-  assert.equal(systemScenario('x', preset, {}), 'x');
+  assert.deepEqual(systemScenario('x', preset, []), { system: 'x', missing: [] });
 });
 
 test('embed URL and snippet escape the state and carry embed=1&view', () => {
@@ -95,14 +100,17 @@ test('ops CSV: a header, one row per op, quoted and formula-safe', () => {
   assert.match(lines[2], /^2,'=cmd\(\),/);
 });
 
+const field = (key) => schema.fields.find((f) => f.key === key);
+
 test('every system field reads its preset value and, overridden, reaches the core', () => {
   const preset = presets.systems['dgx-h100'].system;
   const want = {
     'system.peak_fp8_tflops': 1500, 'system.l2_MiB': 64, 'system.l2_GBps': 9000, 'system.matmul_eff': 0.5,
     'system.gpus_per_node': 4, 'system.nvlink_span': 4, 'system.hbm_GiB': 100, 'system.ib_GBps': 25,
   };
-  for (const key of Object.keys(want)) assert.ok(Number.isFinite(systemValue(key, preset)), `${key} has a preset value`);
-  const sys = systemScenario('dgx-h100', preset, want);
+  for (const key of Object.keys(want)) assert.ok(Number.isFinite(systemValue(field(key), preset)), `${key} has a preset value`);
+  const { system: sys, missing } = systemScenario('dgx-h100', preset, Object.entries(want).map(([k, v]) => [field(k), v]));
+  assert.deepEqual(missing, []);
   const out = JSON.parse(mod.evaluate(JSON.stringify({ mode: 'training', model: 'llama3.1-8b', system: sys,
     parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
   assert.equal(out.error, undefined, JSON.stringify(out.error));
@@ -112,11 +120,47 @@ test('every system field reads its preset value and, overridden, reaches the cor
   merged.device = { ...preset.device, memory: sys.device.memory,
     matmul_tflops: { ...preset.device.matmul_tflops, ...sys.device.matmul_tflops },
     efficiency: { ...preset.device.efficiency, matmul: { ...preset.device.efficiency.matmul, ...sys.device.efficiency.matmul } } };
-  for (const [key, v] of Object.entries(want)) assert.equal(systemValue(key, merged), v, key);
+  for (const [key, v] of Object.entries(want)) assert.equal(systemValue(field(key), merged), v, key);
   // A slower GEMM ceiling makes the same plan slower.
   const base = JSON.parse(mod.evaluate(JSON.stringify({ mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100',
     parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
   const slow = JSON.parse(mod.evaluate(JSON.stringify({ mode: 'training', model: 'llama3.1-8b',
-    system: systemScenario('dgx-h100', preset, { 'system.matmul_eff': 0.5 }), parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
+    system: systemScenario('dgx-h100', preset, [[field('system.matmul_eff'), 0.5]]).system, parallelism: { tp: 4, dp: 2 }, training: { global_batch: 16 } })));
   assert.ok(slow.training.iteration_time_s > base.training.iteration_time_s);
+});
+
+test('system paths: a capacity in one unit clears the other; one efficiency number becomes the object form', () => {
+  const sys = { device: { efficiency: { matmul: 0.8 }, memory: [{ name: 'l2', capacity_GiB: 0.05 }, { name: 'hbm', capacity_MiB: 81920 }] }, network: [{ name: 'nvlink', bandwidth_GBps: 450 }] };
+  assert.equal(systemValue(field('system.matmul_eff'), sys), 0.8, 'one number for every precision');
+  assert.equal(systemValue(field('system.hbm_GBps'), sys), null);
+  const { system, missing } = systemScenario('p', sys, [[field('system.hbm_GiB'), 141], [field('system.l2_MiB'), 60], [field('system.matmul_eff'), 0.7], [field('system.ib_GBps'), 50]]);
+  assert.deepEqual(system.device.memory, [{ name: 'l2', capacity_MiB: 60 }, { name: 'hbm', capacity_GiB: 141 }]);
+  assert.deepEqual(system.device.efficiency, { matmul: { bf16: 0.7 } });
+  assert.deepEqual(missing.map((f) => f.key), ['system.ib_GBps'], 'no infiniband tier to set');
+  assert.equal(sys.device.memory[1].capacity_MiB, 81920, 'the preset is not changed');
+});
+
+// Every numeric input a person can set in the page (the scenario fields of
+// the schema, system figures included), at its baseline value (or a value in
+// range when it has none) on the first screen of its mode, reaches the core
+// as a key it knows.
+test('every numeric scenario field, set in the page, evaluates with the real engine (no unknown key)', () => {
+  const store = new Store(structuredClone(schema), presets);
+  let checked = 0;
+  for (const f of schema.fields.filter((g) => isScenarioField(g) && isNumeric(g))) {
+    for (const mode of f.modes || ['training', 'inference']) {
+      const state = store.example(mode);
+      const b = baseline(f, state, presets);
+      const v = b !== null && b !== undefined ? b : f.min > 0 ? f.min : Math.min(1, f.max);
+      state.values[f.key] = String(v);
+      const { scenario, errors } = buildScenario(schema, state, presets);
+      assert.deepEqual(errors, [], `${mode} ${f.key}`);
+      const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+      assert.doesNotMatch(String(out.error?.message), /unknown key/i, `${mode} ${f.key}: ${JSON.stringify(out.error)}`);
+      // A baseline value changes nothing: the scenario still evaluates.
+      if (b !== null && b !== undefined) assert.equal(out.error, undefined, `${mode} ${f.key} = ${v}: ${JSON.stringify(out.error)}`);
+      checked += 1;
+    }
+  }
+  assert.ok(checked > 40, `${checked} checked`);
 });

@@ -3,9 +3,10 @@
 // builder (what the page sends to evaluate).
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { decodeState, encodeState } from '../../web/src/url-state.js';
-import { buildScenario, baseline, parseNumber } from '../../web/src/scenario.js';
-import { fieldForPath } from '../../web/src/schema-form.js';
+import { decodeState, encodeState } from '../../web/src/state/url-state.js';
+import { buildScenario, baseline, parseNumber } from '../../web/src/state/scenario.js';
+import { Store } from '../../web/src/state/store.js';
+import { fieldForPath } from '../../web/src/form/schema-form.js';
 import { loadWasm } from './wasm.mjs';
 
 let mod;
@@ -22,7 +23,7 @@ before(async () => {
 
 test('schema fields have unique keys and url keys', () => {
   const keys = schema.fields.map((f) => f.key);
-  const urls = schema.fields.map((f) => f.url);
+  const urls = schema.fields.filter((f) => f.url).map((f) => f.url);
   assert.equal(new Set(keys).size, keys.length);
   assert.equal(new Set(urls).size, urls.length);
   assert.ok(!urls.includes('v'), '"v" is reserved for the URL version');
@@ -106,4 +107,51 @@ test('error paths map to the closest field', () => {
   assert.equal(fieldForPath(keys, 'system.device.memory[0].name'), 'system');
   assert.equal(fieldForPath(keys, 'model.preset'), 'model');
   assert.equal(fieldForPath(keys, ''), null);
+});
+
+test('the store: a link decodes against the schema defaults, a first visit is the example that fits', () => {
+  const store = new Store(structuredClone(schema), presets);
+  assert.deepEqual(store.defaults, defaults);
+  // An old link means what it meant: v=1 alone is the schema defaults.
+  store.load('v=1');
+  assert.deepEqual(store.state, defaults);
+  store.load('');
+  const first = store.state;
+  assert.equal(first.mode, 'training');
+  const { scenario, errors } = store.scenario();
+  assert.deepEqual(errors, []);
+  // The scenario is the schema's training example, as the core reads it.
+  const ex = schema.examples.training;
+  const same = (a, b) => JSON.parse(mod.evaluate(JSON.stringify(a))).training.iteration_time_s === JSON.parse(mod.evaluate(JSON.stringify(b))).training.iteration_time_s;
+  assert.ok(same(scenario, ex), JSON.stringify(scenario));
+  const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+  assert.equal(out.training.fits, true, 'the first screen fits');
+  assert.ok(out.gpus >= 8);
+  // Its link holds what differs from the defaults and decodes to the same state.
+  const hash = store.hash();
+  assert.match(hash, /^v=1&/);
+  assert.deepEqual(decodeState(schema, hash, defaults), first);
+  // Each mode's example fits; reset goes back to it.
+  store.state.mode = 'inference';
+  store.reset();
+  const inf = JSON.parse(mod.evaluate(JSON.stringify(store.scenario().scenario)));
+  assert.equal(inf.error, undefined, JSON.stringify(inf.error));
+  assert.equal(inf.inference.fits, true);
+});
+
+test('the store: one commit per change, named by its kind', () => {
+  const store = new Store(structuredClone(schema), presets);
+  store.load('v=1');
+  const kinds = [];
+  store.subscribe((c) => kinds.push(c.kind));
+  store.edit('parallelism.tp', '2');
+  store.edit('training.recompute', 'full');
+  store.edit('training.recompute', 'selective'); // back to the baseline: forgotten
+  store.setX('search.gpus', '16', true);
+  store.setView('search');
+  store.applyPlan({ parallelism: { tp: 4, pp: 1, dp: 2, sp: true }, training: { micro_batch: 2, recompute: 'selective' } });
+  assert.deepEqual(kinds, ['typing', 'edit', 'edit', 'settings', 'view', 'replace']);
+  assert.deepEqual(store.state.values, { 'parallelism.tp': '4', 'parallelism.dp': '2', 'parallelism.sp': true, 'training.micro_batch': '2' });
+  assert.equal(store.state.view, undefined, 'applying a plan returns to the calculator');
+  assert.deepEqual(store.state.x, { 'search.gpus': '16' });
 });

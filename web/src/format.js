@@ -91,3 +91,23 @@ export function opBytes(op, level) {
   const vals = Object.values(b).filter(Number.isFinite);
   return vals.length ? Math.max(...vals) : NaN;
 }
+
+// Axis ticks in one unit, chosen from the largest value (not 100 s next to
+// 3.33 min): {ticks: values, format}. kind: bytes | seconds.
+const AXIS_UNITS = {
+  bytes: [[2 ** 50, 'PiB'], [2 ** 40, 'TiB'], [2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB'], [1, 'B']],
+  seconds: [[86400, 'days', 3], [3600, 'h', 2], [60, 'min', 2], [1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']],
+};
+
+export function axisTicks(kind, max, count = 5) {
+  const units = AXIS_UNITS[kind];
+  if (!units || !(max > 0)) return null;
+  const [size, unit] = units.find(([f, , at = 1]) => max >= f * at) || units[units.length - 1];
+  const top = max / size;
+  const raw = top / count;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).find((s) => s >= raw);
+  const ticks = [];
+  for (let v = 0; v <= top * (1 + 1e-9); v += step) ticks.push(v * size);
+  return { ticks, format: (v) => `${Number((v / size).toPrecision(6))}${NBSP}${unit}` };
+}

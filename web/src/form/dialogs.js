@@ -1,8 +1,8 @@
 // The two dialogs: "Embed" (the iframe snippet for a chosen view) and
 // "Import config.json" (paste or pick a Hugging Face config). Native
 // <dialog>: focus moves in, Escape closes, focus returns to the opener.
-import { el } from './dom.js';
-import { EMBED_VIEWS, embedSnippet, embedUrl } from './embed.js';
+import { el } from '../dom.js';
+import { EMBED_VIEWS, embedSnippet, embedUrl } from '../views/embed.js';
 import { importHfConfig } from './hf-config.js';
 
 function dialogShell(id, title, body) {

@@ -3,15 +3,43 @@
 // counters, a TP x PP heatmap (one small search per cell, after the main
 // one), the ranked plans with an Apply button each, and the time-vs-memory
 // Pareto front.
-import { el } from './dom.js';
-import * as fmt from './format.js';
-import { heatmap, scatter } from './explore-charts.js';
-import { explorePanel } from './jobs.js';
-import { numberInput, readNumber } from './explore-inputs.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
+import { heatmap, scatter } from '../charts/explore-charts.js';
+import { explorePanel } from './explore-panel.js';
+import { numberInput, readNumber } from '../form/explore-inputs.js';
+import { fieldApplies, requestFields } from '../state/fields.js';
 
-const DEFAULT_GPUS = 8;
-const DEFAULT_TOP = 10;
 const MAX_AXIS = 64;
+// How the search request's fields are shown (the fields come from the schema):
+// label, and the fallback when the table gives no default.
+const SHOW = {
+  'search.gpus': { label: 'GPUs', fallback: 8 },
+  'search.top': { label: 'plans shown', fallback: 10 },
+  'search.max_ttft_s': { label: 'max TTFT', inference: true },
+  'search.max_tpot_s': { label: 'max TPOT', inference: true },
+};
+const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
+
+// The search request's fields shown in a mode (latency bounds are for inference).
+function searchFields(schema, mode) {
+  return requestFields(schema, 'search').filter((f) => fieldApplies(f, mode) && (!SHOW[f.key]?.inference || mode === 'inference'));
+}
+
+// The search request of a state: {search, errors}. Empty fields take the
+// table's default; a latency bound of 0 or none is no bound.
+export function searchSpec(schema, state, overrides = {}) {
+  const x = { ...(state.x || {}), ...overrides };
+  const errors = [];
+  const search = {};
+  for (const f of searchFields(schema, state.mode)) {
+    const show = SHOW[f.key] || {};
+    const name = f.key.slice('search.'.length);
+    const v = readNumber(x[f.key], f.default ?? show.fallback ?? null, { int: f.type === 'int', min: f.min, max: f.max, name: show.label || name }, errors);
+    if (v !== null && !(show.inference && v <= 0)) search[name] = v;
+  }
+  return { search, errors };
+}
 
 function divisors(n) {
   const out = [];
@@ -80,7 +108,7 @@ function stats(s, wallMs) {
 }
 
 export class SearchView {
-  // ctx: {state(), scenario(), setX(key, value), jobs, onApply(entry)}
+  // ctx: {store, jobs, onApply(entry)}
   constructor(ctx) {
     this.ctx = ctx;
     this.controls = el('div', { class: 'explore-controls' });
@@ -98,35 +126,30 @@ export class SearchView {
 
   render(state) {
     const x = state.x || {};
-    const fields = [
-      numberInput({ id: 'search-gpus', label: 'GPUs', value: x.qg, placeholder: String(DEFAULT_GPUS), onInput: (v) => this.ctx.setX('qg', v) }),
-      numberInput({ id: 'search-top', label: 'plans shown', value: x.qt, placeholder: String(DEFAULT_TOP), onInput: (v) => this.ctx.setX('qt', v) }),
-    ];
-    if (state.mode === 'inference') {
-      fields.push(numberInput({ id: 'search-ttft', label: 'max TTFT', unit: 's', value: x.qf, placeholder: 'none', onInput: (v) => this.ctx.setX('qf', v) }));
-      fields.push(numberInput({ id: 'search-tpot', label: 'max TPOT', unit: 's', value: x.qo, placeholder: 'none', onInput: (v) => this.ctx.setX('qo', v) }));
-    }
-    this.controls.replaceChildren(...fields);
+    const { store } = this.ctx;
+    this.controls.replaceChildren(
+      ...searchFields(store.schema, state.mode).map((f) => {
+        const show = SHOW[f.key] || {};
+        const fallback = f.default ?? show.fallback;
+        return numberInput({
+          id: slug(f.key),
+          label: show.label || f.key.slice('search.'.length),
+          unit: f.unit,
+          value: x[f.key],
+          placeholder: fallback === null || fallback === undefined ? 'none' : String(fallback),
+          onInput: (v) => store.setX(f.key, v),
+        });
+      }),
+    );
   }
 
   spec(state) {
-    const x = state.x || {};
-    const errors = [];
-    const gpus = readNumber(x.qg, DEFAULT_GPUS, { int: true, min: 1, max: 1 << 24, name: 'GPUs' }, errors);
-    const top = readNumber(x.qt, DEFAULT_TOP, { int: true, min: 1, max: 100, name: 'plans shown' }, errors);
-    const search = { gpus, top };
-    if (state.mode === 'inference') {
-      const f = readNumber(x.qf, 0, { min: 0, max: 1e6, name: 'max TTFT' }, errors);
-      const o = readNumber(x.qo, 0, { min: 0, max: 1e6, name: 'max TPOT' }, errors);
-      if (f > 0) search.max_ttft_s = f;
-      if (o > 0) search.max_tpot_s = o;
-    }
-    return { search, errors };
+    return searchSpec(this.ctx.store.schema, state);
   }
 
   async run() {
-    const state = this.ctx.state();
-    const { scenario, errors: formErrors } = this.ctx.scenario();
+    const state = this.ctx.store.state;
+    const { scenario, errors: formErrors } = this.ctx.store.scenario();
     const { search, errors } = this.spec(state);
     if (formErrors.length || errors.length) {
       this.bar.finish(`Fix the input first: ${[...formErrors.map((e) => `${e.key}: ${e.message}`), ...errors].join('; ')}`, 'error');
@@ -151,6 +174,35 @@ export class SearchView {
       if (err && err.cancelled) return;
       this.bar.finish(`Search failed: ${err.message || err}`, 'error');
     }
+  }
+
+  // The best plan that fits the scenario on `gpus` GPUs, its parallelism,
+  // micro-batch and recompute left free; inference keeps its batch unless no
+  // plan fits with it. Resolves {best (null: none fits), evaluated}.
+  async fit(gpus) {
+    const { scenario, errors } = this.ctx.store.scenario();
+    if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
+    const free = { ...structuredClone(scenario), parallelism: {} };
+    const sec = free[free.mode];
+    if (free.mode === 'training') {
+      delete sec.micro_batch;
+      delete sec.recompute;
+    } else if (sec.batch === undefined) sec.batch = this.ctx.store.field('inference.batch')?.default ?? 1;
+    return this.ctx.jobs.run(async (call) => {
+      const search = async (doc) => {
+        const out = JSON.parse(await call('search', JSON.stringify({ ...doc, search: { gpus, top: 1 } })));
+        if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
+        return out.search;
+      };
+      let s = await search(free);
+      let evaluated = s.evaluated;
+      if (!s.best?.length && free.mode === 'inference') {
+        delete sec.batch;
+        s = await search(free);
+        evaluated += s.evaluated;
+      }
+      return { best: s.best?.[0] || null, evaluated };
+    });
   }
 
   drawResult(s, mode, wallMs) {

@@ -1,14 +1,15 @@
-// The Sweep view: one numeric input of the scenario (any schema number, or a
-// system figure the page edits) over a lin/log range, one or more outputs,
-// optionally one series per system preset; a line chart per output.
-import { el } from './dom.js';
-import * as fmt from './format.js';
-import { baseline, fieldApplies, parseNumber } from './scenario.js';
-import { isSystemField } from './page-fields.js';
-import { lineChart } from './explore-charts.js';
-import { explorePanel } from './jobs.js';
-import { list } from './explore-state.js';
-import { checkList, numberInput, readNumber, selectInput } from './explore-inputs.js';
+// The Sweep view: one numeric input of the scenario (any number of the
+// schema, system figures included) over a lin/log range, one or more
+// outputs, optionally one series per system preset; a line chart per output.
+// Its settings are the schema's sweep request fields.
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
+import { baseline } from '../state/scenario.js';
+import { fieldApplies, isNumeric, isScenarioField, parseNumber } from '../state/fields.js';
+import { lineChart } from '../charts/explore-charts.js';
+import { explorePanel } from './explore-panel.js';
+import { list } from '../state/explore-state.js';
+import { checkList, numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
 
 // [output path, label, format]
 export const OUTPUTS = {
@@ -31,28 +32,12 @@ export const OUTPUTS = {
 };
 const DEFAULT_INPUT = { training: 'training.global_batch', inference: 'inference.batch' };
 const DEFAULT_STEPS = 9;
+const SCALE_LABELS = { log: 'logarithmic', lin: 'linear' };
 
-// The core's path for a page field: system figures live in the preset's
-// device / network lists, addressed by element name.
-export function corePath(key) {
-  switch (key) {
-    case 'system.peak_bf16_tflops':
-      return 'system.device.matmul_tflops.bf16';
-    case 'system.hbm_GiB':
-      return 'system.device.memory.hbm.capacity_GiB';
-    case 'system.hbm_GBps':
-      return 'system.device.memory.hbm.bandwidth_GBps';
-    case 'system.nvlink_GBps':
-      return 'system.network.nvlink.bandwidth_GBps';
-    case 'system.ib_GBps':
-      return 'system.network.infiniband.bandwidth_GBps';
-    default:
-      return key;
-  }
-}
-
+// Every numeric scenario field of the mode, system figures included: the
+// core's sweep takes any of them by key and sets it where it lives.
 export function sweepInputs(schema, mode) {
-  return schema.fields.filter((f) => (f.type === 'int' || f.type === 'number') && fieldApplies(f, mode));
+  return schema.fields.filter((f) => isScenarioField(f) && isNumeric(f) && fieldApplies(f, mode));
 }
 
 // Default range: a quarter to 4x the value in use (log), else 1 to 1024.
@@ -66,7 +51,7 @@ function defaultRange(field, state, presets) {
 }
 
 export class SweepView {
-  // ctx: {state(), scenario(), setX(key, value), jobs, schema, presets}
+  // ctx: {store, jobs}
   constructor(ctx) {
     this.ctx = ctx;
     this.controls = el('div', { class: 'explore-controls' });
@@ -85,27 +70,34 @@ export class SweepView {
   // The settings in use: state.x, else the defaults for the mode.
   spec(state) {
     const x = state.x || {};
-    const inputs = sweepInputs(this.ctx.schema, state.mode);
-    const field = inputs.find((f) => f.key === x.wi) || inputs.find((f) => f.key === DEFAULT_INPUT[state.mode]) || inputs[0];
-    const [lo, hi] = defaultRange(field, state, this.ctx.presets);
+    const { schema, presets } = this.ctx.store;
+    const req = (k) => schema.fields.find((f) => f.key === `sweep.${k}`) || {};
+    const range = (k, int = false) => ({ int, min: req(k).min ?? -Infinity, max: req(k).max ?? Infinity, name: k });
+    const inputs = sweepInputs(schema, state.mode);
+    const want = x['sweep.input'];
+    const field = inputs.find((f) => f.key === want) || inputs.find((f) => f.key === DEFAULT_INPUT[state.mode]) || inputs[0];
+    const [lo, hi] = defaultRange(field, state, presets);
     const errors = [];
-    if (x.wi && field.key !== x.wi) errors.push(`input ${x.wi} is not a number input in ${state.mode} mode`);
-    const log = x.wl === undefined ? true : x.wl === '1';
-    const from = readNumber(x.wf, lo, { name: 'from', min: -1e15, max: 1e15 }, errors);
-    const to = readNumber(x.wt, hi, { name: 'to', min: -1e15, max: 1e15 }, errors);
-    const steps = readNumber(x.wn, DEFAULT_STEPS, { int: true, min: 1, max: 200, name: 'steps' }, errors);
+    if (want && field.key !== want) errors.push(`input ${want} is not a number input in ${state.mode} mode`);
+    const scale = x['sweep.scale'] || req('scale').default || 'log';
+    const log = scale === 'log';
+    const from = readNumber(x['sweep.from'], lo, range('from'), errors);
+    const to = readNumber(x['sweep.to'], hi, range('to'), errors);
+    const defaultSteps = req('steps').default ?? DEFAULT_STEPS;
+    const steps = readNumber(x['sweep.steps'], defaultSteps, range('steps', true), errors);
     if (log && (from <= 0 || to <= 0)) errors.push('a log sweep needs from and to above 0');
     const known = OUTPUTS[state.mode].map(([k]) => k);
-    let outputs = list(x.wo).filter((k) => known.includes(k));
+    let outputs = list(x['sweep.outputs']).filter((k) => known.includes(k));
     if (!outputs.length) outputs = [known[0]];
-    const systems = list(x.wr).filter((s) => this.ctx.presets.systems?.[s]);
-    return { field, inputs, from, to, steps, log, outputs, systems, lo, hi, errors };
+    const systems = list(x['sweep.series']).filter((s) => presets.systems?.[s]);
+    return { field, inputs, from, to, steps, defaultSteps, scale, log, scales: req('scale').values || ['log', 'lin'], scaleDefault: req('scale').default, outputs, systems, lo, hi, errors };
   }
 
   render(state) {
     const sp = this.spec(state);
     const x = state.x || {};
-    const set = (k) => (v) => this.ctx.setX(k, v);
+    const { store } = this.ctx;
+    const set = (k) => (v) => store.setX(`sweep.${k}`, v);
     this.controls.replaceChildren(
       selectInput({
         id: 'sweep-input',
@@ -113,34 +105,33 @@ export class SweepView {
         value: sp.field.key,
         options: sp.inputs.map((f) => [f.key, `${f.key}${f.unit ? ` (${f.unit})` : ''}`]),
         onChange: (v) => {
-          this.ctx.setX('wi', v === DEFAULT_INPUT[state.mode] ? '' : v, true);
-          this.ctx.setX('wf', '');
-          this.ctx.setX('wt', '');
-          this.render(this.ctx.state());
+          store.setX('sweep.input', v === DEFAULT_INPUT[state.mode] ? '' : v, true);
+          store.setX('sweep.from', '');
+          store.setX('sweep.to', '');
+          this.render(store.state);
         },
       }),
-      numberInput({ id: 'sweep-from', label: 'from', value: x.wf, placeholder: String(sp.lo), onInput: set('wf') }),
-      numberInput({ id: 'sweep-to', label: 'to', value: x.wt, placeholder: String(sp.hi), onInput: set('wt') }),
-      numberInput({ id: 'sweep-steps', label: 'steps', value: x.wn, placeholder: String(DEFAULT_STEPS), onInput: set('wn') }),
-      selectInput({ id: 'sweep-scale', label: 'scale', value: sp.log ? 'log' : 'lin', options: [['log', 'logarithmic'], ['lin', 'linear']], onChange: (v) => this.ctx.setX('wl', v === 'log' ? '' : '0', true) }),
-      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: OUTPUTS[state.mode].map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => this.ctx.setX('wo', vs.join(','), true) }),
-      checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(this.ctx.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => this.ctx.setX('wr', vs.join(','), true) }),
+      numberInput({ id: 'sweep-from', label: 'from', value: x['sweep.from'], placeholder: String(sp.lo), onInput: set('from') }),
+      numberInput({ id: 'sweep-to', label: 'to', value: x['sweep.to'], placeholder: String(sp.hi), onInput: set('to') }),
+      numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(sp.defaultSteps), onInput: set('steps') }),
+      selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === sp.scaleDefault ? '' : v, true) }),
+      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: OUTPUTS[state.mode].map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
+      checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(store.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => store.setX('sweep.series', vs.join(','), true) }),
     );
   }
 
   async run() {
-    const state = this.ctx.state();
-    const { scenario, errors: formErrors } = this.ctx.scenario();
+    const state = this.ctx.store.state;
+    const { scenario, errors: formErrors } = this.ctx.store.scenario();
     const sp = this.spec(state);
     if (formErrors.length || sp.errors.length) {
       this.bar.finish(`Fix the input first: ${[...formErrors.map((e) => `${e.key}: ${e.message}`), ...sp.errors].join('; ')}`, 'error');
       return;
     }
-    const sweep = { input: corePath(sp.field.key), from: sp.from, to: sp.to, steps: sp.steps, scale: sp.log ? 'log' : 'lin', outputs: sp.outputs };
+    // The core sets the swept field where it lives (a system figure in the system object).
+    const sweep = { input: sp.field.key, from: sp.from, to: sp.to, steps: sp.steps, scale: sp.scale, outputs: sp.outputs };
     if (sp.systems.length) sweep.series = { system: sp.systems };
-    // A swept system figure replaces the page's own override of it.
     const doc = { ...scenario, sweep };
-    if (isSystemField(sp.field.key) && typeof doc.system === 'object' && !sp.systems.length) doc.system = doc.system.preset;
     this.bar.start('Sweeping…');
     try {
       await this.ctx.jobs.run(async (call) => {

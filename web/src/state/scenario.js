@@ -1,18 +1,10 @@
-// From the page state to a scenario JSON document (spec: scenario.md).
+// From the page state to a scenario JSON document (docs: the scenario
+// contract), and back from a scenario (the schema's examples) to a state.
 // state = { mode, model: presetId | '' (custom), system: presetId, values }
 // `values` holds only what the user set: text for numbers, booleans, enum names.
-import { isSystemField, systemScenario, systemValue } from './page-fields.js';
-const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+import { fieldApplies, isNumeric, isScenarioField, isSystemField, parseNumber, systemScenario, systemValue } from './fields.js';
 
-export function parseNumber(text) {
-  const t = String(text).trim().replace(/_/g, '');
-  if (!NUMBER_RE.test(t)) return NaN;
-  return Number(t);
-}
-
-export function fieldApplies(field, mode) {
-  return !field.modes || field.modes.includes(mode);
-}
+export { fieldApplies, parseNumber };
 
 function setPath(obj, path, value) {
   const parts = path.split('.');
@@ -24,7 +16,7 @@ function setPath(obj, path, value) {
   o[parts[parts.length - 1]] = value;
 }
 
-function getPath(obj, path) {
+export function getPath(obj, path) {
   let o = obj;
   for (const part of path.split('.')) {
     if (o === null || typeof o !== 'object' || !(part in o)) return undefined;
@@ -34,9 +26,9 @@ function getPath(obj, path) {
 }
 
 // What a field is when the user leaves it alone: the chosen preset's value for
-// model fields, else the schema default (null: derived by the core).
+// model and system fields, else the schema default (null: derived by the core).
 export function baseline(field, state, presets) {
-  if (isSystemField(field.key)) return systemValue(field.key, presets?.systems?.[state.system]?.system) ?? field.default;
+  if (isSystemField(field)) return systemValue(field, presets?.systems?.[state.system]?.system) ?? field.default;
   if (field.key.startsWith('model.') && state.model) {
     const preset = presets?.models?.[state.model];
     const v = preset ? getPath(preset.model || {}, field.key.slice('model.'.length)) : undefined;
@@ -51,15 +43,14 @@ export function buildScenario(schema, state, presets) {
   const scenario = { mode: state.mode };
   const model = {};
   const sections = { parallelism: {} };
-  const systemOv = {};
+  const system = [];
   sections[state.mode] = {};
 
   for (const f of schema.fields) {
-    if (f.key === 'mode' || f.type === 'preset') continue;
-    if (!fieldApplies(f, state.mode)) continue;
+    if (!isScenarioField(f) || !fieldApplies(f, state.mode)) continue;
     if (!(f.key in state.values)) continue;
     let v = state.values[f.key];
-    if (f.type === 'int' || f.type === 'number') {
+    if (isNumeric(f)) {
       if (String(v).trim() === '') continue;
       const n = parseNumber(v);
       if (!Number.isFinite(n)) {
@@ -72,7 +63,7 @@ export function buildScenario(schema, state, presets) {
       v = String(v).slice(0, 200);
       if (!v.trim()) continue;
     }
-    if (isSystemField(f.key)) systemOv[f.key] = v;
+    if (isSystemField(f)) system.push([f, v]);
     else if (f.key.startsWith('model.')) setPath(model, f.key.slice(6), v);
     else setPath(sections, f.key, v);
   }
@@ -82,8 +73,24 @@ export function buildScenario(schema, state, presets) {
   } else {
     scenario.model = model;
   }
-  scenario.system = systemScenario(state.system, presets?.systems?.[state.system]?.system, systemOv);
+  const sys = systemScenario(state.system, presets?.systems?.[state.system]?.system, system);
+  for (const f of sys.missing) errors.push({ key: f.key, message: `${state.system} has no ${f.at}` });
+  scenario.system = sys.system;
   scenario.parallelism = sections.parallelism;
   scenario[state.mode] = sections[state.mode];
   return { scenario, errors };
+}
+
+// The page state of a scenario whose model and system are preset ids (the
+// schema's examples): each field's value where it differs from its baseline.
+export function stateOfScenario(schema, scenario, presets) {
+  const state = { mode: scenario.mode, model: typeof scenario.model === 'string' ? scenario.model : '', system: scenario.system, values: {} };
+  for (const f of schema.fields) {
+    if (!isScenarioField(f) || isSystemField(f) || !fieldApplies(f, state.mode)) continue;
+    if (f.key.startsWith('model.')) continue;
+    const v = getPath(scenario, f.key);
+    if (v === undefined || v === null || v === baseline(f, state, presets)) continue;
+    state.values[f.key] = isNumeric(f) ? String(v) : v;
+  }
+  return state;
 }

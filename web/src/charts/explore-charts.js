@@ -2,8 +2,8 @@
 // the TP x PP heatmap, the time-vs-memory scatter (Pareto front), line charts
 // and the waterfall. Colours come from CSS classes (strict CSP, dark mode);
 // see plot-kit.js.
-import { el } from './dom.js';
-import * as fmt from './format.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
 import { Plot, W, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
 const padded = ([a, b], log) => {

@@ -2,8 +2,8 @@
 // backward (B) pass of a micro-batch (and chunk, when interleaved); the gaps
 // are the bubble. At most 32 micro-batches are drawn.
 // Drawn with Observable Plot (see plot-kit.js).
-import { el } from './dom.js';
-import * as fmt from './format.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
 import { simulatePipeline } from './pipeline.js';
 import { Plot, W, plotSvg, tag } from './plot-kit.js';
 
@@ -51,9 +51,9 @@ export function pipelineChart(pipe) {
       y: { type: 'band', domain: Array.from({ length: p }, (_, s) => s), paddingInner: 2 / rowH, paddingOuter: 0, ticks: Array.from({ length: p }, (_, s) => s).filter((s) => s % every === 0), tickFormat: (s) => `stage ${s}`, tickSize: 0, label: null },
       marks: opMarks(sim, rowH),
     },
-    { className: 'pipeline', label: `Pipeline schedule, ${name}: ${p} stages, ${sim.shown} micro-batches drawn, idle share ${fmt.percent(idle)}` },
+    { className: 'pipeline', label: `Pipeline schedule, ${name}: ${p} stage${p === 1 ? '' : 's'}, ${sim.shown} micro-batches drawn, idle share ${fmt.percent(idle)}` },
   );
-  const notes = [`${p} stages, ${sim.microbatches} micro-batches, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, backward ${fmt.seconds(pipe.t_bwd_s)} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
+  const notes = [`${p} stage${p === 1 ? '' : 's'}, ${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, backward ${fmt.seconds(pipe.t_bwd_s)} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
   if (sim.truncated) notes.push(`Showing the first ${sim.shown} of ${sim.microbatches} micro-batches: the steady state repeats.`);
   if (sim.deadlock) notes.push('This schedule could not be laid out for drawing (too large or not a valid order).');
   const leg = el('ul', { class: 'legend' }, [

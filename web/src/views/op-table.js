@@ -1,7 +1,7 @@
 // The per-op table: one row per modelled operation, sortable by any column
 // (header buttons, so it works from the keyboard; aria-sort tells the state).
-import { el, clear } from './dom.js';
-import * as fmt from './format.js';
+import { el, clear } from '../dom.js';
+import * as fmt from '../format.js';
 
 const MAX_ROWS = 2000;
 

@@ -1,8 +1,10 @@
-// The input form, generated from the core's schema table: one row per field,
-// grouped by `group`, shown only in the modes the field applies to. The same
-// table drives the URL codec (url-state.js) and the scenario (scenario.js).
-import { el, clear } from './dom.js';
-import { baseline, fieldApplies } from './scenario.js';
+// The input form, generated from the core's schema table: one row per
+// scenario field, grouped by `group`, shown only in the modes the field
+// applies to (request fields belong to the Search, Sweep and Studies views).
+// The same table drives the URL codec and the scenario (state/).
+import { el, clear } from '../dom.js';
+import { baseline } from '../state/scenario.js';
+import { fieldApplies, isRequestField } from '../state/fields.js';
 
 const GROUPS = [
   ['model', 'Model'],
@@ -55,7 +57,7 @@ export class SchemaForm {
 
   build() {
     clear(this.root);
-    const fields = this.schema.fields;
+    const fields = this.schema.fields.filter((f) => !isRequestField(f));
     const byKey = new Map(fields.map((f) => [f.key, f]));
 
     const modeField = byKey.get('mode');

@@ -1,8 +1,8 @@
 // The result charts (memory / time bars, roofline), drawn with Observable
 // Plot; plot-kit.js keeps them within the CSP and colours them by CSS class
 // (dark mode follows the stylesheet).
-import { el } from './dom.js';
-import * as fmt from './format.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
 import { Plot, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
 function legend(parts, format, total) {
@@ -21,8 +21,9 @@ function legend(parts, format, total) {
 }
 
 // One horizontal bar split into parts, with an optional capacity marker.
-// parts: [{key, label, value}]; limit: {label, value} or null.
-export function stackedBar({ title, parts, limit = null, format, className = '' }) {
+// parts: [{key, label, value}]; limit: {label, value} or null; unit: bytes |
+// seconds gives axis ticks in one unit.
+export function stackedBar({ title, parts, limit = null, format, unit = null, className = '' }) {
   const shownParts = parts.map((p, ci) => ({ ...p, ci })).filter((p) => Number.isFinite(p.value) && p.value > 0);
   const total = shownParts.reduce((a, p) => a + p.value, 0);
   const hasLimit = limit && Number.isFinite(limit.value) && limit.value > 0;
@@ -30,6 +31,7 @@ export function stackedBar({ title, parts, limit = null, format, className = '' 
   let acc = 0;
   const segs = shownParts.map((p) => ({ ...p, x1: acc, x2: (acc += p.value) }));
   const desc = shownParts.map((p) => `${p.label} ${format(p.value)}`).join(', ');
+  const axis = unit ? fmt.axisTicks(unit, max) : null;
   const marks = [
     Plot.rectX(segs, {
       x1: 'x1',
@@ -46,7 +48,7 @@ export function stackedBar({ title, parts, limit = null, format, className = '' 
       marginRight: 8,
       marginTop: 22,
       marginBottom: 28,
-      x: { domain: [0, max], ticks: 5, tickFormat: format, label: null },
+      x: { domain: [0, max], ...(axis ? { ticks: axis.ticks, tickFormat: axis.format } : { ticks: 5, tickFormat: format }), label: null },
       marks,
     },
     { className: `stacked ${className}`, label: `${title}: ${desc}${limit ? `; ${limit.label} ${format(limit.value)}` : ''}` },

@@ -1,12 +1,13 @@
 // The Studies view: one button per named study of the core; each runs in the
 // jobs worker and shows its table (gpu-generations adds a waterfall of the
 // cumulative speed-up factors). #view=study&study=<name> opens one directly.
-import { el } from './dom.js';
-import * as fmt from './format.js';
-import { waterfall } from './explore-charts.js';
-import { explorePanel } from './jobs.js';
-import { STUDIES, technologyParams } from './explore-state.js';
-import { numberInput, selectInput } from './explore-inputs.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
+import { waterfall } from '../charts/explore-charts.js';
+import { explorePanel } from './explore-panel.js';
+import { studyNames, technologyParams } from '../state/explore-state.js';
+import { isNumeric, requestFields } from '../state/fields.js';
+import { numberInput, selectInput } from '../form/explore-inputs.js';
 
 const TITLES = {
   'gpu-generations': 'GPU generations (GPT-3 175B training)',
@@ -14,6 +15,17 @@ const TITLES = {
   'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
 };
+
+// How the technology budget's fields are shown (the fields are the schema's
+// derive request): label, and names for enum values.
+const BUDGET = {
+  'budget.tdp_W': { label: 'power budget' },
+  'budget.die_area_mm2': { label: 'die area' },
+  'budget.package_area_mm2': { label: 'package area' },
+  'budget.architecture': { label: 'architecture', names: { hopper: 'Hopper (H100)', ampere: 'Ampere (A100)' } },
+  'budget.hbm': { label: 'memory', none: 'each node’s HBM' },
+};
+const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 const str = (v) => (v === undefined || v === null ? '–' : String(v));
 const x2 = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
@@ -125,7 +137,7 @@ const RENDER = {
 };
 
 export class StudyView {
-  // ctx: {state(), setX(key, value, push), jobs}
+  // ctx: {store, jobs}
   constructor(ctx) {
     this.ctx = ctx;
     this.links = el('nav', { class: 'study-links', 'aria-label': 'Studies' });
@@ -144,9 +156,10 @@ export class StudyView {
   }
 
   render(state) {
-    const current = state.x?.study;
+    const current = state.x?.['study.name'];
+    const { store } = this.ctx;
     this.links.replaceChildren(
-      ...STUDIES.map((name) =>
+      ...studyNames(store.schema).map((name) =>
         el('button', {
           type: 'button',
           class: `study-link${name === current ? ' active' : ''}`,
@@ -154,8 +167,8 @@ export class StudyView {
           'aria-pressed': name === current ? 'true' : 'false',
           text: TITLES[name] || name,
           onclick: () => {
-            this.ctx.setX('study', name, true);
-            this.render(this.ctx.state());
+            store.setX('study.name', name, true);
+            this.render(store.state);
             this.run();
           },
         }),
@@ -165,34 +178,41 @@ export class StudyView {
     this.renderParams(state, current);
   }
 
-  // technology-nodes: the die's budgets, in the URL; a change re-runs the study.
+  // technology-nodes: the die's budgets (the derive request's fields that a
+  // link can carry), in the URL; a change re-runs the study.
   renderParams(state, current) {
     this.params.hidden = current !== 'technology-nodes';
     if (this.params.hidden) return this.params.replaceChildren();
     const x = state.x || {};
     const set = (key) => (v) => {
-      this.ctx.setX(key, v);
+      this.ctx.store.setX(key, v);
       clearTimeout(this.timer);
       this.timer = setTimeout(() => this.run(), 600);
     };
+    const fields = requestFields(this.ctx.store.schema, 'derive').filter((f) => f.url);
     this.params.replaceChildren(
-      numberInput({ id: 'study-tdp', label: 'power budget', unit: 'W', value: x.tw, placeholder: '700', onInput: set('tw') }),
-      numberInput({ id: 'study-die', label: 'die area', unit: 'mm²', value: x.ta, placeholder: '814', onInput: set('ta') }),
-      numberInput({ id: 'study-package', label: 'package area', unit: 'mm²', value: x.tx, placeholder: '1330', onInput: set('tx') }),
-      selectInput({ id: 'study-arch', label: 'architecture', value: x.tr || 'hopper', options: [['hopper', 'Hopper (H100)'], ['ampere', 'Ampere (A100)']], onChange: set('tr') }),
-      selectInput({ id: 'study-hbm', label: 'memory', value: x.th || '', options: [['', 'each node’s HBM'], ...['HBM2', 'HBM2E', 'HBM3', 'HBM3E', 'HBM4'].map((h) => [h, h])], onChange: set('th') }),
+      ...fields.map((f) => {
+        const show = BUDGET[f.key] || {};
+        const id = `study-${slug(f.key.slice(f.key.indexOf('.') + 1))}`;
+        const label = show.label || f.key.slice(f.key.indexOf('.') + 1);
+        if (isNumeric(f)) return numberInput({ id, label, unit: f.unit, value: x[f.key], placeholder: f.default === null || f.default === undefined ? 'auto' : String(f.default), onInput: set(f.key) });
+        const options = (f.values || []).map((v) => [v, show.names?.[v] || v]);
+        if (f.default === null || f.default === undefined) options.unshift(['', show.none || 'auto']);
+        return selectInput({ id, label, value: x[f.key] ?? f.default ?? '', options, onChange: set(f.key) });
+      }),
     );
   }
 
   async run() {
-    const name = this.ctx.state().x?.study;
-    if (!STUDIES.includes(name)) return;
+    const { store } = this.ctx;
+    const name = store.x('study.name');
+    if (!studyNames(store.schema).includes(name)) return;
     this.bar.node.hidden = false;
     this.bar.start(`Running ${name}…`);
     try {
       await this.ctx.jobs.run(async (call) => {
         const t0 = performance.now();
-        const params = name === 'technology-nodes' ? technologyParams(this.ctx.state().x) : null;
+        const params = name === 'technology-nodes' ? technologyParams(store.schema, store.state.x) : null;
         const d = JSON.parse(params ? await call('study_request', JSON.stringify({ name, params })) : await call('study', name));
         if (d.error) throw new Error(d.error.message);
         this.out.replaceChildren(

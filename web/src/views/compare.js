@@ -1,8 +1,8 @@
 // Compare: a pinned result next to the current one, headline numbers with
 // their change. The pinned state lives in the URL (pin=...), so a comparison
 // is a link too.
-import { el } from './dom.js';
-import * as fmt from './format.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
 
 // [key, label, getter, format, better: 'lower' | 'higher' | null]
 const METRICS = {

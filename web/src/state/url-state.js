@@ -4,11 +4,12 @@
 // A model changed from its preset keeps m= and adds only the changed fields,
 // so a custom model costs a few bytes. Page keys: pin= (a pinned state, itself
 // encoded the same way), embed=1 and view= (embed mode, see embed.js), and
-// view=search|sweep|study with their own keys (explore-state.js).
+// view=search|sweep|study with the request fields of the schema (explore-state.js).
 // Decoding is defensive: unknown keys are ignored, text is length-limited,
 // values are kept as text (numbers are checked when the scenario is built),
 // and everything set aside is reported so the page can say so.
-import { EXPLORE_VIEWS, decodeExploreKey, encodeExplore, isExploreKey } from './explore-state.js';
+import { EXPLORE_VIEWS, decodeExploreValue, encodeExplore } from './explore-state.js';
+import { isRequestField } from './fields.js';
 
 export const URL_VERSION = '1';
 export const MAX_HASH = 16384;
@@ -19,6 +20,7 @@ export function encodeState(schema, state, { pin = true } = {}) {
   const p = new URLSearchParams();
   p.set('v', URL_VERSION);
   for (const f of schema.fields) {
+    if (isRequestField(f) || !f.url) continue;
     let value;
     if (f.key === 'mode') value = state.mode;
     else if (f.type === 'preset') value = state[f.key];
@@ -32,7 +34,7 @@ export function encodeState(schema, state, { pin = true } = {}) {
     p.set(f.url, String(value));
   }
   if (pin && typeof state.pin === 'string' && state.pin) p.set('pin', state.pin);
-  if (pin) encodeExplore(p, state);
+  if (pin) encodeExplore(schema, p, state);
   return p.toString();
 }
 
@@ -56,7 +58,7 @@ export function decodeStateReport(schema, hash, defaults, { nested = false } = {
     issues.push("The link's settings could not be read: showing the defaults.");
     return out;
   }
-  const byUrl = new Map(schema.fields.map((f) => [f.url, f]));
+  const byUrl = new Map(schema.fields.filter((f) => f.url).map((f) => [f.url, f]));
   const unknown = [];
   const bad = [];
   for (const [k, raw] of p) {
@@ -72,12 +74,12 @@ export function decodeStateReport(schema, hash, defaults, { nested = false } = {
       }
       continue;
     }
-    if (isExploreKey(k)) {
+    const f = byUrl.get(k);
+    if (f && isRequestField(f)) {
       if (nested) continue;
-      if (raw.length > MAX_LEN * 2 || !decodeExploreKey(state, k, raw)) bad.push(`${k} = "${short(raw)}"`);
+      if (raw.length > MAX_LEN * 2 || !decodeExploreValue(state, f, raw)) bad.push(`${k} = "${short(raw)}"`);
       continue;
     }
-    const f = byUrl.get(k);
     if (!f) {
       unknown.push(short(k));
       continue;

@@ -1,48 +1,6 @@
-// Long jobs of the Search, Sweep and Studies views: they run in their own
-// worker (so the calculator's worker stays free), one at a time, and Cancel
-// terminates that worker and starts a fresh one. jobBar() is the Run / Cancel
-// row with its progress bar and status line.
-import { Cancelled, Engine } from './engine.js';
-import { el } from './dom.js';
-
-export class JobRunner {
-  constructor(url = 'worker.js') {
-    this.url = url;
-    this.engine = null;
-    this.token = null;
-    this.cancels = 0;
-  }
-
-  get busy() {
-    return this.token !== null;
-  }
-
-  // task(call) does the work; call(fn, arg) is a worker call that rejects with
-  // Cancelled once this job was cancelled or replaced.
-  async run(task) {
-    if (this.token) this.cancel();
-    const token = {};
-    this.token = token;
-    if (!this.engine) this.engine = new Engine(this.url, { timeoutMs: 120000 });
-    const call = (fn, arg) => {
-      if (this.token !== token) return Promise.reject(new Cancelled());
-      return this.engine.call(fn, arg);
-    };
-    try {
-      return await task(call);
-    } finally {
-      if (this.token === token) this.token = null;
-    }
-  }
-
-  cancel() {
-    if (!this.token) return false;
-    this.token = null;
-    this.cancels += 1;
-    this.engine.restart();
-    return true;
-  }
-}
+// The frame every explore view shares (explorePanel) and its Run / Cancel row
+// with a progress bar and status line (jobBar).
+import { el } from '../dom.js';
 
 // The frame every explore view shares: a titled section with its controls
 // (`parts`), the Run / Cancel row and an output box #ID-out. Cancel stops

@@ -1,10 +1,10 @@
 // Draws a result: headline numbers, a verdict line, charts and the op table.
 // Tolerates missing keys: each piece draws only what the result carries.
-import { el } from './dom.js';
-import * as fmt from './format.js';
-import { stackedBar, roofline } from './charts.js';
-import { pipelineChart } from './pipeline-chart.js';
-import { phaseChart } from './phase-chart.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
+import { stackedBar, roofline } from '../charts/charts.js';
+import { pipelineChart } from '../charts/pipeline-chart.js';
+import { phaseChart } from '../charts/phase-chart.js';
 import { OpTable } from './op-table.js';
 
 const LABELS = {
@@ -106,7 +106,8 @@ function headline(result, scenario) {
   return dl;
 }
 
-function verdict(result, scenario) {
+// onFit(box): offered when the scenario does not fit; box: {gpus, button, status}.
+function verdict(result, scenario, onFit) {
   const sec = scenario.mode === 'training' ? result.training : result.inference;
   if (!sec) return null;
   const bits = [];
@@ -132,7 +133,14 @@ function verdict(result, scenario) {
     }
   }
   const ok = mv ? mv.ok : true;
-  return el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
+  const line = el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
+  const n = gpus(result, scenario);
+  if (ok || !onFit || !Number.isFinite(n) || n < 1) return line;
+  const button = el('button', { type: 'button', id: 'fit-plan', class: 'fit-plan', text: `Find a plan that fits on ${n === 1 ? 'this GPU' : `these ${fmt.int(n)} GPUs`}` });
+  const status = el('p', { class: 'fit-status', id: 'fit-status', role: 'status', 'aria-live': 'polite' });
+  const box = { gpus: n, button, status };
+  button.addEventListener('click', () => onFit(box));
+  return el('div', { class: 'verdict-box' }, [line, el('div', { class: 'fit-row' }, [button, status])]);
 }
 
 export const VIEWS = ['summary', 'compare', 'memory', 'time', 'pipeline', 'phases', 'roofline', 'ops'];
@@ -150,22 +158,24 @@ function chartTools(fig, name, onExport) {
 }
 
 export class ResultsView {
-  constructor(root, { onExport } = {}) {
+  constructor(root, { onExport, onFit } = {}) {
     this.root = root;
     this.table = new OpTable();
     this.onExport = onExport;
+    this.onFit = onFit;
   }
 
   // Builds every view the result has: Map view -> element.
-  views(result, scenario, compare) {
+  views(result, scenario, compare, note) {
     const v = new Map();
     const who = [result.model?.name, result.device?.system || result.device?.name].filter((x) => typeof x === 'string' && x);
     const summary = el('section', { class: 'summary', 'data-view': 'summary', 'aria-label': 'Summary' }, [
       el('p', { class: 'result-title', text: `${scenario.mode === 'training' ? 'Training' : 'Inference'}: ${who.join(' on ')}` }),
       headline(result, scenario),
     ]);
-    const verdictEl = verdict(result, scenario);
+    const verdictEl = verdict(result, scenario, this.onFit);
     if (verdictEl) summary.append(verdictEl);
+    if (note) summary.append(el('p', { class: 'plan-note', role: 'status', text: note }));
     v.set('summary', summary);
     if (compare) v.set('compare', compare);
     const tool = (fig, name) => {
@@ -180,6 +190,7 @@ export class ResultsView {
         parts: parts(mem, ['total', 'capacity'], MEMORY_ORDER),
         limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
         format: fmt.bytes,
+        unit: 'bytes',
         className: 'chart-memory',
       }), 'memory'));
     }
@@ -188,6 +199,7 @@ export class ResultsView {
         title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
         parts: parts(sec.time_breakdown_s, [], TIME_ORDER),
         format: fmt.seconds,
+        unit: 'seconds',
         className: 'chart-time',
       }), 'time'));
     }
@@ -199,6 +211,7 @@ export class ResultsView {
           { key: 'decode', label: 'decode', value: sec.e2e_latency_s - sec.ttft_s },
         ],
         format: fmt.seconds,
+        unit: 'seconds',
         className: 'chart-time',
       }), 'time'));
     }
@@ -221,8 +234,8 @@ export class ResultsView {
     return v;
   }
 
-  render(result, scenario, { only = null, compare = null } = {}) {
-    const v = this.views(result, scenario, compare);
+  render(result, scenario, { only = null, compare = null, note = null } = {}) {
+    const v = this.views(result, scenario, compare, note);
     const nodes = [];
     if (only) {
       nodes.push(v.get(only) || el('p', { class: 'view-missing', text: `The “${only}” view is not available for this scenario.` }));

@@ -1,7 +1,7 @@
 // Small form controls of the Search, Sweep and Studies views, and the check of
 // what was typed into them. Their values live in the URL (explore-state.js).
-import { el } from './dom.js';
-import { parseNumber } from './scenario.js';
+import { el } from '../dom.js';
+import { parseNumber } from '../state/fields.js';
 
 export function numberInput({ id, label, unit = '', value, placeholder = '', onInput }) {
   const input = el('input', { type: 'text', id, inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', value: value ?? '', placeholder });

@@ -1,9 +1,9 @@
 // The view tabs (Calculator, Search, Sweep, Studies) and the three explore
 // views. The view and its settings are part of the page state (state.view,
-// state.x; explore-state.js puts them in the URL). A view opened from a link
-// (page load, Back/Forward) runs by itself; otherwise Run does.
-import { el } from './dom.js';
-import { JobRunner } from './jobs.js';
+// state.x; state/explore-state.js puts them in the URL). A view opened from
+// a link (page load, Back/Forward) runs by itself; otherwise Run does.
+import { el } from '../dom.js';
+import { JobRunner } from '../client/jobs.js';
 import { SearchView } from './search-view.js';
 import { SweepView } from './sweep-view.js';
 import { StudyView } from './study-view.js';
@@ -16,47 +16,26 @@ const TABS = [
 ];
 
 export class Explorer {
-  // opts: {tabs, root, output (the section whose data-view is set), schema,
-  // presets, state(), scenario(), writeHash(push), onApply(entry)}
+  // opts: {tabs, root, output (the section whose data-view is set), store, onApply(entry)}
   constructor(opts) {
     this.opts = opts;
+    this.store = opts.store;
     this.jobs = new JobRunner();
     this.lastRun = '';
     const ctx = {
-      state: opts.state,
-      scenario: opts.scenario,
-      schema: opts.schema,
-      presets: opts.presets,
+      store: opts.store,
       jobs: this.jobs,
       onApply: (entry) => {
         this.jobs.cancel();
         opts.onApply(entry);
       },
-      setX: (key, value, push = false) => this.setX(key, value, push),
     };
     this.views = { search: new SearchView(ctx), sweep: new SweepView(ctx), study: new StudyView(ctx) };
     opts.root.replaceChildren(...Object.values(this.views).map((v) => v.root));
     this.buttons = TABS.map(([v, label]) =>
-      el('button', { type: 'button', role: 'tab', class: 'view-tab', id: `tab-${v}`, 'data-tab': v, text: label, onclick: () => this.select(v) }),
+      el('button', { type: 'button', role: 'tab', class: 'view-tab', id: `tab-${v}`, 'data-tab': v, text: label, onclick: () => this.store.setView(v) }),
     );
     opts.tabs.replaceChildren(...this.buttons);
-  }
-
-  setX(key, value, push) {
-    const state = this.opts.state();
-    state.x = state.x || {};
-    if (value === '' || value === undefined || value === null) delete state.x[key];
-    else state.x[key] = String(value);
-    if (!Object.keys(state.x).length) delete state.x;
-    this.opts.writeHash(push);
-  }
-
-  select(view) {
-    const state = this.opts.state();
-    if (view === 'calc') delete state.view;
-    else state.view = view;
-    this.opts.writeHash(true);
-    this.show(state);
   }
 
   // fromUrl: the state came from a link (load, Back/Forward): run the view.
@@ -75,9 +54,9 @@ export class Explorer {
     }
     const view = this.views[current];
     if (!fromUrl || !view) return;
-    const key = `${current}|${JSON.stringify(state.x || {})}|${JSON.stringify(this.opts.scenario().scenario)}`;
+    const key = `${current}|${JSON.stringify(state.x || {})}|${JSON.stringify(this.store.scenario().scenario)}`;
     if (key === this.lastRun) return;
     this.lastRun = key;
-    if (current !== 'study' || state.x?.study) view.run();
+    if (current !== 'study' || state.x?.['study.name']) view.run();
   }
 }

@@ -5,8 +5,8 @@
 // compute-bound on that level), and a bar of the phase's time by bound.
 // Drawn with Observable Plot on one log x axis; the time bar maps its 0..1
 // share onto that axis geometrically, so it is linear in pixels.
-import { el } from './dom.js';
-import * as fmt from './format.js';
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
 import { Plot, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
 const BOUND_ORDER = ['compute', 'hbm', 'l2', 'smem', 'network', 'latency'];

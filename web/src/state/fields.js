@@ -1,0 +1,89 @@
+// What the page reads from the core's one input table (`llmcalc schema`):
+// which fields belong to a scenario and which to a request (search, sweep,
+// study, derive), and where a system field lives inside a system object.
+//
+// A system field carries `at`, the path of its value inside the system
+// object; a segment after an array (device.memory, network) names the
+// element by its "name" field. `clear` lists sibling keys that the value
+// replaces (a capacity given in GiB drops the MiB one). The page sends edited
+// system figures as {"preset": id, ...}: the core merges objects into the
+// preset key by key and replaces arrays whole, so an array on the path is
+// copied from the preset and only the named element changes.
+const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+export function parseNumber(text) {
+  const t = String(text).trim().replace(/_/g, '');
+  if (!NUMBER_RE.test(t)) return NaN;
+  return Number(t);
+}
+
+export const fieldApplies = (field, mode) => !field.modes || field.modes.includes(mode);
+export const isRequestField = (field) => Boolean(field.request);
+export const isSystemField = (field) => typeof field.at === 'string';
+export const isNumeric = (field) => field.type === 'int' || field.type === 'number';
+// A field of the scenario the form edits (not the mode, a preset picker or a request).
+export const isScenarioField = (field) => field.key !== 'mode' && field.type !== 'preset' && !isRequestField(field);
+
+// The fields of one request (search, sweep, study, derive), in table order.
+export const requestFields = (schema, request) => schema.fields.filter((f) => f.request === request);
+
+const segments = (at) => String(at).split('.').filter(Boolean);
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const byName = (list, name) => list.findIndex((e) => e && e.name === name);
+
+// The value of a system field in a system object, or null. A plain number
+// where the path goes on (efficiency.matmul: 0.8) holds for every key below it.
+export function systemValue(field, system) {
+  if (!isSystemField(field)) return null;
+  let o = system;
+  for (const seg of segments(field.at)) {
+    if (typeof o === 'number') return o;
+    if (Array.isArray(o)) o = o[byName(o, seg)];
+    else if (isObject(o)) o = o[seg];
+    else return null;
+  }
+  return typeof o === 'number' ? o : null;
+}
+
+// Sets one system field in the override `out` ({preset, ...}) of the preset
+// system `base`. Returns false when the path names an element the system lacks.
+export function setSystemValue(out, base, field, value) {
+  const segs = segments(field.at);
+  let o = out;
+  let b = base;
+  for (let i = 0; i < segs.length - 1; i++) {
+    const seg = segs[i];
+    if (Array.isArray(o)) {
+      const j = byName(o, seg);
+      if (j < 0) return false;
+      o = o[j];
+      b = Array.isArray(b) ? b[byName(b, seg)] : undefined;
+      continue;
+    }
+    const bv = isObject(b) ? b[seg] : undefined;
+    if (Array.isArray(bv)) {
+      if (!Array.isArray(o[seg])) o[seg] = structuredClone(bv);
+    } else if (typeof bv === 'number' && !isObject(o[seg])) {
+      // One number for every key below: it becomes the object form, keyed by the next segment.
+      o[seg] = { [segs[i + 1]]: bv };
+    } else if (!isObject(o[seg])) {
+      o[seg] = {};
+    }
+    o = o[seg];
+    b = bv;
+  }
+  if (!isObject(o)) return false;
+  for (const k of field.clear || []) delete o[k];
+  o[segs[segs.length - 1]] = value;
+  return true;
+}
+
+// id: preset id; system: that preset's system object; values: [[field, number]].
+// Returns {system: the id alone when nothing is set, else the override; missing: [field]}.
+export function systemScenario(id, system, values) {
+  if (!values.length || !system) return { system: id, missing: [] };
+  const out = { preset: id };
+  const missing = [];
+  for (const [field, v] of values) if (!setSystemValue(out, system, field, v)) missing.push(field);
+  return { system: out, missing };
+}

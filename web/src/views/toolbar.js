@@ -1,0 +1,37 @@
+// The toolbar and the result tools: copy link, embed, import, reset, pin and
+// the JSON / CSV exports.
+import { $ } from '../dom.js';
+import { embedDialog, importDialog } from '../form/dialogs.js';
+import { closestPreset, modelValues } from '../form/hf-config.js';
+import { download, opsToCsv, resultJson } from './export.js';
+
+export function wireToolbar(app) {
+  const { store } = app;
+  $('#copy-link').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(location.href);
+      app.setStatus('Link copied.', 'ok');
+    } catch {
+      app.setStatus('Copy failed: select the address bar to copy the link.', 'error');
+    }
+  });
+  $('#reset').addEventListener('click', () => store.reset());
+  const embedDlg = embedDialog(() => store.hash());
+  $('#embed').addEventListener('click', () => embedDlg.open());
+  const modelKeys = store.schema.fields.filter((f) => f.key.startsWith('model.') && f.key !== 'model.name').map((f) => f.key.slice(6));
+  const importDlg = importDialog((r) => {
+    const base = closestPreset(r.model, store.presets.models, modelKeys) || '';
+    store.importModel(base, modelValues(r.model, store.schema.fields, base ? store.presets.models[base].model : {}));
+  });
+  $('#import').addEventListener('click', () => importDlg.open());
+  $('#pin').addEventListener('click', () => app.setPin(true));
+  $('#export-json').addEventListener('click', () => {
+    const c = store.current;
+    if (c) download(`${app.fileBase()}.json`, new Blob([resultJson(c.scenario, c.result)], { type: 'application/json' }));
+  });
+  $('#export-csv').addEventListener('click', () => {
+    const c = store.current;
+    if (c) download(`${app.fileBase()}-ops.csv`, new Blob([opsToCsv(c.result)], { type: 'text/csv' }));
+  });
+  $('#notice-close').addEventListener('click', () => app.setNotice([]));
+}
