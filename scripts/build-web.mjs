@@ -1,11 +1,13 @@
 // Bundles web/ into the static folder build/web/ (all URLs relative, no
 // external requests). The worker is a classic script: it loads the
 // Emscripten glue llmcalc.js with importScripts, which the CSP allows ('self').
+// Every HTML file gets the Content-Security-Policy <meta> from scripts/csp.mjs.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { injectCsp } from './csp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'build', 'web');
@@ -16,10 +18,16 @@ mkdirSync(out, { recursive: true });
 
 const common = { bundle: true, minify: true, sourcemap: true, target: ['es2020'], logLevel: 'warning' };
 await build({ ...common, entryPoints: [join(root, 'web/src/main.js')], outfile: join(out, 'main.js'), format: 'esm' });
-await build({ ...common, entryPoints: [join(root, 'web/src/worker.js')], outfile: join(out, 'worker.js'), format: 'iife' });
+await build({ ...common, entryPoints: [join(root, 'web/src/client/worker.js')], outfile: join(out, 'worker.js'), format: 'iife' });
 await build({ ...common, entryPoints: [join(root, 'web/src/style.css')], outfile: join(out, 'style.css'), sourcemap: false });
 
-for (const f of ['index.html', 'favicon.svg']) copyFileSync(join(root, 'web', f), join(out, f));
+const pages = readdirSync(join(root, 'web')).filter((f) => f.endsWith('.html'));
+if (!pages.includes('index.html')) throw new Error('web/index.html is missing');
+for (const f of pages) {
+  const html = readFileSync(join(root, 'web', f), 'utf8');
+  writeFileSync(join(out, f), injectCsp(html, `web/${f}`));
+}
+copyFileSync(join(root, 'web', 'favicon.svg'), join(out, 'favicon.svg'));
 copyFileSync(join(wasmDir, 'llmcalc.js'), join(out, 'llmcalc.js'));
 copyFileSync(join(wasmDir, 'llmcalc.wasm'), join(out, 'llmcalc.wasm'));
 console.log(`web: wrote ${out}`);

@@ -1,13 +1,12 @@
-// Tiny static server for build/web on 127.0.0.1 (default port 8080), with the
-// strict Content-Security-Policy the page is written for.
+// Tiny static server for build/web on 127.0.0.1 (default port 8080), sending
+// the page's strict Content-Security-Policy (scripts/csp.mjs) as a header too.
 // Usage: node scripts/serve.mjs [--port N] [--dir PATH]
 // Also importable: startServer({ dir, port }) -> Promise<{ server, url }>.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:";
+import { CSP_HEADER } from './csp.mjs';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -29,7 +28,7 @@ export function startServer({ dir = defaultDir, port = 8080, host = '127.0.0.1' 
   const base = resolve(dir);
   const server = createServer(async (req, res) => {
     const headers = {
-      'Content-Security-Policy': CSP,
+      'Content-Security-Policy': CSP_HEADER,
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-cache',
     };
