@@ -1,36 +1,34 @@
 #!/usr/bin/env bash
-# Installs what llmcalc needs to build and test, and only what is missing.
-# Safe to run again: a second run does nothing but check.
+# Installs what a command needs, and only what is missing (Debian, as root or
+# with sudo). Safe to run again: a second run does nothing but check.
+# Usage: scripts/setup.sh [PROFILE]   (default: test)
+#   build  build and serve: cmake, g++, emscripten, nlohmann-json3-dev, node, npm; npm ci
+#   bench  build + libbenchmark-dev
+#   test   build + libgtest-dev, libbenchmark-dev, chromium, clang, libclang-rt-dev
+# The table is scripts/prereqs.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/prereqs.sh
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+profile=${1:-test}
+if ! entries=$(prereqs_for "$profile"); then
+  echo "setup: unknown profile '$profile' (build, bench, test)" >&2
+  exit 2
+fi
 
-# Debian packages: command or file that proves each one is present.
+# Debian packages whose check fails, each once.
 missing=()
-have_cmd() { command -v "$1" >/dev/null 2>&1; }
-have_cmd cmake                       || missing+=(cmake)
-have_cmd g++                         || missing+=(g++)
-have_cmd emcc                        || missing+=(emscripten)
-[ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
-[ -f /usr/include/gtest/gtest.h ]     || missing+=(libgtest-dev)
-[ -f /usr/include/benchmark/benchmark.h ] || missing+=(libbenchmark-dev)
-have_cmd chromium                    || missing+=(chromium)
-have_cmd clang++                     || missing+=(clang)
-compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || missing+=(libclang-rt-dev)
-have_cmd node                        || missing+=(nodejs)
-have_cmd npm                         || missing+=(npm)
+while read -r what package check; do
+  prereq_present "$check" || [[ " ${missing[*]} " == *" $package "* ]] || missing+=("$package")
+done <<<"$entries"
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "setup ($profile): installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update
-  $SUDO apt-get install -y --no-install-recommends \
-    cmake g++ clang libclang-rt-dev emscripten nlohmann-json3-dev libgtest-dev libbenchmark-dev chromium
-  if ! have_cmd node || ! have_cmd npm; then
-    $SUDO apt-get install -y --no-install-recommends nodejs npm
-  fi
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
 # npm packages: reinstall when node_modules is absent or older than the lock file.
@@ -39,4 +37,4 @@ if [ ! -d node_modules ] || [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp
   echo "setup: npm ci"
   npm ci --no-audit --no-fund
 fi
-echo "setup: ok"
+echo "setup: ok ($profile)"

@@ -1,13 +1,38 @@
 #!/usr/bin/env bash
 # Runs every llmcalc test suite against what scripts/build.sh built:
-#   native  ctest in build/native (GoogleTest)
-#   node    tests/node/*.test.mjs  (wasm in Node vs the native CLI)
-#   browser tests/browser/*.test.mjs (the page in headless Chromium)
+#   native     ctest in build/native (GoogleTest)
+#   sanitizers the GoogleTest suite rebuilt under ASan + UBSan (scripts/sanitize.sh)
+#   fuzz       libFuzzer over evaluate, bounded time (scripts/fuzz.sh)
+#   node       tests/node/*.test.mjs  (wasm in Node vs the native CLI)
+#   browser    tests/browser/*.test.mjs (the page in headless Chromium)
+# Usage: scripts/test.sh [--quick]   --quick: no sanitizer rebuild, no fuzzing.
 # Ends with one line "llmcalc: N passed, M failed" and exits nonzero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/prereqs.sh
+quick=0
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=1 ;;
+    *) echo "test: unknown option '$a' (--quick)" >&2; exit 2 ;;
+  esac
+done
 mkdir -p build/test-logs
 LOGS=build/test-logs
+
+# The test tools (scripts/prereqs.sh, test profile); --quick needs no clang.
+absent=0
+while read -r what package check; do
+  [ $quick -eq 1 ] && [[ "$package" == clang || "$package" == libclang-rt-dev ]] && continue
+  [ "$package" = chromium ] && [ -n "${LLMCALC_CHROMIUM:-}" ] && continue
+  prereq_present "$check" && continue
+  echo "test: missing $what (Debian package $package); run \`bash scripts/setup.sh test\`" >&2
+  absent=1
+done < <(prereqs_for test)
+if [ $absent -ne 0 ]; then
+  echo "llmcalc: 0 passed, 1 failed"
+  exit 1
+fi
 
 total_pass=0
 total_fail=0
@@ -38,15 +63,25 @@ else
 fi
 
 # --- sanitizers (the GoogleTest suite under ASan + UBSan) ----------------------
-if bash scripts/sanitize.sh 2>&1 | tee "$LOGS/sanitizers.log"; then
-  n=$(grep -aoE '\[  PASSED  \] [0-9]+' "$LOGS/sanitizers.log" | grep -oE '[0-9]+$' | tail -1)
-  add sanitizers "${n:-0}" 0
-else
-  add sanitizers 0 1
-fi
+run_sanitizers() {
+  if bash scripts/sanitize.sh 2>&1 | tee "$LOGS/sanitizers.log"; then
+    local n
+    n=$(grep -aoE '\[  PASSED  \] [0-9]+' "$LOGS/sanitizers.log" | grep -oE '[0-9]+$' | tail -1)
+    add sanitizers "${n:-0}" 0
+  else
+    add sanitizers 0 1
+  fi
+}
 
 # --- fuzzing (libFuzzer over evaluate, bounded time) ---------------------------
-if bash scripts/fuzz.sh 2>&1 | tee "$LOGS/fuzz.log"; then add fuzz 1 0; else add fuzz 0 1; fi
+run_fuzz() {
+  if bash scripts/fuzz.sh 2>&1 | tee "$LOGS/fuzz.log"; then add fuzz 1 0; else add fuzz 0 1; fi
+}
+
+if [ $quick -eq 0 ]; then
+  run_sanitizers
+  run_fuzz
+fi
 
 # --- node and browser (node:test) --------------------------------------------
 run_node_suite() {  # run_node_suite NAME DIR
@@ -72,6 +107,8 @@ run_node_suite() {  # run_node_suite NAME DIR
 run_node_suite node tests/node
 run_node_suite browser tests/browser
 
-echo "test: ${detail[*]} (passed/total per suite)"
+skipped=""
+[ $quick -eq 1 ] && skipped="; quick: no sanitizers, no fuzzing"
+echo "test: ${detail[*]} (passed/total per suite$skipped)"
 echo "llmcalc: $total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
