@@ -38,7 +38,7 @@ for e in raw["elementwise"]:
         kernels.append(row)
 case = {
     "id": "h200-kernels",
-    "source": "H200 kernels measured here (scripts/device/h200_kernels.py)",
+    "source": "H200 kernels measured on one H200 SXM (scripts/device/h200_kernels.py)",
     "system": "dgx-h200",
     "method": ("One NVIDIA H200 SXM (132 SMs, driver 580.159.04, clocks as found: SM 1980 MHz under load), "
                "PyTorch 2.11.0+cu130 (cuBLAS GEMMs via torch.matmul, FP8 via torch._scaled_mm, attention via "

@@ -103,7 +103,7 @@ TEST(Network, MoreBandwidthIsNeverSlower) {
 }  // namespace
 }  // namespace llmcalc
 
-// Node boundaries seen through whole scenarios (spec/scenario.md: "Ranks fill
+// Node boundaries seen through whole scenarios (docs/scenario.md: "Ranks fill
 // nodes in order ... a group that crosses a node boundary runs on the slower
 // tier").
 #include "test_util.h"

@@ -1,4 +1,4 @@
-// Strict parsing (spec/scenario.md "Conventions"): every class of bad input
+// Strict parsing (docs/scenario.md "Conventions"): every class of bad input
 // comes back as {"error": {"path", "message"}} naming the offending JSON path;
 // presets, overrides, custom objects and any GPU count are accepted.
 #include <filesystem>

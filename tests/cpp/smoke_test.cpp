@@ -1,6 +1,6 @@
 // Every model preset on every system preset, in both modes: evaluates, every
 // number is finite, memory totals are the sum of their parts, and every op has
-// a non-negative time and a known bound (spec/scenario.md "Output").
+// a non-negative time and a known bound (docs/scenario.md "Output").
 #include <functional>
 #include <set>
 

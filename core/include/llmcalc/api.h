@@ -5,7 +5,7 @@
 
 namespace llmcalc {
 
-// Evaluate one scenario (spec/scenario.md) and return the result object.
+// Evaluate one scenario (docs/scenario.md) and return the result object.
 std::string evaluate_json(const std::string& scenario_json);
 // All presets: {"models": {id: {...}}, "systems": {id: {...}}}.
 std::string presets_json();

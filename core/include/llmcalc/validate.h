@@ -1,5 +1,5 @@
 // Validation cases: a scenario paired with a published measurement
-// (spec/scenario.md, "Validation cases").
+// (docs/scenario.md, "Validation cases").
 #pragma once
 #include <string>
 #include <vector>

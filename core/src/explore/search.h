@@ -1,4 +1,4 @@
-// Design-space search (spec/scenario.md "Search"): enumerate the parallelism
+// Design-space search (docs/scenario.md "Search"): enumerate the parallelism
 // a scenario does not fix, drop what does not fit, rank what is left.
 // Training uses FastTraining, a cached re-composition of training.cpp and
 // memory.cpp that evaluates a configuration in well under a microsecond.

@@ -156,14 +156,14 @@ struct HbmGen {
   double stack_GBps, stack_GB;
   const char* source;
 };
-// hardware-facts.md §3 (Memory technology generations), per stack; 12-high stacks.
+// docs/sources.md [HF3] (memory technology generations), per stack; 12-high stacks.
 const HbmGen kHbm[] = {
     {"HBM2e", 410, 24, "JESD235C: 3.2 Gb/s x 1024 bit = 410 GB/s; 16 Gb x 12-high = 24 GB (hardware-facts §3)"},
     {"HBM3", 819, 24, "JESD238: 6.4 Gb/s x 1024 bit = 819 GB/s; SK hynix 24 GB 12-high (hardware-facts §3)"},
     {"HBM3e", 1200, 36, "Micron 9.2 Gb/s, >1.2 TB/s; 24 Gb x 12-high = 36 GB (hardware-facts §3)"},
     {"HBM4", 2000, 48, "JESD270-4: 8 Gb/s x 2048 bit = 2 TB/s; 32 Gb x 12-high = 48 GB (hardware-facts §3)"},
 };
-constexpr int kStacks = 5;  // H100 SXM: 5 active stacks (hardware-facts §3)
+constexpr int kStacks = 5;  // H100 SXM: 5 active stacks (docs/sources.md [HF3])
 
 json decode_point(const json& sys, int batch) {
   const json s = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 4}}},

@@ -35,8 +35,8 @@ double per_sm(const json& arch, const char* table, const char* precision) {
   return t.contains(precision) ? t.at(precision).get<double>() : 0.0;
 }
 
-// DeepFlow's core voltage-frequency law (hw_component.py; technology-scaling
-// §12c): f ∝ (V - Vt)^2 / V, dynamic power ∝ V^2 f ∝ V (V - Vt)^2.
+// DeepFlow's core voltage-frequency law (hw_component.py;
+// docs/sources.md [TS12c]): f ∝ (V - Vt)^2 / V, dynamic power ∝ V^2 f ∝ V (V - Vt)^2.
 double vf(double v, double vt) { return (v - vt) * (v - vt) / v; }
 
 struct OperatingPoint {
@@ -67,7 +67,7 @@ void check_budget(const TechBudget& b) {
 }
 
 // HBM stacks: limited by the die edge given to HBM PHYs and by the package
-// area beside the die (DeepFlow hw_component, technology-scaling §12c).
+// area beside the die (DeepFlow hw_component, docs/sources.md [TS12c]).
 void place_hbm(DerivedDevice& d, const json& gen, const json& c) {
   const double perimeter = 4 * std::sqrt(d.budget.die_area_mm2);
   const int by_edge = static_cast<int>(perimeter * c.at("hbm_perimeter_fraction").get<double>() / gen.at("width_mm").get<double>());

@@ -71,7 +71,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   const double k_eff = g.k / (g.k + kTileOverheadK);
   const double peak = d.matmul_flops[static_cast<int>(g.math)] * d.efficiency.matmul[static_cast<int>(g.math)];
   // Each wave also pays a fixed per-tile time (pipeline fill from DRAM,
-  // epilogue), fitted once on the cuBLASLt shape sweep of hardware-facts §2.2.
+  // epilogue), fitted once on the cuBLASLt shape sweep of docs/sources.md [HF2.2].
   r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff) + std::ceil(tiles / sms) * d.efficiency.tile_overhead_s;
   if (g.dequant_ops > 0) {
     // The dequantising instructions share the SMs' issue slots with the MMAs.

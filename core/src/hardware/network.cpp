@@ -57,7 +57,7 @@ namespace {
 // each rank's link. NCCL picks a protocol per size (NCCL tuning.cc): LL for
 // small messages (latency-bound, half the link rate) and Simple/LL128 for
 // large ones, whose bus bandwidth ramps up with size and reaches half its
-// peak at the tier's half_bandwidth size (hardware-facts §2.6). Both are
+// peak at the tier's half_bandwidth size (docs/sources.md [HF2.6]). Both are
 // modelled and the faster taken: t = steps a + volume (1 + S_half / S) / B.
 double protocol_time(const LinkModel& l, double steps, double volume, double bytes) {
   const double ll = steps * l.latency_s + volume / (0.5 * l.bandwidth_Bps);

@@ -1,4 +1,4 @@
-// Result -> output JSON (spec/scenario.md "Output"), base units throughout.
+// Result -> output JSON (docs/scenario.md "Output"), base units throughout.
 #include "output.h"
 
 #include "boundary.h"
