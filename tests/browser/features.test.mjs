@@ -34,7 +34,7 @@ test('pin a result, change an input, see both with deltas; the comparison is in 
 });
 
 test('a model field change makes "custom (based on X)" with a reset; the URL keeps only the change', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await openPage('v=1');
   await waitEvaluated(page);
   await page.locator('details.group-model > summary').click();
   await afterEvaluation(page, () => page.locator('[data-key="model.layers"] input').fill('40'));

@@ -97,7 +97,7 @@ test('Cancel stops a long search (the worker is replaced) and the page stays res
 test('inference search honours the TPOT bound and ranks by tokens/s per GPU', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&view=search&qg=8&qo=0.03');
   await searchDone(page);
-  assert.equal(await page.locator('#search-tpot').inputValue(), '0.03');
+  assert.equal(await page.locator('#search-max-tpot-s').inputValue(), '0.03');
   const head = await page.locator('table.plans thead th').allTextContents();
   assert.deepEqual(head.slice(1, 5), ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT']);
   const tpots = await page.locator('table.plans tbody tr td:nth-of-type(4)').allTextContents();

@@ -10,7 +10,7 @@ import { afterEvaluation, h, openPage, setup, shot, shots, waitEvaluated } from 
 setup();
 
 test('typing replaces one history entry; discrete changes push; Back/Forward restore them', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await openPage('v=1');
   await waitEvaluated(page);
   const len0 = await page.evaluate(() => history.length);
   const gb = page.locator('[data-key="training.global_batch"] input');

@@ -50,7 +50,7 @@ test('sweep controls write the URL; the link reproduces the chart; Back returns 
   assert.equal(await fig.locator('svg path.line').count(), 1);
   assert.equal(await fig.locator('circle.pt').count(), 8);
   const url = page.url();
-  for (const part of ['view=sweep', 'wi=system.hbm_GBps', 'wf=1000', 'wt=8000', 'wn=8', 'wl=0', 'wo=inference.output_tokens_per_s%2Cinference.tpot_s']) assert.ok(url.includes(part), `${part} in ${url}`);
+  for (const part of ['view=sweep', 'wi=system.hbm_GBps', 'wf=1000', 'wt=8000', 'wn=8', 'wl=lin', 'wo=inference.output_tokens_per_s%2Cinference.tpot_s']) assert.ok(url.includes(part), `${part} in ${url}`);
   // TPOT falls as HBM bandwidth grows
   const ys = await fig.locator('circle.pt').evaluateAll((cs) => cs.map((c) => Number(c.getAttribute('cy'))));
   assert.ok(ys[0] < ys[7], 'higher TPOT (smaller y) at low bandwidth');
@@ -73,6 +73,17 @@ test('sweep controls write the URL; the link reproduces the chart; Back returns 
   assert.ok(await page.locator('#results').isVisible());
   await page.close();
   assert.deepEqual([...errors, ...copy.errors], []);
+});
+
+test('system figures sweep in the page (they were "unknown key" before): every point computed', async () => {
+  for (const [wi, wf, wt] of [['system.matmul_eff', '0.5', '0.8'], ['system.l2_MiB', '25', '100'], ['system.nvlink_span', '8', '72']]) {
+    const { page, errors } = await openPage(`v=1&tp=2&dp=4&gb=64&view=sweep&wi=${wi}&wf=${wf}&wt=${wt}&wn=4&wl=lin`);
+    await done(page, 'sweep');
+    assert.equal(await page.locator('#sweep-out figure.sweep-chart circle.pt').count(), 4, wi);
+    assert.equal(await page.locator('#sweep-out .sweep-errors').count(), 0, `${wi}: ${await page.locator('#sweep-out').textContent()}`);
+    await page.close();
+    assert.deepEqual(errors, []);
+  }
 });
 
 test('each study renders from its link; gpu-generations has a waterfall of cumulative speed-ups', async () => {
@@ -109,16 +120,16 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
 test('technology-nodes takes a power budget from the page and the link', async () => {
   const { page, errors } = await openPage('view=study&study=technology-nodes&tw=1000');
   await done(page, 'study');
-  assert.equal(await page.locator('#study-tdp').inputValue(), '1000');
+  assert.equal(await page.locator('#study-tdp-W').inputValue(), '1000');
   assert.match(await page.locator('#study-out section.study p.chart-note').first().textContent(), /at 1000 W/);
   const clock = async () => page.locator('[data-table="devices"] tbody tr').nth(3).locator('td').nth(1).textContent();
   const at1000 = await clock();  // 3 nm
-  await page.locator('#study-tdp').fill('400');
+  await page.locator('#study-tdp-W').fill('400');
   await page.waitForFunction(() => /at 400 W/.test(document.querySelector('#study-out section.study p.chart-note')?.textContent || ''));
   await done(page, 'study');
   assert.match(page.url(), /tw=400/);
   assert.ok(parseFloat(await clock()) < parseFloat(at1000), 'less power, a lower 3 nm clock');
-  await page.locator('#study-tdp').fill('5');
+  await page.locator('#study-tdp-W').fill('5');
   await page.waitForFunction(() => document.querySelector('[data-explore="study"] .job-bar')?.dataset.state === 'error');
   assert.match(await page.locator('#study-status').textContent(), /50\.\.10000 W/);
   await page.close();
@@ -126,7 +137,7 @@ test('technology-nodes takes a power budget from the page and the link', async (
 });
 
 test('clicking a study writes a shareable link', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await openPage('v=1');
   await page.locator('#tab-study').click();
   await page.locator('button.study-link[data-study="dram-scaling"]').click();
   await done(page, 'study');

@@ -1,0 +1,87 @@
+// The first screen and the way out of "does not fit": a first visit (no
+// hash) shows the schema's example, a plan people run that fits; old links
+// still mean what they meant; a scenario that does not fit offers to search
+// for a plan on the same GPUs and applies the best one.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+const card = (page, key) => page.locator(`#results [data-key="${key}"] .value`).textContent();
+
+test('the first screen is a plan that fits: Llama 3.1 8B on one 8-GPU H100 node', async () => {
+  const { page, errors } = await openPage();
+  await waitEvaluated(page);
+  const verdict = await page.locator('#results .verdict').textContent();
+  assert.match(verdict, /^Fits: /);
+  assert.doesNotMatch(await page.locator('#results').textContent(), /Does not fit/);
+  assert.equal(await page.locator('#fit-plan').count(), 0, 'nothing to fix');
+  assert.equal(await card(page, 'gpus'), '8');
+  assert.match(await page.locator('.result-title').textContent(), /Llama 3\.1 8B on DGX H100/);
+  // the link holds the plan, relative to the defaults every older link used
+  assert.match(page.url(), /#v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192$/);
+  assert.equal(await page.locator('[data-key="parallelism.tp"] input').inputValue(), '2');
+  await shot(page, 'first-screen');
+  // Reset after a change comes back to it
+  await page.locator('[data-key="parallelism.tp"] input').fill('8');
+  await page.waitForFunction(() => location.hash.includes('tp=8'));
+  await page.locator('#reset').click();
+  await page.waitForFunction(() => /#v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192$/.test(location.href));
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('an old link means what it meant: #v=1 is still the schema defaults (one GPU, does not fit)', async () => {
+  const { page, errors } = await openPage('v=1');
+  await waitEvaluated(page);
+  assert.equal(await card(page, 'gpus'), '1');
+  assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
+  assert.equal(await page.locator('#fit-plan').textContent(), 'Find a plan that fits on this GPU');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('"Find a plan that fits on these 8 GPUs" searches in a worker and applies the best plan, which fits', async () => {
+  const { page, errors } = await openPage('v=1&dp=8&gb=256&sl=8192&rc=none&mb=4');
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
+  const button = page.locator('#fit-plan');
+  assert.equal(await button.textContent(), 'Find a plan that fits on these 8 GPUs');
+  await shot(page, 'does-not-fit');
+  const before = page.url();
+  await button.click();
+  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  assert.equal(await card(page, 'gpus'), '8', 'on the same GPUs');
+  assert.match(await page.locator('#results .plan-note').textContent(), /Plan found by the search .* on 8 GPUs\): TP \d+ · PP \d+ · DP \d+/);
+  assert.notEqual(page.url(), before, 'the plan is in the link');
+  assert.doesNotMatch(page.url(), /view=/, 'still the calculator');
+  await shot(page, 'fit-plan-applied');
+  // Back returns to the plan that did not fit
+  await page.goBack();
+  await page.waitForFunction((u) => location.href === u, before);
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
+  const { page, errors } = await openPage('v=1');
+  await waitEvaluated(page);
+  await page.locator('#fit-plan').click();
+  await page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
+  const button = page.locator('#fit-plan');
+  assert.equal(await button.textContent(), 'Find a plan that fits on 8 GPUs');
+  await button.click();
+  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  assert.equal(await card(page, 'gpus'), '8');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
