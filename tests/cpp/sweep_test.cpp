@@ -82,6 +82,69 @@ TEST(Sweep, IntegerInputsAndPerPointErrors) {
   EXPECT_TRUE(tp_error);
 }
 
+// The value at a dotted path of a resolved scenario (arrays by element
+// name), or null. Mirrors set_input's addressing.
+json value_at(const json& root, const std::string& path) {
+  const json* node = &root;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t dot = std::min(path.find('.', start), path.size());
+    const std::string seg = path.substr(start, dot - start);
+    start = dot + 1;
+    const json* next = nullptr;
+    if (node->is_array()) {
+      for (const json& e : *node)
+        if (e.is_object() && e.value("name", "") == seg) next = &e;
+    } else if (node->is_object() && node->contains(seg)) {
+      next = &node->at(seg);
+    } else if (node->is_number() && seg == "bf16") {
+      next = node;  // one efficiency for every precision
+    }
+    if (!next) return nullptr;
+    node = next;
+  }
+  return *node;
+}
+
+// Every numeric input of the table, system figures included, can be swept
+// on the example scenario of each mode it applies to: the sweep sets it
+// where it lives and the point evaluates. At the input's current value the
+// point must evaluate cleanly; where the example has no value (an MoE field
+// of a dense model) the only acceptable errors are about the value, never
+// about an unknown key or place.
+TEST(Sweep, EveryNumericInputOfTheTableCanBeSwept) {
+  const json schema = json::parse(schema_json());
+  const json presets = json::parse(presets_json());
+  int swept = 0;
+  for (const json& f : schema.at("fields")) {
+    const std::string type = f.at("type"), key = f.at("key");
+    if ((type != "int" && type != "number") || f.contains("request")) continue;
+    for (const json& mode : f.at("modes")) {
+      json in = schema.at("examples").at(mode.get<std::string>());
+      json resolved = in;
+      resolved["model"] = presets["models"][in["model"].get<std::string>()]["model"];
+      resolved["system"] = presets["systems"][in["system"].get<std::string>()]["system"];
+      const std::string path = f.contains("at") ? "system." + f.at("at").get<std::string>() : key;
+      const json current = value_at(resolved, path);
+      const json fallback = f.at("default").is_number() ? f.at("default") : json(std::max(1.0, f.at("min").get<double>()));
+      const double x = (current.is_number() ? current : fallback).get<double>();
+      in["sweep"] = {{"input", key}, {"from", x}, {"to", x}, {"steps", 1}, {"outputs", {mode == "training" ? "training.iteration_time_s" : "inference.ttft_s"}}};
+      const json out = json::parse(sweep_json(in.dump()));
+      ASSERT_FALSE(out.contains("error")) << key << ": " << out.dump();
+      for (const json& e : out["sweep"]["series"][0]["errors"]) {
+        const std::string msg = e.at("message");
+        EXPECT_EQ(msg.find("unknown key"), std::string::npos) << key << " (" << mode << "): " << e.dump();
+        EXPECT_EQ(msg.find("no element"), std::string::npos) << key << " (" << mode << "): " << e.dump();
+        EXPECT_EQ(msg.find("is not inside"), std::string::npos) << key << " (" << mode << "): " << e.dump();
+        if (current.is_number())
+          ADD_FAILURE() << key << " (" << mode << ") at its current value " << x << ": " << e.dump();
+      }
+      ++swept;
+    }
+  }
+  EXPECT_GE(swept, 50);
+}
+
 TEST(Sweep, InvalidSectionIsAnError) {
   json in = training_base();
   in["sweep"] = {{"input", "parallelism.dp"}, {"from", 1}, {"to", 4}, {"outputs", {"training.iteration_time_s"}},

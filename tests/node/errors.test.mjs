@@ -2,6 +2,7 @@
 // {"error": {"path", "message"}} naming where the problem is.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { readFileSync } from 'node:fs';
 import { loadWasm } from './wasm.mjs';
 
 let mod;
@@ -91,4 +92,17 @@ test('the module still works after errors', () => {
   assert.ok(JSON.parse(mod.schema()).fields.length > 0);
   assert.ok(Object.keys(JSON.parse(mod.presets()).models).length > 0);
   assert.equal(typeof mod.version(), 'string');
+});
+
+// The shared fixture file: the same cases GoogleTest runs on the native build
+// (tests/cpp/fixtures_test.cpp) give the same path and message in wasm.
+test('every shared bad-input fixture gives its path and message', () => {
+  const doc = JSON.parse(readFileSync(new URL('../fixtures/bad-inputs.json', import.meta.url), 'utf8'));
+  assert.ok(doc.cases.length >= 30);
+  for (const c of doc.cases) {
+    const text = 'text' in c ? c.text : JSON.stringify(c.input);
+    const e = errorOf(text);
+    assert.equal(e.path, c.path, `${c.name}: ${JSON.stringify(e)}`);
+    assert.ok(e.message.includes(c.message), `${c.name}: "${e.message}" lacks "${c.message}"`);
+  }
 });

@@ -139,14 +139,6 @@ struct Inference {
   bool flash_attention = true;
 };
 
-struct SearchSpec {
-  bool present = false;
-  long long gpus = 0;
-  int top = 10;
-  double max_ttft_s = 0;  // 0: unbounded
-  double max_tpot_s = 0;
-};
-
 struct Scenario {
   Mode mode = Mode::training;
   Model model;
@@ -154,7 +146,6 @@ struct Scenario {
   Parallelism par;
   Training train;
   Inference infer;
-  SearchSpec search;
 };
 
 }  // namespace llmcalc

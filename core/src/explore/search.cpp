@@ -16,6 +16,7 @@
 #include "model_math.h"
 #include "output.h"
 #include "parse.h"
+#include "requests.h"
 #include "training.h"
 #include "cost.h"
 
@@ -322,7 +323,8 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
 // Inference: tp, pp (dp = the rest of the GPUs) and batch (powers of two up
 // to the largest that fits) under the latency bounds; ranked by output
 // tokens/s per GPU.
-void search_inference(const Scenario& base, const Fixed& f, long long gpus, Collector& col, Counters& n) {
+void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
+                      Counters& n) {
   Scenario s = base;
   for (long long tp : divisors(gpus)) {
     if (f.tp && tp != base.par.tp) continue;
@@ -347,8 +349,8 @@ void search_inference(const Scenario& base, const Fixed& f, long long gpus, Coll
         if (!consistent(s)) continue;
         const InferenceResult r = evaluate_inference(s);
         ++n.evaluated;
-        const bool ok = r.fits && (base.search.max_ttft_s <= 0 || r.ttft_s <= base.search.max_ttft_s) &&
-                        (base.search.max_tpot_s <= 0 || r.tpot_s <= base.search.max_tpot_s);
+        const bool ok = r.fits && (spec.max_ttft_s <= 0 || r.ttft_s <= spec.max_ttft_s) &&
+                        (spec.max_tpot_s <= 0 || r.tpot_s <= spec.max_tpot_s);
         if (!ok) continue;
         ++n.feasible;
         Candidate c;
@@ -408,17 +410,17 @@ json training_to_json(const Training& t) {
 
 json search_scenario(const json& input, long long max_configs) {
   const auto start = std::chrono::steady_clock::now();
+  const SearchSpec spec = parse_search_request(input);
   const Scenario base = parse_scenario(input);
-  if (!base.search.present) throw InputError("search", "a search needs a \"search\" section");
   const Fixed f = fixed_fields(input);
-  const long long gpus = base.search.gpus > 0 ? base.search.gpus : base.par.gpus();
-  Collector col(static_cast<size_t>(base.search.top));
+  const long long gpus = spec.gpus > 0 ? spec.gpus : base.par.gpus();
+  Collector col(static_cast<size_t>(spec.top));
   Counters n;
   n.limit = max_configs;
   if (base.mode == Mode::training)
     search_training(base, f, gpus, col, n);
   else
-    search_inference(base, f, gpus, col, n);
+    search_inference(base, spec, f, gpus, col, n);
   json best = json::array(), front = json::array();
   for (const Candidate& c : col.best()) best.push_back(entry_json(base, c));
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));

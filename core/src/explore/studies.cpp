@@ -5,6 +5,7 @@
 
 #include "output.h"
 #include "presets.h"
+#include "schema.h"
 #include "search.h"
 #include "strict_json.h"
 #include "technology.h"
@@ -345,11 +346,6 @@ std::string technology_nodes_text(const json& r) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& study_names() {
-  static const std::vector<std::string> k{"gpu-generations", "technology-nodes", "dram-scaling", "inference-boundedness"};
-  return k;
-}
 
 json run_study(const std::string& name, const json& params) {
   if (name == "technology-nodes") return technology_nodes_study(params);

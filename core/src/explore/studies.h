@@ -8,7 +8,6 @@
 
 namespace llmcalc {
 
-const std::vector<std::string>& study_names();  // gpu-generations, technology-nodes, dram-scaling, inference-boundedness
 // The study's JSON form (for the web); throws InputError for an unknown name
 // or bad parameters. Only technology-nodes takes parameters: a technology
 // budget without "node" (architecture, die_area_mm2, package_area_mm2,

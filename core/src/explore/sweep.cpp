@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "inputs.h"
 #include "output.h"
-#include "presets.h"
 #include "schema.h"
 #include "strict_json.h"
 
@@ -23,48 +23,6 @@ std::vector<std::string> split(const std::string& path) {
       start = i + 1;
     }
   return out;
-}
-
-// Same semantics as parse.cpp merge_into: objects merge key by key.
-void merge(json& base, const json& over) {
-  for (auto it = over.begin(); it != over.end(); ++it) {
-    if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
-      merge(base[it.key()], it.value());
-    else
-      base[it.key()] = it.value();
-  }
-}
-
-// A "model" or "system" value as a full object (preset id, {"preset", ...} or object).
-json resolved(const json& v, const std::string& key) {
-  const std::string kind = key == "model" ? "models" : "systems";
-  auto lookup = [&](const json& id) {
-    const json* p = id.is_string() ? find_preset(kind, id.get<std::string>()) : nullptr;
-    if (!p) throw InputError(key, "unknown preset " + id.dump().substr(0, 60));
-    return *p;
-  };
-  if (v.is_string()) return lookup(v);
-  if (!v.is_object() || !v.contains("preset")) return v;
-  json base = lookup(v.at("preset"));
-  json over = v;
-  over.erase("preset");
-  merge(base, over);
-  return base;
-}
-
-bool is_index(const std::string& s) {
-  return !s.empty() && s.size() < 4 && s.find_first_not_of("0123456789") == std::string::npos;
-}
-
-// Integer-valued inputs: schema "int" fields, and the integer keys of model
-// and system objects (which the schema leaves to the presets).
-bool integer_input(const std::string& path) {
-  static const std::set<std::string> kInts = {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                                              "vocab", "seq_len", "gpus_per_node", "sm_count", "span_gpus",
-                                              "experts", "top_k", "shared_experts", "dense_layers"};
-  for (const FieldSpec& f : schema_fields())
-    if (f.key == path) return f.type == "int";
-  return kInts.count(split(path).back()) > 0;
 }
 
 json lookup_output(const json& out, const std::string& path) {
@@ -103,9 +61,12 @@ SweepSpec parse_sweep(const json& input) {
   SweepSpec sp;
   sp.input = o.string("input", "", 200);
   if (sp.input.empty()) throw InputError("sweep.input", "is required");
-  const double from = o.required_number("from", -1e15, 1e15), to = o.required_number("to", -1e15, 1e15);
-  const int steps = static_cast<int>(o.integer("steps", 10, 1, 1000));
-  sp.scale = o.choice("scale", 0, {"lin", "log"}) == 0 ? "lin" : "log";
+  // Ranges and defaults from the input table's "sweep." rows.
+  const FieldSpec &fr = field_spec("sweep.from"), &st = field_spec("sweep.steps"), &sc = field_spec("sweep.scale");
+  const double from = o.required_number("from", fr.lo, fr.hi), to = o.required_number("to", fr.lo, fr.hi);
+  const int steps = static_cast<int>(o.integer("steps", st.def.get<long long>(), static_cast<long long>(st.lo),
+                                               static_cast<long long>(st.hi)));
+  sp.scale = sc.values.at(static_cast<size_t>(o.choice("scale", 0, sc.values)));
   if (sp.scale == "log" && (from <= 0 || to <= 0)) throw InputError("sweep.from", "a log sweep needs from, to > 0");
   sp.integer = integer_input(sp.input);
   for (double v : grid(from, to, steps, sp.scale == "log")) {
@@ -138,7 +99,7 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
     json result;
     try {
       json s = scenario;
-      set_scenario_path(s, sp.input, xv);
+      set_input(s, sp.input, xv);
       result = evaluate_to_json(s);
       if (result.contains("error")) throw InputError(result["error"].value("path", ""), result["error"].value("message", ""));
     } catch (const InputError& e) {
@@ -161,35 +122,6 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
 
 }  // namespace
 
-void set_scenario_path(json& scenario, const std::string& path, const json& value) {
-  const std::vector<std::string> segs = split(path);
-  if (segs.empty() || segs[0].empty()) throw InputError("sweep.input", "empty path");
-  json* node = &scenario;
-  for (size_t i = 0; i < segs.size(); ++i) {
-    const std::string& seg = segs[i];
-    const bool last = i + 1 == segs.size();
-    if (i == 0 && (seg == "model" || seg == "system") && !last) {
-      json& v = scenario[seg];
-      if (v.is_null()) v = field_spec(seg).def;
-      v = resolved(v, seg);
-    }
-    if (node->is_array()) {
-      json* found = nullptr;
-      for (json& e : *node)
-        if (e.is_object() && e.value("name", "") == seg) found = &e;
-      if (!found && is_index(seg) && std::stoul(seg) < node->size()) found = &(*node)[std::stoul(seg)];
-      if (!found) throw InputError(path, "no element \"" + seg + "\" in this list");
-      node = found;
-    } else if (node->is_object()) {
-      if (!node->contains(seg) && !last) (*node)[seg] = json::object();
-      node = &(*node)[seg];
-    } else {
-      throw InputError(path, "\"" + seg + "\" is not inside an object or list");
-    }
-    if (last) *node = value;
-  }
-}
-
 json sweep_scenario(const json& input) {
   const SweepSpec sp = parse_sweep(input);
   json base = input;
@@ -200,7 +132,7 @@ json sweep_scenario(const json& input) {
   } else {
     for (const json& v : sp.series) {
       json s = base;
-      set_scenario_path(s, sp.series_key, v);
+      set_input(s, sp.series_key, v);
       series.push_back(run_series(s, sp, v.is_string() ? v.get<std::string>() : v.dump()));
     }
   }

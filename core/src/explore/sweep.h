@@ -11,9 +11,4 @@ namespace llmcalc {
 // Throws InputError when the "sweep" section itself is invalid.
 nlohmann::json sweep_scenario(const nlohmann::json& input);
 
-// Sets `path` (dotted; "model"/"system" presets are resolved to objects
-// first; an array level is addressed by element "name" or index) in a
-// scenario. Throws InputError when the path does not exist.
-void set_scenario_path(nlohmann::json& scenario, const std::string& path, const nlohmann::json& value);
-
 }  // namespace llmcalc

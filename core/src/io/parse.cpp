@@ -3,14 +3,14 @@
 #include <cmath>
 #include <set>
 
+#include "enum_names.h"
 #include "presets.h"
+#include "requests.h"
 #include "schema.h"
 
 namespace llmcalc {
 
 namespace {
-
-const std::vector<std::string> kPrecNames = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"};
 
 // A schema field read through its table entry: the default and range come
 // from one place, shared with the web form.
@@ -31,58 +31,19 @@ bool bool_field(StrictObject& o, const std::string& key) {
   return o.boolean(key, field_spec(join_path(o.path(), key)).def.get<bool>());
 }
 
-int enum_field(StrictObject& o, const std::string& key) {
+// An enum field: its name, checked against the schema's list (which is the
+// enum's name table), mapped to the value by that table.
+template <class E>
+E enum_field(StrictObject& o, const std::string& key, const EnumTable<E>& table) {
   const FieldSpec& f = field_spec(join_path(o.path(), key));
   const std::string def = f.def.get<std::string>();
-  int idx = 0;
+  int def_index = 0;
   for (size_t i = 0; i < f.values.size(); ++i)
-    if (f.values[i] == def) idx = static_cast<int>(i);
-  return o.choice(key, idx, f.values);
-}
-
-Precision precision_named(const std::string& name) {
-  for (size_t i = 0; i < kPrecNames.size(); ++i)
-    if (kPrecNames[i] == name) return static_cast<Precision>(i);
-  return Precision::bf16;
-}
-
-Precision precision_field(StrictObject& o, const std::string& key) {
-  const FieldSpec& f = field_spec(join_path(o.path(), key));
-  return precision_named(f.values.at(static_cast<size_t>(enum_field(o, key))));
-}
-
-// Objects merge key by key (overrides win); arrays and scalars are replaced.
-void merge_into(nlohmann::json& base, const nlohmann::json& over) {
-  for (auto it = over.begin(); it != over.end(); ++it) {
-    if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
-      merge_into(base[it.key()], it.value());
-    else
-      base[it.key()] = it.value();
-  }
-}
-
-// A preset id, {"preset": id, ...overrides}, or a full object.
-nlohmann::json resolve_preset(const nlohmann::json& v, const std::string& kind, const std::string& path) {
-  auto lookup = [&](const nlohmann::json& id, const std::string& at) {
-    if (!id.is_string()) throw InputError(at, "expected a preset id string or an object");
-    const std::string name = id.get<std::string>();
-    const nlohmann::json* p = find_preset(kind, name);
-    if (!p) {
-      std::string known;
-      for (auto it = all_presets().at(kind).begin(); it != all_presets().at(kind).end(); ++it)
-        known += (known.empty() ? "" : ", ") + it.key();
-      throw InputError(at, "unknown preset \"" + name.substr(0, 60) + "\"; known: " + known);
-    }
-    return *p;
-  };
-  if (v.is_string()) return lookup(v, path);
-  if (!v.is_object()) throw InputError(path, "expected a preset id string or an object");
-  if (!v.contains("preset")) return v;
-  nlohmann::json base = lookup(v.at("preset"), join_path(path, "preset"));
-  nlohmann::json over = v;
-  over.erase("preset");
-  merge_into(base, over);
-  return base;
+    if (f.values[i] == def) def_index = static_cast<int>(i);
+  const std::string name = f.values.at(static_cast<size_t>(o.choice(key, def_index, f.values)));
+  E value{};
+  if (!value_named(table, name, &value)) throw std::logic_error("enum table lacks " + name);
+  return value;
 }
 
 MoE parse_moe(StrictObject& m, int dense_ffn) {
@@ -106,8 +67,8 @@ std::array<double, kPrecisionCount> parse_peaks(StrictObject& dev, const std::st
     return peaks;
   }
   StrictObject o(dev.raw(key), dev.child_path(key));
-  for (size_t i = 0; i < kPrecNames.size(); ++i)
-    peaks[i] = o.number(kPrecNames[i], 0, 0, 1e9) * 1e12;  // TFLOP/s -> FLOP/s
+  for (const auto& [p, name] : all_precision_names())
+    peaks[static_cast<size_t>(p)] = o.number(name, 0, 0, 1e9) * 1e12;  // TFLOP/s -> FLOP/s
   o.finish();
   return peaks;
 }
@@ -135,8 +96,8 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   if (o.has("matmul") && o.raw("matmul").is_object()) {
     StrictObject mm(o.raw("matmul"), o.child_path("matmul"));
     const double base = mm.number("bf16", 0.8, 0.01, 1);
-    for (size_t i = 0; i < kPrecNames.size(); ++i)
-      e.matmul[i] = kPrecNames[i] == "bf16" ? base : mm.number(kPrecNames[i], base, 0.01, 1);
+    for (const auto& [p, name] : all_precision_names())
+      e.matmul[static_cast<size_t>(p)] = p == Precision::bf16 ? base : mm.number(name, base, 0.01, 1);
     mm.finish();
   } else {
     e.matmul.fill(o.number("matmul", 0.8, 0.01, 1));
@@ -224,7 +185,7 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   p.cp = int32_field(o, "cp");
   p.ep = int32_field(o, "ep");
   p.sp = bool_field(o, "sp");
-  p.schedule = static_cast<PipeSchedule>(enum_field(o, "pp_schedule"));
+  p.schedule = enum_field(o, "pp_schedule", schedule_names());
   p.virtual_stages = int32_field(o, "virtual_stages");
   p.zero = int32_field(o, "zero");
   o.finish();
@@ -240,9 +201,9 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.global_batch = int_field(o, "global_batch");
   t.micro_batch = int32_field(o, "micro_batch");
   t.seq_len = static_cast<int>(optional_int(o, "seq_len", model_seq));
-  t.precision = precision_field(o, "precision");
-  t.recompute = static_cast<Recompute>(enum_field(o, "recompute"));
-  t.optimizer = static_cast<Optimizer>(enum_field(o, "optimizer"));
+  t.precision = enum_field(o, "precision", training_precision_names());
+  t.recompute = enum_field(o, "recompute", recompute_names());
+  t.optimizer = enum_field(o, "optimizer", optimizer_names());
   t.flash_attention = bool_field(o, "flash_attention");
   if (o.has("overlap")) {
     StrictObject ov(o.raw("overlap"), "training.overlap");
@@ -264,25 +225,12 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.batch = int32_field(o, "batch");
   inf.input_tokens = int32_field(o, "input_tokens");
   inf.output_tokens = int32_field(o, "output_tokens");
-  inf.weight_precision = precision_field(o, "weight_precision");
-  inf.kv_precision = precision_field(o, "kv_precision");
-  inf.compute_precision = precision_field(o, "compute_precision");
+  inf.weight_precision = enum_field(o, "weight_precision", weight_precision_names());
+  inf.kv_precision = enum_field(o, "kv_precision", kv_precision_names());
+  inf.compute_precision = enum_field(o, "compute_precision", math_precision_names());
   inf.flash_attention = bool_field(o, "flash_attention");
   o.finish();
   return inf;
-}
-
-SearchSpec parse_search(const nlohmann::json& root) {
-  SearchSpec s;
-  if (!root.contains("search")) return s;
-  StrictObject o(root.at("search"), "search");
-  s.present = true;
-  s.gpus = o.integer("gpus", 0, 1, 1 << 24);
-  s.top = static_cast<int>(o.integer("top", 10, 1, 1000));
-  s.max_ttft_s = o.number("max_ttft_s", 0, 0, 1e6);
-  s.max_tpot_s = o.number("max_tpot_s", 0, 0, 1e6);
-  o.finish();
-  return s;
 }
 
 void require(bool ok, const std::string& path, const std::string& msg) {
@@ -302,8 +250,8 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   m.kv_heads = static_cast<int>(optional_int(o, "kv_heads", m.heads));
   m.head_dim = static_cast<int>(optional_int(o, "head_dim", std::max(1, m.hidden / m.heads)));
   m.ffn_hidden = static_cast<int>(optional_int(o, "ffn_hidden", std::min(4LL * m.hidden, 4LL * 1048576)));
-  m.ffn_type = static_cast<FfnType>(enum_field(o, "ffn_type"));
-  m.norm = static_cast<NormType>(enum_field(o, "norm"));
+  m.ffn_type = enum_field(o, "ffn_type", ffn_type_names());
+  m.norm = enum_field(o, "norm", norm_names());
   m.vocab = int32_field(o, "vocab");
   m.seq_len = int32_field(o, "seq_len");
   m.tied_embeddings = bool_field(o, "tied_embeddings");
@@ -365,10 +313,31 @@ void check_consistency(const Scenario& s) {
   }
 }
 
+namespace {
+
+// The mode: given, or implied by the one mode section present. A section of
+// the other mode is an error, not silently ignored.
+Mode parse_mode(StrictObject& top, const nlohmann::json& root) {
+  const bool has_train = root.contains("training"), has_infer = root.contains("inference");
+  if (!top.has("mode")) {
+    if (has_train != has_infer) return has_train ? Mode::training : Mode::inference;
+    throw InputError("mode", has_train ? "is required when both training and inference sections are given"
+                                       : "is required: \"training\" or \"inference\" (or give one of those sections)");
+  }
+  const Mode mode = enum_field(top, "mode", mode_names());
+  const char* other = mode == Mode::training ? "inference" : "training";
+  if (root.contains(other))
+    throw InputError(other, std::string("belongs to mode \"") + other + "\" but mode is \"" +
+                                (mode == Mode::training ? "training" : "inference") + "\"");
+  return mode;
+}
+
+}  // namespace
+
 Scenario parse_scenario(const nlohmann::json& root) {
   StrictObject top(root, "");
   Scenario s;
-  s.mode = static_cast<Mode>(enum_field(top, "mode"));
+  s.mode = parse_mode(top, root);
   const FieldSpec& mf = field_spec("model");
   const FieldSpec& sf = field_spec("system");
   s.model = parse_model(top.has("model") ? top.raw("model") : mf.def, "model");
@@ -379,11 +348,46 @@ Scenario parse_scenario(const nlohmann::json& root) {
   s.train = parse_training(root, s.model.seq_len);
   top.has("inference");
   s.infer = parse_inference(root);
-  top.has("search");
-  s.search = parse_search(root);
+  // A search request rides on its scenario (llmcalc search); it is checked
+  // here so that a bad one is an error wherever the scenario goes.
+  if (top.has("search")) parse_search_request(root);
   top.finish();
   check_consistency(s);
   return s;
+}
+
+// Objects merge key by key (overrides win); arrays and scalars are replaced.
+void merge_into(nlohmann::json& base, const nlohmann::json& over) {
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    if (it.value().is_object() && base.contains(it.key()) && base[it.key()].is_object())
+      merge_into(base[it.key()], it.value());
+    else
+      base[it.key()] = it.value();
+  }
+}
+
+// A preset id, {"preset": id, ...overrides}, or a full object.
+nlohmann::json resolve_preset(const nlohmann::json& v, const std::string& kind, const std::string& path) {
+  auto lookup = [&](const nlohmann::json& id, const std::string& at) {
+    if (!id.is_string()) throw InputError(at, "expected a preset id string or an object");
+    const std::string name = id.get<std::string>();
+    const nlohmann::json* p = find_preset(kind, name);
+    if (!p) {
+      std::string known;
+      for (auto it = all_presets().at(kind).begin(); it != all_presets().at(kind).end(); ++it)
+        known += (known.empty() ? "" : ", ") + it.key();
+      throw InputError(at, "unknown preset \"" + name.substr(0, 60) + "\"; known: " + known);
+    }
+    return *p;
+  };
+  if (v.is_string()) return lookup(v, path);
+  if (!v.is_object()) throw InputError(path, "expected a preset id string or an object");
+  if (!v.contains("preset")) return v;
+  nlohmann::json base = lookup(v.at("preset"), join_path(path, "preset"));
+  nlohmann::json over = v;
+  over.erase("preset");
+  merge_into(base, over);
+  return base;
 }
 
 }  // namespace llmcalc

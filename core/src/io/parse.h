@@ -11,6 +11,11 @@ namespace llmcalc {
 Scenario parse_scenario(const nlohmann::json& root);
 Model parse_model(const nlohmann::json& value, const std::string& path);
 System parse_system(const nlohmann::json& value, const std::string& path);
+// A "model" or "system" value as one object: a preset id, {"preset": id,
+// ...overrides} (objects merge key by key, arrays and scalars replace), or
+// a whole object. `kind` is "models" or "systems".
+nlohmann::json resolve_preset(const nlohmann::json& v, const std::string& kind, const std::string& path);
+void merge_into(nlohmann::json& base, const nlohmann::json& over);
 // Checks that need the whole scenario (divisibility, device support).
 void check_consistency(const Scenario& s);
 

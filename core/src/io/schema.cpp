@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "enum_names.h"
+#include "presets.h"
+
 namespace llmcalc {
 
 namespace {
@@ -9,10 +12,6 @@ using json = nlohmann::json;
 const std::vector<std::string> kBoth = {"training", "inference"};
 const std::vector<std::string> kTrain = {"training"};
 const std::vector<std::string> kInfer = {"inference"};
-const std::vector<std::string> kPrec = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-const std::vector<std::string> kWeightPrec = {"fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"};
-const std::vector<std::string> kKvPrec = {"bf16", "fp16", "fp8", "int8"};
-const std::vector<std::string> kMathPrec = {"bf16", "fp16", "fp8", "fp4"};
 
 // Bounds are documented limits: wide enough for absurd-but-valid plans
 // (a 100T-parameter model, a million GPUs, a 4M-token context) and tight
@@ -21,64 +20,187 @@ constexpr double kMaxDim = 1048576;    // 2^20
 constexpr double kMaxSeq = 4194304;    // 2^22 tokens
 constexpr double kMaxBatch = 1e8;
 
-std::vector<FieldSpec> build() {
-  std::vector<FieldSpec> f;
+using Fields = std::vector<FieldSpec>;
+
+void scenario_fields(Fields& f) {
   auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
-  add({"mode", "mode", "enum", "", "training", 0, 0, {"training", "inference"}, "What to estimate: a training iteration or serving.", "scenario", kBoth});
+  add({"mode", "mode", "enum", "", "training", 0, 0, names_of(mode_names()), "What to estimate: a training iteration or serving. May be left out when exactly one of the training / inference sections is given.", "scenario", kBoth});
   add({"model", "m", "preset", "", "llama3.1-8b", 0, 0, {"models"}, "Model preset id, or a custom model object.", "model", kBoth});
   add({"system", "s", "preset", "", "dgx-h100", 0, 0, {"systems"}, "System preset id, or a custom system object.", "system", kBoth});
+}
 
+void model_fields(Fields& f) {
+  auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
+  add({"model.name", "mnm", "string", "", nullptr, 0, 100, {}, "Label shown with the results.", "model", kBoth});
   add({"model.layers", "ml", "int", "", nullptr, 1, 100000, {}, "Transformer blocks.", "model", kBoth});
   add({"model.hidden", "mh", "int", "", nullptr, 1, kMaxDim, {}, "Model width h.", "model", kBoth});
   add({"model.heads", "ma", "int", "", nullptr, 1, 65536, {}, "Attention (query) heads.", "model", kBoth});
   add({"model.kv_heads", "mk", "int", "", nullptr, 1, 65536, {}, "Key/value heads (GQA; 1 = MQA). Default: heads.", "model", kBoth});
   add({"model.head_dim", "md", "int", "", nullptr, 1, 65536, {}, "Per-head width. Default: hidden / heads.", "model", kBoth});
   add({"model.ffn_hidden", "mf", "int", "", nullptr, 1, 4 * kMaxDim, {}, "Feed-forward inner width. Default: 4 x hidden.", "model", kBoth});
-  add({"model.ffn_type", "mt", "enum", "", "gelu", 0, 0, {"gelu", "relu2", "swiglu", "geglu"}, "gelu/relu2: 2 matrices; swiglu/geglu: 3.", "model", kBoth});
-  add({"model.norm", "mn", "enum", "", "layernorm", 0, 0, {"layernorm", "rmsnorm"}, "Normalisation layer.", "model", kBoth});
+  add({"model.ffn_type", "mt", "enum", "", "gelu", 0, 0, names_of(ffn_type_names()), "gelu/relu2: 2 matrices; swiglu/geglu: 3.", "model", kBoth});
+  add({"model.norm", "mn", "enum", "", "layernorm", 0, 0, names_of(norm_names()), "Normalisation layer.", "model", kBoth});
   add({"model.vocab", "mv", "int", "", nullptr, 1, 1e8, {}, "Vocabulary size.", "model", kBoth});
   add({"model.seq_len", "ms", "int", "tokens", 2048, 1, kMaxSeq, {}, "Default sequence length.", "model", kBoth});
   add({"model.tied_embeddings", "me", "bool", "", false, 0, 0, {}, "Input and output embeddings share weights.", "model", kBoth});
   add({"model.bias", "mbi", "bool", "", false, 0, 0, {}, "Linear layers carry biases (GPT-2/3 style).", "model", kBoth});
   add({"model.dropout", "mdo", "bool", "", true, 0, 0, {}, "Hidden and attention dropout (Megatron's default; stores masks).", "model", kBoth});
   add({"model.learned_positions", "mlp", "bool", "", false, 0, 0, {}, "Learned absolute position embeddings (GPT-2/3 style).", "model", kBoth});
-  add({"model.moe.experts", "xe", "int", "", 0, 0, 65536, {}, "Routed experts per MoE layer (0: dense).", "model", kBoth});
+  // A "moe" object makes the model a mixture of experts: experts is required.
+  add({"model.moe.experts", "xe", "int", "", nullptr, 2, 65536, {}, "Routed experts per MoE layer (a model without a moe object is dense).", "model", kBoth});
   add({"model.moe.top_k", "xk", "int", "", 1, 1, 65536, {}, "Experts per token.", "model", kBoth});
   add({"model.moe.ffn_hidden", "xf", "int", "", nullptr, 1, 4 * kMaxDim, {}, "Inner width of one expert. Default: the model's ffn_hidden.", "model", kBoth});
   add({"model.moe.shared_experts", "xs", "int", "", 0, 0, 1024, {}, "Always-active shared experts.", "model", kBoth});
   add({"model.moe.dense_layers", "xd", "int", "", 0, 0, 100000, {}, "Leading dense layers.", "model", kBoth});
+}
 
+// The system figures a person edits most. A system is a preset (or a whole
+// object) whose device and network lists are data; these fields address
+// one number inside it by `at`, so the page and the sweep change it in place.
+void system_fields(Fields& f) {
+  auto add = [&](const char* key, const char* url, const char* type, const char* unit, double lo, double hi,
+                 const char* help, const char* at, std::vector<std::string> clear = {}) {
+    FieldSpec s{key, url, type, unit, nullptr, lo, hi, {}, help, "system", kBoth};
+    s.at = at;
+    s.clear = std::move(clear);
+    f.push_back(std::move(s));
+  };
+  add("system.peak_bf16_tflops", "sbf", "number", "TFLOP/s", 0.001, 1e6, "Device dense bf16 matmul peak.", "device.matmul_tflops.bf16");
+  add("system.peak_fp8_tflops", "sf8", "number", "TFLOP/s", 0, 1e6, "Device dense fp8 matmul peak (0: none).", "device.matmul_tflops.fp8");
+  add("system.matmul_eff", "sme", "number", "", 0.01, 1, "Sustained 16-bit GEMM throughput / peak (library ceiling).", "device.efficiency.matmul.bf16");
+  add("system.hbm_GiB", "shc", "number", "GiB", 1e-9, 1e6, "Device memory (HBM) capacity.", "device.memory.hbm.capacity_GiB", {"capacity_MiB"});
+  add("system.hbm_GBps", "shb", "number", "GB/s", 0.001, 1e7, "Device memory (HBM) bandwidth.", "device.memory.hbm.bandwidth_GBps");
+  add("system.l2_MiB", "sl2", "number", "MiB", 1e-6, 1e5, "L2 cache capacity.", "device.memory.l2.capacity_MiB", {"capacity_GiB"});
+  add("system.l2_GBps", "slb", "number", "GB/s", 0.001, 1e7, "L2 cache bandwidth.", "device.memory.l2.bandwidth_GBps");
+  add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "NVLink bandwidth per GPU, one direction.", "network.nvlink.bandwidth_GBps");
+  add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one NVLink domain.", "network.nvlink.span_gpus");
+  add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "InfiniBand bandwidth per GPU, one direction.", "network.infiniband.bandwidth_GBps");
+  add("system.gpus_per_node", "sgn", "int", "GPUs", 1, 1 << 20, "GPUs per node.", "gpus_per_node");
+}
+
+void parallelism_fields(Fields& f) {
+  auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
   add({"parallelism.tp", "tp", "int", "", 1, 1, kMaxDim, {}, "Tensor parallel degree (Megatron).", "parallelism", kBoth});
   add({"parallelism.pp", "pp", "int", "", 1, 1, kMaxDim, {}, "Pipeline stages.", "parallelism", kBoth});
   add({"parallelism.dp", "dp", "int", "", 1, 1, kMaxDim, {}, "Data-parallel replicas.", "parallelism", kBoth});
   add({"parallelism.cp", "cp", "int", "", 1, 1, kMaxDim, {}, "Context parallel degree.", "parallelism", kTrain});
   add({"parallelism.ep", "ep", "int", "", 1, 1, kMaxDim, {}, "Expert parallel degree; divides dp x cp.", "parallelism", kTrain});
   add({"parallelism.sp", "sp", "bool", "", false, 0, 0, {}, "Megatron sequence parallelism.", "parallelism", kTrain});
-  add({"parallelism.pp_schedule", "ps", "enum", "", "1f1b", 0, 0, {"1f1b", "interleaved", "gpipe"}, "Pipeline schedule.", "parallelism", kTrain});
+  add({"parallelism.pp_schedule", "ps", "enum", "", "1f1b", 0, 0, names_of(schedule_names()), "Pipeline schedule.", "parallelism", kTrain});
   add({"parallelism.virtual_stages", "vs", "int", "", 1, 1, 1024, {}, "Model chunks per stage (interleaved schedule).", "parallelism", kTrain});
   add({"parallelism.zero", "z", "int", "", 0, 0, 3, {}, "ZeRO stage: 1 optimizer states, 2 +gradients, 3 +weights sharded over dp.", "parallelism", kTrain});
+}
 
+void training_fields(Fields& f) {
+  auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
   add({"training.global_batch", "gb", "int", "sequences", 512, 1, kMaxBatch, {}, "Sequences per iteration.", "training", kTrain});
   add({"training.micro_batch", "mb", "int", "sequences", 1, 1, 1e6, {}, "Sequences per micro-batch.", "training", kTrain});
   add({"training.seq_len", "sl", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Sequence length. Default: the model's.", "training", kTrain});
-  add({"training.precision", "pr", "enum", "", "bf16", 0, 0, kPrec, "Math precision (mixed precision with fp32 master weights).", "training", kTrain});
-  add({"training.recompute", "rc", "enum", "", "selective", 0, 0, {"none", "selective", "full"}, "Activation recomputation.", "training", kTrain});
-  add({"training.optimizer", "op", "enum", "", "adam", 0, 0, {"adam", "sgd"}, "Optimizer.", "training", kTrain});
+  add({"training.precision", "pr", "enum", "", "bf16", 0, 0, names_of(training_precision_names()), "Math precision (mixed precision with fp32 master weights).", "training", kTrain});
+  add({"training.recompute", "rc", "enum", "", "selective", 0, 0, names_of(recompute_names()), "Activation recomputation.", "training", kTrain});
+  add({"training.optimizer", "op", "enum", "", "adam", 0, 0, names_of(optimizer_names()), "Optimizer.", "training", kTrain});
   add({"training.flash_attention", "fa", "bool", "", true, 0, 0, {}, "Fused FlashAttention (no s^2 score tensor).", "training", kTrain});
   add({"training.overlap.dp", "od", "bool", "", true, 0, 0, {}, "Hide data-parallel gradient reduction behind backward.", "training", kTrain});
   add({"training.overlap.tp", "ot", "bool", "", false, 0, 0, {}, "Hide tensor-parallel communication behind compute.", "training", kTrain});
   add({"training.overlap.pp", "oq", "bool", "", true, 0, 0, {}, "Hide pipeline transfers behind compute.", "training", kTrain});
   add({"training.tokens", "tk", "number", "tokens", nullptr, 0, 1e16, {}, "Total training tokens (gives time to train).", "training", kTrain});
+}
 
+void inference_fields(Fields& f) {
+  auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
   add({"inference.batch", "b", "int", "sequences", 8, 1, kMaxBatch, {}, "Concurrent sequences.", "inference", kInfer});
   add({"inference.input_tokens", "in", "int", "tokens", 2048, 1, kMaxSeq, {}, "Prompt length.", "inference", kInfer});
   add({"inference.output_tokens", "out", "int", "tokens", 256, 1, kMaxSeq, {}, "Generated tokens per sequence.", "inference", kInfer});
-  add({"inference.weight_precision", "wp", "enum", "", "bf16", 0, 0, kWeightPrec, "Stored weight precision.", "inference", kInfer});
-  add({"inference.kv_precision", "kp", "enum", "", "bf16", 0, 0, kKvPrec, "KV-cache precision.", "inference", kInfer});
-  add({"inference.compute_precision", "ic", "enum", "", "bf16", 0, 0, kMathPrec, "Math precision of the GEMMs.", "inference", kInfer});
+  add({"inference.weight_precision", "wp", "enum", "", "bf16", 0, 0, names_of(weight_precision_names()), "Stored weight precision.", "inference", kInfer});
+  add({"inference.kv_precision", "kp", "enum", "", "bf16", 0, 0, names_of(kv_precision_names()), "KV-cache precision.", "inference", kInfer});
+  add({"inference.compute_precision", "ic", "enum", "", "bf16", 0, 0, names_of(math_precision_names()), "Math precision of the GEMMs.", "inference", kInfer});
   add({"inference.flash_attention", "ifa", "bool", "", true, 0, 0, {}, "Fused attention kernels.", "inference", kInfer});
+}
+
+// The technology data (core/presets/technology) names the architectures,
+// nodes and HBM generations a budget may ask for.
+std::vector<std::string> technology_keys(const char* table) {
+  std::vector<std::string> out;
+  const json& t = all_presets().at("technology").at("technology");
+  if (t.at(table).is_array()) {
+    for (const json& n : t.at(table)) out.push_back(n.at("node").get<std::string>());
+  } else {
+    for (auto it = t.at(table).begin(); it != t.at(table).end(); ++it) out.push_back(it.key());
+  }
+  return out;
+}
+
+// Fields of the requests that run on a scenario (search, sweep) or stand
+// alone (study, derive). They are not scenario inputs: the form skips them.
+void request_fields(Fields& f) {
+  auto add = [&](const char* request, FieldSpec s) {
+    s.request = request;
+    s.group = request;
+    s.modes = kBoth;
+    f.push_back(std::move(s));
+  };
+  add("search", {"search.gpus", "qg", "int", "GPUs", nullptr, 1, 1 << 24, {}, "GPUs to plan for. Default: the scenario's."});
+  add("search", {"search.top", "qt", "int", "", 10, 1, 1000, {}, "Plans to return, best first."});
+  add("search", {"search.max_ttft_s", "qf", "number", "s", nullptr, 0, 1e6, {}, "Inference: the longest acceptable time to first token."});
+  add("search", {"search.max_tpot_s", "qo", "number", "s", nullptr, 0, 1e6, {}, "Inference: the longest acceptable time per output token."});
+  add("sweep", {"sweep.input", "wi", "string", "", nullptr, 0, 200, {}, "The input to vary: a key of this table or a dotted scenario path."});
+  add("sweep", {"sweep.from", "wf", "number", "", nullptr, -1e15, 1e15, {}, "First value."});
+  add("sweep", {"sweep.to", "wt", "number", "", nullptr, -1e15, 1e15, {}, "Last value."});
+  add("sweep", {"sweep.steps", "wn", "int", "", 10, 1, 1000, {}, "Points, ends included."});
+  add("sweep", {"sweep.scale", "wl", "enum", "", "lin", 0, 0, {"lin", "log"}, "Spacing of the points."});
+  add("sweep", {"sweep.outputs", "wo", "list", "", nullptr, 1, 32, {}, "Output paths to record, e.g. training.mfu."});
+  add("sweep", {"sweep.series", "wr", "list", "", nullptr, 1, 16, {}, "System presets: one line per system (the page's series)."});
+  add("study", {"study.name", "study", "enum", "", "gpu-generations", 0, 0,
+                {"gpu-generations", "technology-nodes", "dram-scaling", "inference-boundedness"}, "The study to run."});
+  add("derive", {"budget.architecture", "tr", "enum", "", "hopper", 0, 0, technology_keys("architectures"), "Micro-architecture of the derived device."});
+  add("derive", {"budget.node", "", "enum", "", "5nm", 0, 0, technology_keys("nodes"), "Technology node (derive only; the study runs every node)."});
+  add("derive", {"budget.die_area_mm2", "ta", "number", "mm2", 814, 50, 10000, {}, "Compute die area."});
+  add("derive", {"budget.package_area_mm2", "tx", "number", "mm2", 1330, 50, 100000, {}, "Package area (die + HBM); at least the die area."});
+  add("derive", {"budget.tdp_W", "tw", "number", "W", 700, 50, 10000, {}, "Power budget."});
+  add("derive", {"budget.hbm", "th", "enum", "", nullptr, 0, 0, technology_keys("hbm"), "HBM generation. Default: the node's."});
+}
+
+Fields build() {
+  Fields f;
+  scenario_fields(f);
+  model_fields(f);
+  system_fields(f);
+  parallelism_fields(f);
+  training_fields(f);
+  inference_fields(f);
+  request_fields(f);
   return f;
 }
+
+json field_json(const FieldSpec& f) {
+  json j = {{"key", f.key}, {"url", f.url}, {"type", f.type}, {"unit", f.unit}, {"default", f.def},
+            {"help", f.help}, {"group", f.group}, {"modes", f.modes}};
+  if (f.type == "int" || f.type == "number" || f.type == "list" || f.type == "string") {
+    j["min"] = f.lo;
+    j["max"] = f.hi;
+  }
+  if (f.type == "enum") j["values"] = f.values;
+  if (f.type == "preset") j["kind"] = f.values.at(0);
+  if (!f.at.empty()) j["at"] = f.at;
+  if (!f.clear.empty()) j["clear"] = f.clear;
+  if (!f.request.empty()) j["request"] = f.request;
+  return j;
+}
+
+// Starting points for a first visit: realistic runs that fit.
+json examples() {
+  return {{"training",
+           {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"sp", true}, {"zero", 1}}},
+            {"training", {{"global_batch", 256}, {"micro_batch", 1}, {"seq_len", 8192}, {"precision", "bf16"},
+                          {"recompute", "selective"}, {"flash_attention", true}}}}},
+          {"inference",
+           {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 4}, {"pp", 1}, {"dp", 1}}},
+            {"inference", {{"batch", 32}, {"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", "fp8"},
+                           {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}}}};
+}
+
 }  // namespace
 
 const std::vector<FieldSpec>& schema_fields() {
@@ -86,38 +208,23 @@ const std::vector<FieldSpec>& schema_fields() {
   return kFields;
 }
 
-const FieldSpec& field_spec(const std::string& key) {
+const FieldSpec* find_field(const std::string& key) {
   for (const auto& f : schema_fields())
-    if (f.key == key) return f;
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+const FieldSpec& field_spec(const std::string& key) {
+  if (const FieldSpec* f = find_field(key)) return *f;
   throw std::logic_error("no schema field " + key);
 }
 
+const std::vector<std::string>& study_names() { return field_spec("study.name").values; }
+
 json schema_to_json() {
   json fields = json::array();
-  for (const auto& f : schema_fields()) {
-    json j = {{"key", f.key}, {"url", f.url}, {"type", f.type}, {"unit", f.unit}, {"default", f.def},
-              {"help", f.help}, {"group", f.group}, {"modes", f.modes}};
-    if (f.type == "int" || f.type == "number") {
-      j["min"] = f.lo;
-      j["max"] = f.hi;
-    }
-    if (f.type == "enum") j["values"] = f.values;
-    if (f.type == "preset") j["kind"] = f.values.at(0);
-    fields.push_back(j);
-  }
-  // Starting points for a first visit: realistic runs that fit.
-  const json examples = {
-      {"training",
-       {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
-        {"parallelism", {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"sp", true}, {"zero", 1}}},
-        {"training", {{"global_batch", 256}, {"micro_batch", 1}, {"seq_len", 8192}, {"precision", "bf16"},
-                      {"recompute", "selective"}, {"flash_attention", true}}}}},
-      {"inference",
-       {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
-        {"parallelism", {{"tp", 4}, {"pp", 1}, {"dp", 1}}},
-        {"inference", {{"batch", 32}, {"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", "fp8"},
-                       {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}}}};
-  return {{"version", 1}, {"fields", fields}, {"examples", examples}};
+  for (const auto& f : schema_fields()) fields.push_back(field_json(f));
+  return {{"version", 1}, {"fields", fields}, {"examples", examples()}};
 }
 
 }  // namespace llmcalc

@@ -1,6 +1,10 @@
-// One declarative table of every scalar input: JSON key, short URL key, type,
-// unit, default, range and help. The parser takes defaults and ranges from it;
-// the web page draws its form and encodes its URL from it (schema_json()).
+// The one declarative table of every input a person can set anywhere: the
+// scenario (mode, model, system figures, parallelism, training, inference)
+// and the requests that run on a scenario (search, sweep, study, derive).
+// Each entry has its JSON key, short URL key, type, unit, default, range and
+// help. The parser takes defaults and ranges from it; `llmcalc schema` and
+// the wasm schema() publish it, and the web page draws its form, encodes its
+// URL and lists its sweep inputs from that, with no second copy.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,8 +14,8 @@ namespace llmcalc {
 
 struct FieldSpec {
   std::string key;    // dotted JSON path, e.g. "parallelism.tp"
-  std::string url;    // short key used in share links
-  std::string type;   // "int" | "number" | "bool" | "enum" | "preset" | "string"
+  std::string url;    // short key used in share links ("" = not in links)
+  std::string type;   // "int" | "number" | "bool" | "enum" | "preset" | "string" | "list"
   std::string unit;
   nlohmann::json def; // null: required (or taken from the preset)
   double lo = 0, hi = 0;
@@ -19,10 +23,22 @@ struct FieldSpec {
   std::string help;
   std::string group;
   std::vector<std::string> modes;   // modes where the field is used
+  // System figures: where the value lives inside the system object (a
+  // segment after an array names the element by its "name"), and sibling
+  // keys that setting it removes (a capacity in GiB replaces one in MiB).
+  std::string at;
+  std::vector<std::string> clear;
+  // Request fields: the request they belong to ("search", "sweep", "study",
+  // "derive"); empty for scenario fields.
+  std::string request;
 };
 
 const std::vector<FieldSpec>& schema_fields();
 const FieldSpec& field_spec(const std::string& key);  // throws std::logic_error if absent
+const FieldSpec* find_field(const std::string& key);  // nullptr if absent
 nlohmann::json schema_to_json();
+
+// The named studies (the values of "study.name").
+const std::vector<std::string>& study_names();
 
 }  // namespace llmcalc

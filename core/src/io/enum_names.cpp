@@ -1,0 +1,78 @@
+#include "enum_names.h"
+
+namespace llmcalc {
+
+const EnumTable<Mode>& mode_names() {
+  static const EnumTable<Mode> t{{Mode::training, "training"}, {Mode::inference, "inference"}};
+  return t;
+}
+
+const EnumTable<FfnType>& ffn_type_names() {
+  static const EnumTable<FfnType> t{
+      {FfnType::gelu, "gelu"}, {FfnType::relu2, "relu2"}, {FfnType::swiglu, "swiglu"}, {FfnType::geglu, "geglu"}};
+  return t;
+}
+
+const EnumTable<NormType>& norm_names() {
+  static const EnumTable<NormType> t{{NormType::layernorm, "layernorm"}, {NormType::rmsnorm, "rmsnorm"}};
+  return t;
+}
+
+const EnumTable<Recompute>& recompute_names() {
+  static const EnumTable<Recompute> t{
+      {Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}};
+  return t;
+}
+
+const EnumTable<PipeSchedule>& schedule_names() {
+  static const EnumTable<PipeSchedule> t{{PipeSchedule::one_f_one_b, "1f1b"},
+                                         {PipeSchedule::interleaved, "interleaved"},
+                                         {PipeSchedule::gpipe, "gpipe"}};
+  return t;
+}
+
+const EnumTable<Optimizer>& optimizer_names() {
+  static const EnumTable<Optimizer> t{{Optimizer::adam, "adam"}, {Optimizer::sgd, "sgd"}};
+  return t;
+}
+
+namespace {
+EnumTable<Precision> precisions(std::initializer_list<Precision> ps) {
+  EnumTable<Precision> t;
+  for (Precision p : ps) t.emplace_back(p, to_string(p));
+  return t;
+}
+}  // namespace
+
+const EnumTable<Precision>& training_precision_names() {
+  using P = Precision;
+  static const EnumTable<Precision> t = precisions({P::fp32, P::tf32, P::fp16, P::bf16, P::fp8});
+  return t;
+}
+
+const EnumTable<Precision>& weight_precision_names() {
+  using P = Precision;
+  static const EnumTable<Precision> t = precisions({P::fp32, P::bf16, P::fp16, P::fp8, P::int8, P::int4, P::fp4});
+  return t;
+}
+
+const EnumTable<Precision>& kv_precision_names() {
+  using P = Precision;
+  static const EnumTable<Precision> t = precisions({P::bf16, P::fp16, P::fp8, P::int8});
+  return t;
+}
+
+const EnumTable<Precision>& math_precision_names() {
+  using P = Precision;
+  static const EnumTable<Precision> t = precisions({P::bf16, P::fp16, P::fp8, P::fp4});
+  return t;
+}
+
+const EnumTable<Precision>& all_precision_names() {
+  using P = Precision;
+  static const EnumTable<Precision> t =
+      precisions({P::fp32, P::tf32, P::fp16, P::bf16, P::fp8, P::int8, P::int4, P::fp4});
+  return t;
+}
+
+}  // namespace llmcalc
