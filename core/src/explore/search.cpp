@@ -234,14 +234,7 @@ struct Counters {
   bool truncated = false;
 };
 
-bool consistent(const Scenario& s) {
-  try {
-    check_consistency(s);
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
-}
+bool consistent(const Scenario& s) { return !find_inconsistency(s).has_value(); }
 
 // (schedule, virtual stages) choices for a pipeline of pp stages.
 std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fixed& f, int pp) {

@@ -152,18 +152,10 @@ std::string gpu_generations_text(const json& r) {
 
 // ---- (b) DRAM scaling: Llama 3.1 70B decode as HBM generations change ----
 
-struct HbmGen {
-  const char* name;
-  double stack_GBps, stack_GB;
-  const char* source;
-};
-// docs/sources.md [HF3] (memory technology generations), per stack; 12-high stacks.
-const HbmGen kHbm[] = {
-    {"HBM2e", 410, 24, "JESD235C: 3.2 Gb/s x 1024 bit = 410 GB/s; 16 Gb x 12-high = 24 GB (hardware-facts §3)"},
-    {"HBM3", 819, 24, "JESD238: 6.4 Gb/s x 1024 bit = 819 GB/s; SK hynix 24 GB 12-high (hardware-facts §3)"},
-    {"HBM3e", 1200, 36, "Micron 9.2 Gb/s, >1.2 TB/s; 24 Gb x 12-high = 36 GB (hardware-facts §3)"},
-    {"HBM4", 2000, 48, "JESD270-4: 8 Gb/s x 2048 bit = 2 TB/s; 32 Gb x 12-high = 48 GB (hardware-facts §3)"},
-};
+// The HBM generations and their per-stack figures come from the technology
+// data (core/presets/technology/technology.json "hbm", JEDEC figures with
+// their sources there), the same table the technology-node engine uses.
+const json& hbm_generations() { return all_presets().at("technology").at("technology").at("hbm"); }
 constexpr int kStacks = 5;  // H100 SXM: 5 active stacks (docs/sources.md [HF3])
 
 json decode_point(const json& sys, int batch) {
@@ -174,19 +166,21 @@ json decode_point(const json& sys, int batch) {
 
 json dram_scaling() {
   json rows = json::array();
-  for (const HbmGen& g : kHbm) {
+  for (auto g = hbm_generations().begin(); g != hbm_generations().end(); ++g) {  // HBM2 ... HBM4 in name order
+    const double stack_GBps = g->at("stack_GBps").get<double>(), stack_GB = g->at("stack_GB").get<double>();
     json sys = system_preset("dgx-h100");
     json& hbm = sys["device"]["memory"].back();
-    hbm["bandwidth_GBps"] = g.stack_GBps * kStacks;
-    hbm["capacity_GiB"] = g.stack_GB * kStacks * 1e9 / 1073741824.0;  // GB -> GiB
-    sys["device"]["name"] = std::string("H100 with ") + g.name;
+    hbm["bandwidth_GBps"] = stack_GBps * kStacks;
+    hbm.erase("capacity_MiB");
+    hbm["capacity_GiB"] = stack_GB * kStacks * 1e9 / 1073741824.0;  // GB -> GiB
+    sys["device"]["name"] = "H100 with " + g.key();
     const json one = decode_point(sys, 1);
     const long long max_batch = one["max_batch"].get<long long>();
     long long b = 1;
     while (b * 2 <= std::min<long long>(max_batch, 4096)) b *= 2;
     const json full = decode_point(sys, static_cast<int>(b));
-    rows.push_back({{"memory", g.name}, {"source", g.source}, {"stacks", kStacks},
-                    {"bandwidth_GBps", g.stack_GBps * kStacks}, {"capacity_GB", g.stack_GB * kStacks},
+    rows.push_back({{"memory", g.key()}, {"source", "core/presets/technology/technology.json (hbm." + g.key() + ")"},
+                    {"stacks", kStacks}, {"bandwidth_GBps", stack_GBps * kStacks}, {"capacity_GB", stack_GB * kStacks},
                     {"tpot_s_batch1", one["tpot_s"]}, {"tokens_per_s_batch1", one["output_tokens_per_s"]},
                     {"max_batch", max_batch}, {"batch", b}, {"tpot_s", full["tpot_s"]},
                     {"output_tokens_per_s", full["output_tokens_per_s"]},
@@ -208,7 +202,7 @@ std::string dram_scaling_text(const json& r) {
                     fmt("%.0f", x["output_tokens_per_s"].get<double>()),
                     fmt("%.0f", x["output_tokens_per_s_per_gpu"].get<double>())});
   std::string out = "DRAM scaling: " + r["workload"].get<std::string>() + "\n" +
-                    "(5 stacks per GPU; per-stack bandwidth and capacity from hardware-facts.md §3)\n\n";
+                    "(5 stacks per GPU; per-stack bandwidth and capacity from core/presets/technology/technology.json, JEDEC figures: docs/sources.md)\n\n";
   return out + table(rows);
 }
 

@@ -1,6 +1,7 @@
 #include "parse.h"
 
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "enum_names.h"
@@ -277,40 +278,59 @@ System parse_system(const nlohmann::json& value, const std::string& path) {
   return s;
 }
 
-void check_consistency(const Scenario& s) {
+namespace {
+
+std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   const Model& m = s.model;
   const Parallelism& p = s.par;
-  require(m.heads % p.tp == 0, "parallelism.tp",
-          "tp=" + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) + " attention heads");
-  require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0, "parallelism.tp",
-          "tp and kv_heads=" + std::to_string(m.kv_heads) + " must divide one another");
-  require(m.ffn_hidden % p.tp == 0, "parallelism.tp",
-          "tp must divide ffn_hidden=" + std::to_string(m.ffn_hidden));
-  require(m.layers >= p.pp, "parallelism.pp", "more pipeline stages than layers");
-  require(p.virtual_stages == 1 || p.schedule == PipeSchedule::interleaved, "parallelism.virtual_stages",
-          "virtual_stages > 1 needs pp_schedule \"interleaved\"");
-  require(1LL * p.pp * p.virtual_stages <= m.layers, "parallelism.virtual_stages",
-          "pp x virtual_stages exceeds the number of layers");
-  const Device& d = s.system.device;
-  if (s.mode == Mode::training) {
-    const Training& t = s.train;
-    require(t.global_batch % (1LL * t.micro_batch * p.dp) == 0, "training.global_batch",
-            "global_batch=" + std::to_string(t.global_batch) + " is not divisible by micro_batch x dp = " +
-                std::to_string(1LL * t.micro_batch * p.dp));
-    require(t.seq_len % p.cp == 0, "parallelism.cp", "cp must divide seq_len");
-    require((1LL * p.dp * p.cp) % p.ep == 0, "parallelism.ep", "ep must divide dp x cp");
-    require(!m.is_moe() || m.moe.experts % p.ep == 0, "parallelism.ep", "ep must divide the number of experts");
-    require(m.is_moe() || p.ep == 1, "parallelism.ep", "ep > 1 needs a mixture-of-experts model");
-    require(d.matmul_flops[static_cast<int>(t.precision)] > 0, "training.precision",
-            std::string("the device has no ") + to_string(t.precision) + " matmul peak");
-    require(1.0 * t.micro_batch * t.seq_len <= 1e9, "training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens");
-  } else {
-    const Inference& i = s.infer;
-    require(d.matmul_flops[static_cast<int>(i.compute_precision)] > 0, "inference.compute_precision",
-            std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak");
-    require(1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) <= 1e12, "inference.batch",
-            "batch x (input + output tokens) exceeds 1e12");
-  }
+  const Training& t = s.train;
+  using I = Inconsistency;
+  if (t.global_batch % (1LL * t.micro_batch * p.dp) != 0)
+    return I{"training.global_batch", "global_batch=" + std::to_string(t.global_batch) +
+                                          " is not divisible by micro_batch x dp = " + std::to_string(1LL * t.micro_batch * p.dp)};
+  if (t.seq_len % p.cp != 0) return I{"parallelism.cp", "cp must divide seq_len"};
+  if ((1LL * p.dp * p.cp) % p.ep != 0) return I{"parallelism.ep", "ep must divide dp x cp"};
+  if (m.is_moe() && m.moe.experts % p.ep != 0) return I{"parallelism.ep", "ep must divide the number of experts"};
+  if (!m.is_moe() && p.ep != 1) return I{"parallelism.ep", "ep > 1 needs a mixture-of-experts model"};
+  if (s.system.device.matmul_flops[static_cast<int>(t.precision)] <= 0)
+    return I{"training.precision", std::string("the device has no ") + to_string(t.precision) + " matmul peak"};
+  if (1.0 * t.micro_batch * t.seq_len > 1e9) return I{"training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens"};
+  return std::nullopt;
+}
+
+std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
+  const Inference& i = s.infer;
+  using I = Inconsistency;
+  if (s.system.device.matmul_flops[static_cast<int>(i.compute_precision)] <= 0)
+    return I{"inference.compute_precision", std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak"};
+  if (1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) > 1e12)
+    return I{"inference.batch", "batch x (input + output tokens) exceeds 1e12"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Inconsistency> find_inconsistency(const Scenario& s) {
+  // Each rule returns its message only when broken: the search calls this
+  // for every candidate plan, so nothing is built or thrown for the rest.
+  const Model& m = s.model;
+  const Parallelism& p = s.par;
+  using I = Inconsistency;
+  if (m.heads % p.tp != 0)
+    return I{"parallelism.tp", "tp=" + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) + " attention heads"};
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    return I{"parallelism.tp", "tp and kv_heads=" + std::to_string(m.kv_heads) + " must divide one another"};
+  if (m.ffn_hidden % p.tp != 0) return I{"parallelism.tp", "tp must divide ffn_hidden=" + std::to_string(m.ffn_hidden)};
+  if (m.layers < p.pp) return I{"parallelism.pp", "more pipeline stages than layers"};
+  if (p.virtual_stages != 1 && p.schedule != PipeSchedule::interleaved)
+    return I{"parallelism.virtual_stages", "virtual_stages > 1 needs pp_schedule \"interleaved\""};
+  if (1LL * p.pp * p.virtual_stages > m.layers)
+    return I{"parallelism.virtual_stages", "pp x virtual_stages exceeds the number of layers"};
+  return s.mode == Mode::training ? training_inconsistency(s) : inference_inconsistency(s);
+}
+
+void check_consistency(const Scenario& s) {
+  if (const auto e = find_inconsistency(s)) throw InputError(e->path, e->message);
 }
 
 namespace {

@@ -1,6 +1,8 @@
 // The one parse boundary: scenario JSON -> Scenario, strict and unit-converting.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 #include "llmcalc/scenario.h"
 #include "strict_json.h"
@@ -17,6 +19,13 @@ System parse_system(const nlohmann::json& value, const std::string& path);
 nlohmann::json resolve_preset(const nlohmann::json& v, const std::string& kind, const std::string& path);
 void merge_into(nlohmann::json& base, const nlohmann::json& over);
 // Checks that need the whole scenario (divisibility, device support).
+struct Inconsistency {
+  std::string path, message;
+};
+// The first rule the scenario breaks, or nothing; never throws (the search
+// asks this of every candidate plan).
+std::optional<Inconsistency> find_inconsistency(const Scenario& s);
+// The same, thrown as an InputError.
 void check_consistency(const Scenario& s);
 
 }  // namespace llmcalc
