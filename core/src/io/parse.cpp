@@ -157,6 +157,13 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;
   e.decode_step_overhead_s = o.number("decode_step_overhead_us", 0, 0, 1e7) * 1e-6;
+  // "weight_only": {"int8": .., "int4": ..}: streaming fraction of the
+  // dequantising GEMV kernels; an absent format streams at full rate.
+  if (o.has("weight_only")) {
+    StrictObject wo(o.raw("weight_only"), o.child_path("weight_only"));
+    for (size_t i = 0; i < kPrecNames.size(); ++i) e.weight_only_stream[i] = wo.number(kPrecNames[i], 1, 0.01, 1);
+    wo.finish();
+  }
   o.finish();
   return e;
 }
@@ -268,6 +275,7 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.kv_precision = precision_field(o, "kv_precision");
   inf.compute_precision = precision_field(o, "compute_precision");
   inf.flash_attention = bool_field(o, "flash_attention");
+  inf.weight_group_size = int32_field(o, "weight_group_size");
   o.finish();
   return inf;
 }

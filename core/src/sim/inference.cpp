@@ -23,7 +23,8 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   p.attn_math = in.kv_precision == Precision::fp8 && in.compute_precision == Precision::fp8 ? Precision::fp8
                                                                                               : Precision::bf16;
   p.act_bytes = 2;
-  p.weight_bytes = bytes_per_element(in.weight_precision);
+  // The GEMMs read the block scales with the weights.
+  p.weight_bytes = stored_weight_bytes(in.weight_precision, in.weight_group_size);
   p.gemm_act_bytes = bytes_per_element(in.compute_precision);
   // Weight-only formats narrower than the math are dequantised in the GEMM:
   // convert + scale (int8, fp8 on 16-bit math), plus unpack for 4-bit.
@@ -56,9 +57,14 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
     by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * count;
     pc.ops.push_back(op);
   };
+  // Dequantising weight-only kernels stream below a 16-bit GEMV's rate: the
+  // unpack-convert-scale work stalls the loads (gpt-fast README, A100).
+  const double stream = s.system.device.efficiency.weight_only_stream[static_cast<int>(s.infer.weight_precision)];
   auto layer_ops = [&](const LayerPass& p) {
     std::vector<OpSpec> ops = layer_forward(m, p);
     add_input_casts(ops, 3);
+    for (OpSpec& op : ops)
+      if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) op.gemm.dram_eff = stream;
     return ops;
   };
   for (const OpSpec& f : layer_ops(dense_pass)) account(f, layers * (1 - moe_frac));
