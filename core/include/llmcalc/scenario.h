@@ -142,6 +142,7 @@ struct Inference {
   Precision compute_precision = Precision::bf16;
   bool flash_attention = true;
   int weight_group_size = 128;  // int4: weights per 16-bit scale + 16-bit zero point
+  bool inflight = false;        // batching "inflight": at most batch sequences, and no more than fit, in flight
 };
 
 struct SearchSpec {

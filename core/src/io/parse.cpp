@@ -271,6 +271,7 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.batch = int32_field(o, "batch");
   inf.input_tokens = int32_field(o, "input_tokens");
   inf.output_tokens = int32_field(o, "output_tokens");
+  inf.inflight = enum_field(o, "batching") == 1;
   inf.weight_precision = precision_field(o, "weight_precision");
   inf.kv_precision = precision_field(o, "kv_precision");
   inf.compute_precision = precision_field(o, "compute_precision");

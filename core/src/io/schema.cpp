@@ -73,6 +73,7 @@ std::vector<FieldSpec> build() {
   add({"inference.batch", "b", "int", "sequences", 8, 1, kMaxBatch, {}, "Concurrent sequences.", "inference", kInfer});
   add({"inference.input_tokens", "in", "int", "tokens", 2048, 1, kMaxSeq, {}, "Prompt length.", "inference", kInfer});
   add({"inference.output_tokens", "out", "int", "tokens", 256, 1, kMaxSeq, {}, "Generated tokens per sequence.", "inference", kInfer});
+  add({"inference.batching", "bt", "enum", "", "static", 0, 0, {"static", "inflight"}, "static: the batch is prefilled, then decoded together. inflight: a serving scheduler (TensorRT-LLM in-flight, vLLM continuous batching) keeps up to batch sequences in flight, capped by what the KV cache holds.", "inference", kInfer});
   add({"inference.weight_precision", "wp", "enum", "", "bf16", 0, 0, kWeightPrec, "Stored weight precision.", "inference", kInfer});
   add({"inference.weight_group_size", "wg", "int", "weights", 128, 1, 65536, {}, "int4 weights per group sharing a 16-bit scale and zero point (GPTQ/AWQ 128, gpt-fast 32).", "inference", kInfer});
   add({"inference.kv_precision", "kp", "enum", "", "bf16", 0, 0, kKvPrec, "KV-cache precision.", "inference", kInfer});

@@ -103,9 +103,8 @@ double pipeline_latency(const Scenario& s, double stage_time, double rows) {
   return s.par.pp * stage_time + (s.par.pp - 1) * hop;
 }
 
-}  // namespace
-
-InferenceResult evaluate_inference(const Scenario& s) {
+// Prefill of the whole batch, then its decode steps, at s.infer.batch.
+InferenceResult evaluate_batch(const Scenario& s) {
   InferenceResult r;
   const Inference& in = s.infer;
   const Model& m = s.model;
@@ -154,7 +153,27 @@ InferenceResult evaluate_inference(const Scenario& s) {
   r.fits = r.memory.total <= r.memory.capacity;
   r.ops = std::move(prefill.ops);
   r.ops.insert(r.ops.end(), decode.ops.begin(), decode.ops.end());
+  r.concurrency = b;
   return r;
+}
+
+}  // namespace
+
+// In-flight (continuous) batching (Yu et al. 2022, Orca, OSDI; TensorRT-LLM's
+// in-flight batching; vLLM, Kwon et al. 2023): the scheduler admits a request
+// when one finishes and only if its KV cache fits (TensorRT-LLM's
+// GUARANTEED_NO_EVICT policy reserves the full context), so at most `batch`
+// and at most max_batch sequences are in flight. With uniform prompt and
+// output lengths, requests admitted together finish together: the steady state
+// is cohorts that each take one prefill step and output - 1 decode steps at the
+// mean context, so throughput counts every prefill and is the static
+// accounting at the in-flight concurrency.
+InferenceResult evaluate_inference(const Scenario& s) {
+  if (!s.infer.inflight) return evaluate_batch(s);
+  const long long fit = inference_memory(s).max_batch;
+  Scenario c = s;
+  c.infer.batch = static_cast<int>(std::max(1LL, std::min<long long>(s.infer.batch, fit)));
+  return evaluate_batch(c);
 }
 
 }  // namespace llmcalc
