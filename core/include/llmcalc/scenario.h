@@ -73,6 +73,10 @@ struct DeviceEfficiency {
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level
   double launch_overhead_s = 4e-6;
   double decode_step_overhead_s = 0;  // runtime cost per inference step (scheduling, sampling)
+  // Weight-only GEMMs (int8/int4 weights, 16-bit math): the dequantising
+  // kernels stream their weights at this fraction of the bandwidth a 16-bit
+  // GEMV reaches (indexed by weight precision; 1 for formats never dequantised).
+  std::array<double, kPrecisionCount> weight_only_stream{1, 1, 1, 1, 1, 1, 1, 1};
 };
 
 struct Device {
@@ -137,6 +141,8 @@ struct Inference {
   Precision kv_precision = Precision::bf16;
   Precision compute_precision = Precision::bf16;
   bool flash_attention = true;
+  int weight_group_size = 128;  // int4: weights per 16-bit scale + 16-bit zero point
+  bool inflight = false;        // batching "inflight": at most batch sequences, and no more than fit, in flight
 };
 
 struct Scenario {

@@ -96,18 +96,21 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
     }
   }
   r.time = r.compute_time;
-  for (size_t i = 0; i < levels; ++i)
-    r.time = std::max(r.time, r.bytes[i] / (d.memory[i].bandwidth_Bps * d.efficiency.memory));
+  for (size_t i = 0; i < levels; ++i) {
+    const double eff = d.efficiency.memory * (i + 1 == levels ? g.dram_eff : 1.0);
+    r.time = std::max(r.time, r.bytes[i] / (d.memory[i].bandwidth_Bps * eff));
+  }
   return r;
 }
 
 }  // namespace
 
-void finish_cost(const Device& d, OpCost& c, double compute_time) {
+void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_eff) {
   double best = compute_time;
   c.bound = kBoundCompute;
   for (size_t i = 0; i < d.memory.size() && i < c.bytes.size(); ++i) {
-    const double t = c.bytes[i] / (d.memory[i].bandwidth_Bps * d.efficiency.memory);
+    const double eff = d.efficiency.memory * (i + 1 == d.memory.size() ? dram_eff : 1.0);
+    const double t = c.bytes[i] / (d.memory[i].bandwidth_Bps * eff);
     if (t > best) {
       best = t;
       c.bound = static_cast<int>(i);
@@ -137,7 +140,7 @@ OpCost gemm_cost(const Device& d, const GemmShape& g) {
     }
   }
   c.bytes.assign(best.bytes.begin(), best.bytes.begin() + static_cast<long>(std::min(d.memory.size(), kMaxLevels)));
-  finish_cost(d, c, best.compute_time);
+  finish_cost(d, c, best.compute_time, g.dram_eff);
   return c;
 }
 

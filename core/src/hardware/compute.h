@@ -28,6 +28,9 @@ struct GemmShape {
   // Weight-only quantisation: vector ops to dequantise each weight element,
   // paid once per row of output tiles (0 when weights are in the math format).
   double dequant_ops = 0;
+  // Fraction of the device's streaming bandwidth the kernel reaches from
+  // device memory (dequantising weight-only kernels stream below a plain GEMV).
+  double dram_eff = 1;
 };
 
 OpCost gemm_cost(const Device& d, const GemmShape& g);
@@ -43,6 +46,7 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
 OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p);
 
 // Pick the binding term among compute and the memory levels; adds launch overhead.
-void finish_cost(const Device& d, OpCost& c, double compute_time);
+// `dram_eff` scales the device-memory bandwidth (weight-only GEMMs).
+void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_eff = 1.0);
 
 }  // namespace llmcalc

@@ -36,6 +36,11 @@ const EnumTable<Optimizer>& optimizer_names() {
   return t;
 }
 
+const EnumTable<bool>& batching_names() {
+  static const EnumTable<bool> t{{false, "static"}, {true, "inflight"}};
+  return t;
+}
+
 namespace {
 EnumTable<Precision> precisions(std::initializer_list<Precision> ps) {
   EnumTable<Precision> t;

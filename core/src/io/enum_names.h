@@ -19,6 +19,8 @@ const EnumTable<NormType>& norm_names();
 const EnumTable<Recompute>& recompute_names();
 const EnumTable<PipeSchedule>& schedule_names();
 const EnumTable<Optimizer>& optimizer_names();
+// inference.batching: false = static, true = in-flight.
+const EnumTable<bool>& batching_names();
 // Precisions each input accepts (a subset of Precision, in display order).
 const EnumTable<Precision>& training_precision_names();
 const EnumTable<Precision>& weight_precision_names();

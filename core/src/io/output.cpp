@@ -94,6 +94,7 @@ json inference_json(const InferenceResult& r) {
             {"capacity", m.capacity}}},
           {"fits", r.fits},
           {"max_batch", m.max_batch},
+          {"concurrency", r.concurrency},
           {"flops", {{"prefill", r.prefill_flops}, {"decode_per_step", r.decode_flops_per_step}}},
           {"bound", {{"prefill", r.prefill_bound}, {"decode", r.decode_bound}}}};
 }

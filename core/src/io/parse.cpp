@@ -119,6 +119,13 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;
   e.decode_step_overhead_s = o.number("decode_step_overhead_us", 0, 0, 1e7) * 1e-6;
+  // "weight_only": {"int8": .., "int4": ..}: streaming fraction of the
+  // dequantising GEMV kernels; an absent format streams at full rate.
+  if (o.has("weight_only")) {
+    StrictObject wo(o.raw("weight_only"), o.child_path("weight_only"));
+    for (const auto& [p, name] : all_precision_names()) e.weight_only_stream[static_cast<size_t>(p)] = wo.number(name, 1, 0.01, 1);
+    wo.finish();
+  }
   o.finish();
   return e;
 }
@@ -226,10 +233,12 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.batch = int32_field(o, "batch");
   inf.input_tokens = int32_field(o, "input_tokens");
   inf.output_tokens = int32_field(o, "output_tokens");
+  inf.inflight = enum_field(o, "batching", batching_names());
   inf.weight_precision = enum_field(o, "weight_precision", weight_precision_names());
   inf.kv_precision = enum_field(o, "kv_precision", kv_precision_names());
   inf.compute_precision = enum_field(o, "compute_precision", math_precision_names());
   inf.flash_attention = bool_field(o, "flash_attention");
+  inf.weight_group_size = int32_field(o, "weight_group_size");
   o.finish();
   return inf;
 }

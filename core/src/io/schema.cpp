@@ -111,7 +111,9 @@ void inference_fields(Fields& f) {
   add({"inference.batch", "b", "int", "sequences", 8, 1, kMaxBatch, {}, "Concurrent sequences.", "inference", kInfer});
   add({"inference.input_tokens", "in", "int", "tokens", 2048, 1, kMaxSeq, {}, "Prompt length.", "inference", kInfer});
   add({"inference.output_tokens", "out", "int", "tokens", 256, 1, kMaxSeq, {}, "Generated tokens per sequence.", "inference", kInfer});
+  add({"inference.batching", "bt", "enum", "", "static", 0, 0, names_of(batching_names()), "static: the batch is prefilled, then decoded together. inflight: a serving scheduler (TensorRT-LLM in-flight, vLLM continuous batching) keeps up to batch sequences in flight, capped by what the KV cache holds.", "inference", kInfer});
   add({"inference.weight_precision", "wp", "enum", "", "bf16", 0, 0, names_of(weight_precision_names()), "Stored weight precision.", "inference", kInfer});
+  add({"inference.weight_group_size", "wg", "int", "weights", 128, 1, 65536, {}, "int4 weights per group sharing a 16-bit scale and zero point (GPTQ/AWQ 128, gpt-fast 32).", "inference", kInfer});
   add({"inference.kv_precision", "kp", "enum", "", "bf16", 0, 0, names_of(kv_precision_names()), "KV-cache precision.", "inference", kInfer});
   add({"inference.compute_precision", "ic", "enum", "", "bf16", 0, 0, names_of(math_precision_names()), "Math precision of the GEMMs.", "inference", kInfer});
   add({"inference.flash_attention", "ifa", "bool", "", true, 0, 0, {}, "Fused attention kernels.", "inference", kInfer});

@@ -157,16 +157,16 @@ TrainingMemory training_memory(const Scenario& s) {
   return most_loaded_stage(s, stage_params(s.model, s.par), microbatches);
 }
 
-namespace {
-// Weight-only formats carry block scales: int4 (GPTQ/AWQ) one fp16 per 128
-// weights; fp4 (NVFP4) one fp8 per 16 (NVIDIA Blackwell docs).
-double stored_weight_bytes(Precision p) {
+// Weight-only formats carry block scales: int4 (asymmetric group
+// quantisation: GPTQ, Frantar et al. 2022; AWQ, Lin et al. 2023; gpt-fast's
+// scales_and_zeros) a 16-bit scale and a 16-bit zero point per group of
+// `group` weights; fp4 (NVFP4) one fp8 scale per 16 (NVIDIA Blackwell docs).
+double stored_weight_bytes(Precision p, int group) {
   double b = bytes_per_element(p);
-  if (p == Precision::int4) b += 2.0 / 128;
+  if (p == Precision::int4) b += 4.0 / std::max(1, group);
   if (p == Precision::fp4) b += 1.0 / 16;
   return b;
 }
-}  // namespace
 
 InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const Model& m = s.model;
@@ -176,7 +176,7 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   InferenceMemory r;
   const StageParams sp = params_of_stage(m, p, 0, lay.max_layers, true, p.pp == 1);
   const double embed = 1.0 * m.vocab * m.hidden / p.tp;  // stays 16-bit: a lookup table
-  const double wb = stored_weight_bytes(in.weight_precision);
+  const double wb = stored_weight_bytes(in.weight_precision, in.weight_group_size);
   // Inference keeps experts on the tp group (no ep): sp.expert was divided by ep=1.
   r.weights = (sp.dense + sp.expert - embed) * wb + embed * 2;
   const double context = 1.0 * in.input_tokens + in.output_tokens;

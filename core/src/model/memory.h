@@ -40,6 +40,8 @@ struct InferenceMemory {
   double act_per_sequence = 0;
   long long max_batch = 0;
 };
+// Bytes per stored weight, block scales included (int4: per `group` weights).
+double stored_weight_bytes(Precision p, int group);
 InferenceMemory inference_memory(const Scenario& s);
 InferenceMemory inference_memory_at(const Scenario& s, double batch);
 

@@ -23,7 +23,8 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   p.attn_math = in.kv_precision == Precision::fp8 && in.compute_precision == Precision::fp8 ? Precision::fp8
                                                                                               : Precision::bf16;
   p.act_bytes = 2;
-  p.weight_bytes = bytes_per_element(in.weight_precision);
+  // The GEMMs read the block scales with the weights.
+  p.weight_bytes = stored_weight_bytes(in.weight_precision, in.weight_group_size);
   p.gemm_act_bytes = bytes_per_element(in.compute_precision);
   // Weight-only formats narrower than the math are dequantised in the GEMM:
   // convert + scale (int8, fp8 on 16-bit math), plus unpack for 4-bit.
@@ -56,9 +57,14 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
     by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * count;
     pc.ops.push_back(op);
   };
+  // Dequantising weight-only kernels stream below a 16-bit GEMV's rate: the
+  // unpack-convert-scale work stalls the loads (gpt-fast README, A100).
+  const double stream = s.system.device.efficiency.weight_only_stream[static_cast<int>(s.infer.weight_precision)];
   auto layer_ops = [&](const LayerPass& p) {
     std::vector<OpSpec> ops = layer_forward(m, p);
     add_input_casts(ops, 3);
+    for (OpSpec& op : ops)
+      if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) op.gemm.dram_eff = stream;
     return ops;
   };
   for (const OpSpec& f : layer_ops(dense_pass)) account(f, layers * (1 - moe_frac));
@@ -97,9 +103,8 @@ double pipeline_latency(const Scenario& s, double stage_time, double rows) {
   return s.par.pp * stage_time + (s.par.pp - 1) * hop;
 }
 
-}  // namespace
-
-InferenceResult evaluate_inference(const Scenario& s) {
+// Prefill of the whole batch, then its decode steps, at s.infer.batch.
+InferenceResult evaluate_batch(const Scenario& s) {
   InferenceResult r;
   const Inference& in = s.infer;
   const Model& m = s.model;
@@ -148,7 +153,27 @@ InferenceResult evaluate_inference(const Scenario& s) {
   r.fits = r.memory.total <= r.memory.capacity;
   r.ops = std::move(prefill.ops);
   r.ops.insert(r.ops.end(), decode.ops.begin(), decode.ops.end());
+  r.concurrency = b;
   return r;
+}
+
+}  // namespace
+
+// In-flight (continuous) batching (Yu et al. 2022, Orca, OSDI; TensorRT-LLM's
+// in-flight batching; vLLM, Kwon et al. 2023): the scheduler admits a request
+// when one finishes and only if its KV cache fits (TensorRT-LLM's
+// GUARANTEED_NO_EVICT policy reserves the full context), so at most `batch`
+// and at most max_batch sequences are in flight. With uniform prompt and
+// output lengths, requests admitted together finish together: the steady state
+// is cohorts that each take one prefill step and output - 1 decode steps at the
+// mean context, so throughput counts every prefill and is the static
+// accounting at the in-flight concurrency.
+InferenceResult evaluate_inference(const Scenario& s) {
+  if (!s.infer.inflight) return evaluate_batch(s);
+  const long long fit = inference_memory(s).max_batch;
+  Scenario c = s;
+  c.infer.batch = static_cast<int>(std::max(1LL, std::min<long long>(s.infer.batch, fit)));
+  return evaluate_batch(c);
 }
 
 }  // namespace llmcalc

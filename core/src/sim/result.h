@@ -41,6 +41,7 @@ struct InferenceResult {
   double ttft_s = 0, tpot_s = 0, e2e_latency_s = 0, output_tokens_per_s = 0;
   double pipelined_output_tokens_per_s = 0;  // pp batches in flight, one per stage
   double prefill_flops = 0, decode_flops_per_step = 0;
+  double concurrency = 0;  // sequences in flight (the batch, or what fits under in-flight batching)
   InferenceMemory memory;
   bool fits = true;
   std::string prefill_bound, decode_bound;
