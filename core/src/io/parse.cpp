@@ -126,6 +126,20 @@ MemoryLevel parse_memory_level(const nlohmann::json& v, const std::string& path)
   return m;
 }
 
+// {"fa2": {"fwd": .., "bwd": ..}, ...}: efficiency of each kernel generation
+// the device runs (at head dim 128, long sequences); absent ones do not run.
+void parse_attention_kernels(StrictObject& eff, DeviceEfficiency& e) {
+  StrictObject o(eff.raw("attention_kernels"), eff.child_path("attention_kernels"));
+  const char* names[] = {"fa1", "fa2", "fa3"};
+  for (int k = 0; k < 3; ++k) {
+    if (!o.has(names[k])) continue;
+    StrictObject at(o.raw(names[k]), o.child_path(names[k]));
+    e.attention_kernel[static_cast<size_t>(k + 1)] = {at.required_number("fwd", 0.01, 1), at.required_number("bwd", 0.01, 1)};
+    at.finish();
+  }
+  o.finish();
+}
+
 DeviceEfficiency parse_efficiency(StrictObject& dev) {
   DeviceEfficiency e;
   if (!dev.has("efficiency")) return e;
@@ -157,6 +171,8 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;
   e.decode_step_overhead_s = o.number("decode_step_overhead_us", 0, 0, 1e7) * 1e-6;
+  e.comm_sm_share = o.number("comm_sm_share", 0, 0, 0.9);
+  if (o.has("attention_kernels")) parse_attention_kernels(o, e);
   o.finish();
   return e;
 }
@@ -178,6 +194,7 @@ Device parse_device(StrictObject& sys) {
   }
   d.tdp_W = o.number("tdp_W", 0, 0, 1e6);
   d.sm_count = static_cast<int>(o.integer("sm_count", 108, 1, 100000));
+  d.sfu_ops = o.number("sfu_tops", 0, 0, 1e6) * 1e12;
   d.efficiency = parse_efficiency(o);
   o.finish();
   // Fill missing vector peaks so element-wise work always has a rate.
@@ -227,6 +244,10 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   p.schedule = static_cast<PipeSchedule>(enum_field(o, "pp_schedule"));
   p.virtual_stages = int32_field(o, "virtual_stages");
   p.zero = int32_field(o, "zero");
+  // Bytes per element on the wire; "auto" follows the training precision.
+  static const double kGather[] = {0, 4, 2, 1}, kReduce[] = {4, 2};
+  p.gather_bytes = kGather[enum_field(o, "gather_precision")];
+  p.reduce_bytes = kReduce[enum_field(o, "reduce_precision")];
   o.finish();
   if (p.gpus() > (1LL << 24)) throw InputError("parallelism", "tp x pp x dp x cp exceeds 16,777,216 GPUs");
   return p;
@@ -242,8 +263,11 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.seq_len = static_cast<int>(optional_int(o, "seq_len", model_seq));
   t.precision = precision_field(o, "precision");
   t.recompute = static_cast<Recompute>(enum_field(o, "recompute"));
+  t.recompute_layers = int32_field(o, "recompute_layers");
+  t.recompute_block = enum_field(o, "recompute_method") == 1;
   t.optimizer = static_cast<Optimizer>(enum_field(o, "optimizer"));
   t.flash_attention = bool_field(o, "flash_attention");
+  t.attention_kernel = static_cast<AttentionKernel>(enum_field(o, "attention_kernel"));
   if (o.has("overlap")) {
     StrictObject ov(o.raw("overlap"), "training.overlap");
     t.overlap.dp = bool_field(ov, "dp");
@@ -356,6 +380,9 @@ void check_consistency(const Scenario& s) {
     require(d.matmul_flops[static_cast<int>(t.precision)] > 0, "training.precision",
             std::string("the device has no ") + to_string(t.precision) + " matmul peak");
     require(1.0 * t.micro_batch * t.seq_len <= 1e9, "training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens");
+    const auto kernel = static_cast<size_t>(t.attention_kernel);
+    require(kernel == 0 || !t.flash_attention || d.efficiency.attention_kernel[kernel][0] > 0, "training.attention_kernel",
+            "the device has no efficiency for this attention kernel (it does not run there)");
   } else {
     const Inference& i = s.infer;
     require(d.matmul_flops[static_cast<int>(i.compute_precision)] > 0, "inference.compute_precision",
