@@ -144,8 +144,12 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
     OpSpec head;
     head.name = "lm_head";
     head.kind = OpKind::gemm;
+    // Transformer Engine's fp8 covers the transformer layers only: Megatron's
+    // output layer is a plain ColumnParallelLinear and runs in 16-bit.
+    const bool fp8 = pass.math == Precision::fp8;
     head.gemm = {tokens, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
-                 pass.gemm_act_bytes, pass.weight_bytes, pass.act_bytes, pass.math};
+                 fp8 ? 2.0 : pass.gemm_act_bytes, fp8 ? 2.0 : pass.weight_bytes, pass.act_bytes,
+                 fp8 ? Precision::bf16 : pass.math};
     list.push_back({head, true});
     OpSpec ce;
     ce.name = "cross_entropy";
