@@ -147,6 +147,7 @@ struct Training {
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = false;
   AttentionKernel attention_kernel = AttentionKernel::best;
+  double host_overhead_s = 0;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead
   Overlap overlap;
   double tokens = 0;  // 0: not given
 };

@@ -268,6 +268,8 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.optimizer = static_cast<Optimizer>(enum_field(o, "optimizer"));
   t.flash_attention = bool_field(o, "flash_attention");
   t.attention_kernel = static_cast<AttentionKernel>(enum_field(o, "attention_kernel"));
+  const FieldSpec& host = field_spec("training.host_overhead_us");
+  t.host_overhead_s = o.number("host_overhead_us", 0, host.lo, host.hi) * 1e-6;
   if (o.has("overlap")) {
     StrictObject ov(o.raw("overlap"), "training.overlap");
     t.overlap.dp = bool_field(ov, "dp");

@@ -80,6 +80,7 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
 
 void PassTime::add(const Op& op) {
   const double t = op.cost.time_s;
+  kernels += 1;
   if (op.kind != OpKind::comm) {
     compute += t;
     if (op.kind == OpKind::attention || is_attention_core(op.name)) attention += t;
@@ -251,11 +252,19 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
   const double EP = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
                     recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
-  const double per_mb = F + B + R + TP + CP + EP;
+  // The host launches every kernel; when it spends longer per kernel than
+  // the GPU runs it (small models, eager frameworks), the GPU waits for the
+  // host and the micro-batch takes the host's time (the idle GPU counts as
+  // compute).
+  const double kernels = stage(&PassTime::kernels, &LayerTimes::fwd) + stage(&PassTime::kernels, &LayerTimes::bwd) +
+                         recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec);
+  const double gpu_mb = F + B + R + TP + CP + EP;
+  const double host_wait = std::max(0.0, kernels * t.host_overhead_s - gpu_mb);
+  const double per_mb = gpu_mb + host_wait;
 
   Iteration it;
   TimeBreakdown& bd = it.breakdown;
-  bd.compute = mb * (F + B);
+  bd.compute = mb * (F + B + host_wait);
   bd.recompute = mb * R;
   bd.tp_comm = mb * TP;
   bd.cp_comm = mb * CP;

@@ -13,6 +13,7 @@ struct PassTime {
   double compute = 0;    // GEMMs, attention, element-wise
   double attention = 0;  // of which the attention core (overlaps context-parallel exchange)
   double tp = 0, cp = 0, ep = 0;
+  double kernels = 0;    // kernels launched (each costs the host training.host_overhead_us)
   void add(const Op& op);
 };
 
