@@ -142,5 +142,40 @@ TEST(Compute, QuantisedGemvIsStillMemoryBound) {
   }
 }
 
+// Fused attention at head dim d: 4d (forward) or 10d (backward) matmul
+// FLOPs per score plus one exponential on the special-function units
+// (FlashAttention-3, Shah et al. 2024 §3). The published efficiencies are at
+// d = 128; narrower heads lose efficiency, wider ones gain, and without an
+// SFU rate the law is off.
+TEST(Compute, AttentionHeadDimLaw) {
+  Device d = h100();
+  const double e = d.efficiency.attention_fwd;
+  EXPECT_DOUBLE_EQ(attention_head_dim_efficiency(d, e, Precision::bf16, false, 128), e);
+  const double e64 = attention_head_dim_efficiency(d, e, Precision::bf16, false, 64);
+  const double e256 = attention_head_dim_efficiency(d, e, Precision::bf16, false, 256);
+  EXPECT_LT(e64, 0.9 * e);
+  EXPECT_GT(e256, e);
+  // Closed form: time per score = (t128 - t_exp) d / 128 + t_exp.
+  const double peak = d.matmul_flops[bf16], t128 = 512 / (peak * e), texp = 1 / d.sfu_ops;
+  EXPECT_NEAR(e64, 256 / (peak * ((t128 - texp) / 2 + texp)), 1e-12);
+  // Backward has 2.5x the matmul work per exponential: a smaller loss.
+  const double b = d.efficiency.attention_bwd;
+  EXPECT_GT(attention_head_dim_efficiency(d, b, Precision::bf16, true, 64) / b, e64 / e);
+  d.sfu_ops = 0;
+  EXPECT_DOUBLE_EQ(attention_head_dim_efficiency(d, e, Precision::bf16, false, 64), e);
+}
+
+// Kernel generations: FlashAttention-2 on an H100 reaches about 35% of the
+// peak (FlashAttention-3 abstract) against FlashAttention-3's 65%.
+TEST(Compute, AttentionKernelGenerations) {
+  const Device d = h100();
+  const double flops = 1e12, kv = 4096;
+  const double best = fused_attention_cost(d, flops, 0, Precision::bf16, false, kv).time_s;
+  const double fa2 = fused_attention_cost(d, flops, 0, Precision::bf16, false, kv, 128, AttentionKernel::fa2).time_s;
+  const double fa1 = fused_attention_cost(d, flops, 0, Precision::bf16, false, kv, 128, AttentionKernel::fa1).time_s;
+  EXPECT_NEAR(fa2 / best, 0.65 / 0.35, 0.01);
+  EXPECT_NEAR(fa1 / fa2, 2.0, 0.01);
+}
+
 }  // namespace
 }  // namespace llmcalc

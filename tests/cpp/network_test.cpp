@@ -147,5 +147,25 @@ TEST(NetworkScenario, GpusPerNodeSetsTheNodeBoundary) {
   EXPECT_GT(two, eight);
 }
 
+// A group spanning nodes pays the network latency only on the hops that
+// cross a node (NCCL's tuner: (nsteps - nInterSteps) intraLat + nInterSteps
+// interLat for rings; log-depth trees inside and across nodes).
+TEST(Network, HierarchicalLatencyGrowsWithNodes) {
+  const System sys = two_tier();
+  const double S = 1024;  // latency-bound
+  const double B = std::min(kNvBw, 8 * kIbBw);  // 8 ranks per node cross together
+  for (double nodes : {2.0, 4.0, 16.0}) {
+    const double n = 8 * nodes;
+    const double ring_lat = (n - nodes) * kNvLat + (nodes - 1) * kIbLat;
+    const double ag = ring_lat + (n - 1) / n * S / B;
+    EXPECT_NEAR(collective_time(sys, Collective::all_gather, {static_cast<long long>(n), 1}, S), ag, 1e-12 * ag) << n;
+    const double tree = 2 * (3 * kNvLat + std::ceil(std::log2(nodes)) * kIbLat) + 2 * S / B;
+    EXPECT_NEAR(collective_time(sys, Collective::all_reduce, {static_cast<long long>(n), 1}, S), tree, 1e-12 * tree) << n;
+  }
+  // One rank per node: every hop crosses.
+  const double ag = 3 * kIbLat + 0.75 * S / kIbBw;
+  EXPECT_NEAR(collective_time(sys, Collective::all_gather, {4, 8}, S), ag, 1e-12 * ag);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

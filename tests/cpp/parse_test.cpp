@@ -173,5 +173,15 @@ TEST(Parse, AnyGpuCount) {
   EXPECT_EQ(three.value("gpus", 0), 3);
 }
 
+// A kernel generation the device does not run is refused with its path.
+TEST(Parse, AttentionKernelMustRunOnTheDevice) {
+  json j = training({{"dp", 8}}, {{"global_batch", 8}, {"attention_kernel", "fa3"}});
+  j["system"] = "dgx-a100-80gb";
+  expect_error(j, "training.attention_kernel");
+  expect_error(training(json::object(), {{"attention_kernel", "fa9"}}), "training.attention_kernel");
+  expect_error(training({{"gather_precision", "fp4"}}, json::object()), "parallelism.gather_precision");
+  expect_error(training(json::object(), {{"recompute_layers", -1}}), "training.recompute_layers");
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -185,5 +185,30 @@ TEST(Training, ContextParallelAttentionRunsPerChunk) {
   }
 }
 
+// A small model with short kernels: with an eager framework's host cost per
+// kernel above the kernels' own time the step is CPU-bound and takes
+// kernels x host time; large kernels hide the host entirely.
+TEST(Training, HostOverheadMakesShortStepsCpuBound) {
+  json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
+                                               {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
+            {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
+            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"}}}};
+  const json gpu = eval_ok(j)["training"];
+  j["training"]["host_overhead_us"] = 200;
+  const json host = eval_ok(j)["training"];
+  const double per_mb = host["pipeline"]["t_fwd_s"].get<double>() + host["pipeline"]["t_bwd_s"].get<double>();
+  EXPECT_GT(per_mb, 2 * (gpu["pipeline"]["t_fwd_s"].get<double>() + gpu["pipeline"]["t_bwd_s"].get<double>()));
+  // Every kernel of the two layers (forward and backward) costs 200 us.
+  const double kernels = per_mb / 200e-6;
+  EXPECT_GT(kernels, 2 * 20.0);
+  EXPECT_LT(kernels, 2 * 80.0);
+  EXPECT_NEAR(kernels, std::round(kernels), 1e-6);
+  // A large model's kernels are longer than 20 us: no change.
+  json big = gpt3_1024();
+  const double t0 = eval_ok(big)["training"]["iteration_time_s"].get<double>();
+  big["training"]["host_overhead_us"] = 20;
+  EXPECT_DOUBLE_EQ(eval_ok(big)["training"]["iteration_time_s"].get<double>(), t0);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

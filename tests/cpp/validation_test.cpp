@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "llmcalc/validate.h"
 
@@ -39,13 +40,17 @@ const ValidationReport& report(const std::string& folder = "public") {
   return it->second;
 }
 
-// Mean and max |error| over the rows whose source and metric start with `source` and `metric`.
+// Mean and max |error| over the rows whose source and metric start with
+// `source` and `metric` (and whose id contains none of `skip_ids`).
 std::pair<double, double> errors(const std::string& source, const std::string& metric, int* n = nullptr,
-                                 const std::string& folder = "public") {
+                                 const std::string& folder = "public", const std::vector<std::string>& skip_ids = {}) {
   double sum = 0, mx = 0;
   int count = 0;
   for (const auto& row : report(folder).rows) {
     if (row.skipped || row.source.rfind(source, 0) != 0 || row.metric.rfind(metric, 0) != 0) continue;
+    bool skip = false;
+    for (const auto& id : skip_ids) skip = skip || row.id.find(id) != std::string::npos;
+    if (skip) continue;
     sum += std::fabs(row.error);
     mx = std::max(mx, std::fabs(row.error));
     ++count;
@@ -82,12 +87,42 @@ TEST(Validation, KorthikantiTable5IterationTime) {
   EXPECT_LE(max, 0.07);
 }
 
+// The Megatron/NeMo rows of the DGX Cloud tables; its JAX FSDP rows
+// (MaxText, PaxML) are bounded with the FSDP regime below.
 TEST(Validation, DgxCloudH100IterationTime) {
   int n = 0;
-  auto [mean, max] = errors("NVIDIA DGX Cloud", "training.iteration_time_s", &n);
+  auto [mean, max] = errors("NVIDIA DGX Cloud", "training.iteration_time_s", &n, "public", {"maxtext", "paxml"});
   EXPECT_GE(n, 6);
   EXPECT_LE(mean, 0.07);
   EXPECT_LE(max, 0.15);
+}
+
+// FSDP / ZeRO-3 without model parallelism (issue 12). Bounds are what the
+// model reaches today with every scenario at its defaults (best attention
+// kernel, 16-bit weight gathers): it stays too fast here (bias < 0), so
+// these guard against regressions, not the issue's 15% target.
+TEST(Validation, FsdpRegimeIterationTime) {
+  int n = 0;
+  auto [mpt_mean, mpt_max] = errors("MosaicML llm-foundry", "training.iteration_time_s", &n);
+  EXPECT_EQ(n, 4);
+  EXPECT_LE(mpt_mean, 0.30);
+  EXPECT_LE(mpt_max, 0.44);
+  double sum = 0, mx = 0;
+  int jax = 0;
+  for (const auto& row : report().rows)
+    if (!row.skipped && (row.id.find("maxtext") != std::string::npos || row.id.find("paxml") != std::string::npos)) {
+      EXPECT_LT(row.error, 0.0) << row.id;
+      sum += std::fabs(row.error);
+      mx = std::max(mx, std::fabs(row.error));
+      ++jax;
+    }
+  EXPECT_EQ(jax, 3);
+  EXPECT_LE(sum / jax, 0.33);
+  EXPECT_LE(mx, 0.44);
+  auto [zero3, zero3_max] = errors("Narayanan et al. 2021, Table 2", "training.iteration_time_s", &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_LE(zero3, 0.38);
+  (void)zero3_max;
 }
 
 // Inference, per source family. The bounds are what the model reaches today

@@ -17,6 +17,11 @@ double bytes_per_element(Precision p);
 enum class FfnType { gelu, relu2, swiglu, geglu };
 enum class NormType { layernorm, rmsnorm };
 enum class Recompute { none, selective, full };
+// Fused attention kernel generations: best = the device's best (its
+// efficiency.attention); fa1 = FlashAttention 1 or the Triton kernel; fa2 =
+// FlashAttention-2; fa3 = FlashAttention-3 / cuDNN (Hopper and later).
+enum class AttentionKernel { best, fa1, fa2, fa3 };
+constexpr int kAttentionKernels = 4;
 enum class PipeSchedule { one_f_one_b, interleaved, gpipe };
 enum class Optimizer { adam, sgd };
 enum class Mode { training, inference };
@@ -77,6 +82,12 @@ struct DeviceEfficiency {
   // kernels stream their weights at this fraction of the bandwidth a 16-bit
   // GEMV reaches (indexed by weight precision; 1 for formats never dequantised).
   std::array<double, kPrecisionCount> weight_only_stream{1, 1, 1, 1, 1, 1, 1, 1};
+  // Per kernel generation {fwd, bwd} efficiency at head dim 128 (0: the
+  // kernel does not run on this device); index AttentionKernel.
+  std::array<std::array<double, 2>, kAttentionKernels> attention_kernel{};
+  // Fraction of the SMs a running collective's kernels hold (NCCL runs one
+  // CTA per channel): compute overlapped with communication runs on the rest.
+  double comm_sm_share = 0;
 };
 
 struct Device {
@@ -86,6 +97,9 @@ struct Device {
   std::vector<MemoryLevel> memory;  // nearest first; last is device memory
   double tdp_W = 0;
   int sm_count = 108;
+  // Special-function (MUFU: exp2, rcp) throughput, ops/s; 0 = unknown. Bounds
+  // the softmax of fused attention at small head dims (Shah et al. 2024).
+  double sfu_ops = 0;
   DeviceEfficiency efficiency;
   const MemoryLevel& dram() const { return memory.back(); }
 };
@@ -118,6 +132,8 @@ struct Parallelism {
   PipeSchedule schedule = PipeSchedule::one_f_one_b;
   int virtual_stages = 1;
   int zero = 0;
+  double gather_bytes = 0;  // per parameter in ZeRO/FSDP weight all-gathers; 0: the 16-bit (or fp32) weight copy
+  double reduce_bytes = 4;  // per gradient element in the data-parallel reduction
   long long gpus() const { return 1LL * tp * pp * dp * cp; }
 };
 
@@ -127,8 +143,15 @@ struct Training {
   int seq_len = 0;
   Precision precision = Precision::bf16;
   Recompute recompute = Recompute::none;
+  // Full recompute of only some layers (Megatron --recompute-num-layers N):
+  // 0 = every layer one by one; "uniform" checkpoints chunks of N layers
+  // (every layer recomputed), "block" recomputes N layers per stage.
+  int recompute_layers = 0;
+  bool recompute_block = false;
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = false;
+  AttentionKernel attention_kernel = AttentionKernel::best;
+  double host_overhead_s = 0;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead
   Overlap overlap;
   double tokens = 0;  // 0: not given
 };

@@ -144,8 +144,24 @@ OpCost gemm_cost(const Device& d, const GemmShape& g) {
   return c;
 }
 
+double attention_head_dim_efficiency(const Device& d, double eff128, Precision p, bool backward, double head_dim) {
+  if (d.sfu_ops <= 0 || head_dim == 128) return eff128;
+  // Per score the kernel runs 4 d matmul FLOPs forward (10 d backward: 2.5x)
+  // and one exponential on the special-function units, which 16-bit
+  // FlashAttention kernels cannot fully hide behind the MMAs (Shah et al.
+  // 2024, FlashAttention-3, §3: H100 989 TFLOP/s matmul, 3.9 TFLOP/s exp).
+  // The published efficiency is at d = 128; split its time per score into
+  // a matmul part (scales with d) and the exp part (does not).
+  const double peak = d.matmul_flops[static_cast<int>(p)];
+  const double per_d = backward ? 10.0 : 4.0;
+  const double t128 = per_d * 128 / (peak * eff128);
+  const double exp_t = std::min(1.0 / d.sfu_ops, 0.5 * t128);  // keep a matmul part
+  const double t = (t128 - exp_t) * head_dim / 128 + exp_t;
+  return per_d * head_dim / (peak * t);
+}
+
 OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
-                            double kv_per_row) {
+                            double kv_per_row, double head_dim, AttentionKernel kernel) {
   OpCost c;
   c.flops = flops;
   c.bytes.assign(d.memory.size(), 0.0);
@@ -161,8 +177,11 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   // (tests/validation/device/raw): 481/526/551 TFLOP/s forward at 2k/4k/8k causal.
   const double half = backward ? d.efficiency.attention_bwd_half_kv : d.efficiency.attention_fwd_half_kv;
   const double kv = std::max(1.0, kv_per_row);
-  const double peak = d.matmul_flops[static_cast<int>(p)] * (backward ? d.efficiency.attention_bwd : d.efficiency.attention_fwd) *
-                      kv / (kv + half);
+  const auto& table = d.efficiency.attention_kernel[static_cast<size_t>(kernel)];
+  double eff = backward ? d.efficiency.attention_bwd : d.efficiency.attention_fwd;
+  if (kernel != AttentionKernel::best && table[0] > 0) eff = table[backward ? 1 : 0];
+  eff = attention_head_dim_efficiency(d, eff, p, backward, head_dim);
+  const double peak = d.matmul_flops[static_cast<int>(p)] * eff * kv / (kv + half);
   finish_cost(d, c, flops / peak);
   return c;
 }

@@ -38,8 +38,13 @@ OpCost gemm_cost(const Device& d, const GemmShape& g);
 // A fused attention kernel (FlashAttention): `flops` of math at the 16-bit
 // peak times the device's attention efficiency; `dram_bytes` of compulsory
 // traffic; `kv_per_row` keys attended per query row on average (s/2 causal).
+// `head_dim` and `kernel` pick the efficiency: the kernel generation's
+// (device efficiency.attention_kernels; best = efficiency.attention), quoted
+// at head dim 128 and rescaled for the softmax exponentials at other widths.
 OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
-                            double kv_per_row);
+                            double kv_per_row, double head_dim = 128, AttentionKernel kernel = AttentionKernel::best);
+// Efficiency of a fused attention kernel at head dim `head_dim`, given `eff128` at 128.
+double attention_head_dim_efficiency(const Device& d, double eff128, Precision p, bool backward, double head_dim);
 
 // Element-wise / reduction kernel: bytes read + written stream through L2
 // and device memory; `flops` run on the vector units.

@@ -47,6 +47,9 @@ LinkModel group_link(const System& sys, const Group& g) {
     const double members = stride >= inner_span ? 1.0
                                                   : std::min(static_cast<double>(g.size), inner_span / stride);
     l.bandwidth_Bps = std::min(effective_bw(tiers[k - 1]), members * effective_bw(tiers[k]));
+    l.members = members;
+    l.domains = std::ceil(static_cast<double>(g.size) / members);
+    l.inner_latency_s = tiers[k - 1].latency_s;
   }
   return l;
 }
@@ -58,11 +61,26 @@ namespace {
 // small messages (latency-bound, half the link rate) and Simple/LL128 for
 // large ones, whose bus bandwidth ramps up with size and reaches half its
 // peak at the tier's half_bandwidth size (docs/sources.md [HF2.6]). Both are
-// modelled and the faster taken: t = steps a + volume (1 + S_half / S) / B.
-double protocol_time(const LinkModel& l, double steps, double volume, double bytes) {
-  const double ll = steps * l.latency_s + volume / (0.5 * l.bandwidth_Bps);
-  const double simple = steps * l.latency_s + volume * (1 + l.half_bandwidth_bytes / bytes) / l.bandwidth_Bps;
+// modelled and the faster taken: t = latency + volume (1 + S_half / S) / B.
+double protocol_time(const LinkModel& l, double latency, double volume, double bytes) {
+  const double ll = latency + volume / (0.5 * l.bandwidth_Bps);
+  const double simple = latency + volume * (1 + l.half_bandwidth_bytes / bytes) / l.bandwidth_Bps;
   return std::min(ll, simple);
+}
+
+// Latency of a ring of `steps` steps of which `inter` cross an inner-domain
+// boundary: NCCL's tuner charges the network latency only on the crossing
+// hops and the intra-node latency on the others (NVIDIA/nccl
+// src/graph/tuning.cc: (nsteps - nInterSteps) intraLat + nInterSteps interLat).
+double ring_latency(const LinkModel& l, double steps, double inter) {
+  if (l.domains <= 1) return steps * l.latency_s;
+  return (steps - inter) * l.inner_latency_s + inter * l.latency_s;
+}
+
+// Double binary tree: log-depth inside each domain and across domains.
+double tree_latency(const LinkModel& l, double n) {
+  if (l.domains <= 1) return 2 * std::ceil(std::log2(n)) * l.latency_s;
+  return 2 * (std::ceil(std::log2(l.members)) * l.inner_latency_s + std::ceil(std::log2(l.domains)) * l.latency_s);
 }
 
 }  // namespace
@@ -75,18 +93,19 @@ double collective_time(const System& sys, Collective c, const Group& g, double b
   switch (c) {
     case Collective::all_reduce: {
       // Ring: reduce-scatter then all-gather, 2(n-1) steps (Patarasuk & Yuan 2009).
-      const double ring = protocol_time(l, 2 * (n - 1), 2 * frac * bytes, bytes);
+      const double ring = protocol_time(l, ring_latency(l, 2 * (n - 1), 2 * (l.domains - 1)), 2 * frac * bytes, bytes);
       // Double binary tree (Sanders et al. 2009; NCCL >= 2.4): log-depth
       // latency, each rank sends and receives the whole buffer twice.
-      const double tree = protocol_time(l, 2 * std::ceil(std::log2(n)), 2 * bytes, bytes);
+      const double tree = protocol_time(l, tree_latency(l, n), 2 * bytes, bytes);
       return std::min(ring, tree);
     }
     case Collective::reduce_scatter:
     case Collective::all_gather:
-    case Collective::all_to_all:
-      return protocol_time(l, n - 1, frac * bytes, bytes);
+      return protocol_time(l, ring_latency(l, n - 1, l.domains - 1), frac * bytes, bytes);
+    case Collective::all_to_all:  // every pair exchanges directly: each step may cross
+      return protocol_time(l, (n - 1) * l.latency_s, frac * bytes, bytes);
     case Collective::p2p:
-      return protocol_time(l, 1, bytes, bytes);
+      return protocol_time(l, l.latency_s, bytes, bytes);
   }
   return 0;
 }

@@ -20,6 +20,9 @@ struct LinkModel {
   double latency_s = 0;      // per-step latency of that tier
   int tier = 0;              // index of the slowest tier crossed
   double half_bandwidth_bytes = 0;
+  // Hierarchy of a group that crosses tier > 0: its ranks sit in `domains`
+  // inner domains, `members` in each, whose hops cost `inner_latency_s`.
+  double domains = 1, members = 1, inner_latency_s = 0;
 };
 
 // The slowest tier the group crosses, and the bandwidth its ranks get there:

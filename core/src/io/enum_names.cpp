@@ -41,6 +41,29 @@ const EnumTable<bool>& batching_names() {
   return t;
 }
 
+const EnumTable<bool>& recompute_method_names() {
+  static const EnumTable<bool> t{{false, "uniform"}, {true, "block"}};
+  return t;
+}
+
+const EnumTable<AttentionKernel>& attention_kernel_names() {
+  static const EnumTable<AttentionKernel> t{{AttentionKernel::best, "best"},
+                                            {AttentionKernel::fa1, "fa1"},
+                                            {AttentionKernel::fa2, "fa2"},
+                                            {AttentionKernel::fa3, "fa3"}};
+  return t;
+}
+
+const EnumTable<double>& gather_precision_names() {
+  static const EnumTable<double> t{{0, "auto"}, {4, "fp32"}, {2, "bf16"}, {1, "fp8"}};
+  return t;
+}
+
+const EnumTable<double>& reduce_precision_names() {
+  static const EnumTable<double> t{{4, "fp32"}, {2, "bf16"}};
+  return t;
+}
+
 namespace {
 EnumTable<Precision> precisions(std::initializer_list<Precision> ps) {
   EnumTable<Precision> t;

@@ -19,6 +19,13 @@ const EnumTable<NormType>& norm_names();
 const EnumTable<Recompute>& recompute_names();
 const EnumTable<PipeSchedule>& schedule_names();
 const EnumTable<Optimizer>& optimizer_names();
+// training.recompute_method: false = uniform, true = block.
+const EnumTable<bool>& recompute_method_names();
+const EnumTable<AttentionKernel>& attention_kernel_names();
+// ZeRO/FSDP wire formats, as bytes per element: gather 0 = "auto" (the
+// weight copy's own size), reduce fp32 / bf16.
+const EnumTable<double>& gather_precision_names();
+const EnumTable<double>& reduce_precision_names();
 // inference.batching: false = static, true = in-flight.
 const EnumTable<bool>& batching_names();
 // Precisions each input accepts (a subset of Precision, in display order).

@@ -88,6 +88,20 @@ MemoryLevel parse_memory_level(const nlohmann::json& v, const std::string& path)
   return m;
 }
 
+// {"fa2": {"fwd": .., "bwd": ..}, ...}: efficiency of each kernel generation
+// the device runs (at head dim 128, long sequences); absent ones do not run.
+void parse_attention_kernels(StrictObject& eff, DeviceEfficiency& e) {
+  StrictObject o(eff.raw("attention_kernels"), eff.child_path("attention_kernels"));
+  const char* names[] = {"fa1", "fa2", "fa3"};
+  for (int k = 0; k < 3; ++k) {
+    if (!o.has(names[k])) continue;
+    StrictObject at(o.raw(names[k]), o.child_path(names[k]));
+    e.attention_kernel[static_cast<size_t>(k + 1)] = {at.required_number("fwd", 0.01, 1), at.required_number("bwd", 0.01, 1)};
+    at.finish();
+  }
+  o.finish();
+}
+
 DeviceEfficiency parse_efficiency(StrictObject& dev) {
   DeviceEfficiency e;
   if (!dev.has("efficiency")) return e;
@@ -126,6 +140,8 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
     for (const auto& [p, name] : all_precision_names()) e.weight_only_stream[static_cast<size_t>(p)] = wo.number(name, 1, 0.01, 1);
     wo.finish();
   }
+  e.comm_sm_share = o.number("comm_sm_share", 0, 0, 0.9);
+  if (o.has("attention_kernels")) parse_attention_kernels(o, e);
   o.finish();
   return e;
 }
@@ -147,6 +163,7 @@ Device parse_device(StrictObject& sys) {
   }
   d.tdp_W = o.number("tdp_W", 0, 0, 1e6);
   d.sm_count = static_cast<int>(o.integer("sm_count", 108, 1, 100000));
+  d.sfu_ops = o.number("sfu_tops", 0, 0, 1e6) * 1e12;
   d.efficiency = parse_efficiency(o);
   o.finish();
   // Fill missing vector peaks so element-wise work always has a rate.
@@ -196,6 +213,9 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   p.schedule = enum_field(o, "pp_schedule", schedule_names());
   p.virtual_stages = int32_field(o, "virtual_stages");
   p.zero = int32_field(o, "zero");
+  // Bytes per element on the wire; "auto" follows the training precision.
+  p.gather_bytes = enum_field(o, "gather_precision", gather_precision_names());
+  p.reduce_bytes = enum_field(o, "reduce_precision", reduce_precision_names());
   o.finish();
   if (p.gpus() > (1LL << 24)) throw InputError("parallelism", "tp x pp x dp x cp exceeds 16,777,216 GPUs");
   return p;
@@ -211,8 +231,13 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.seq_len = static_cast<int>(optional_int(o, "seq_len", model_seq));
   t.precision = enum_field(o, "precision", training_precision_names());
   t.recompute = enum_field(o, "recompute", recompute_names());
+  t.recompute_layers = int32_field(o, "recompute_layers");
+  t.recompute_block = enum_field(o, "recompute_method", recompute_method_names());
   t.optimizer = enum_field(o, "optimizer", optimizer_names());
   t.flash_attention = bool_field(o, "flash_attention");
+  t.attention_kernel = enum_field(o, "attention_kernel", attention_kernel_names());
+  const FieldSpec& host = field_spec("training.host_overhead_us");
+  t.host_overhead_s = o.number("host_overhead_us", 0, host.lo, host.hi) * 1e-6;
   if (o.has("overlap")) {
     StrictObject ov(o.raw("overlap"), "training.overlap");
     t.overlap.dp = bool_field(ov, "dp");
@@ -304,6 +329,9 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   if (s.system.device.matmul_flops[static_cast<int>(t.precision)] <= 0)
     return I{"training.precision", std::string("the device has no ") + to_string(t.precision) + " matmul peak"};
   if (1.0 * t.micro_batch * t.seq_len > 1e9) return I{"training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens"};
+  const auto kernel = static_cast<size_t>(t.attention_kernel);
+  if (kernel != 0 && t.flash_attention && s.system.device.efficiency.attention_kernel[kernel][0] <= 0)
+    return I{"training.attention_kernel", "the device has no efficiency for this attention kernel (it does not run there)"};
   return std::nullopt;
 }
 

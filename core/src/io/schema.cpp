@@ -89,6 +89,8 @@ void parallelism_fields(Fields& f) {
   add({"parallelism.pp_schedule", "ps", "enum", "", "1f1b", 0, 0, names_of(schedule_names()), "Pipeline schedule.", "parallelism", kTrain});
   add({"parallelism.virtual_stages", "vs", "int", "", 1, 1, 1024, {}, "Model chunks per stage (interleaved schedule).", "parallelism", kTrain});
   add({"parallelism.zero", "z", "int", "", 0, 0, 3, {}, "ZeRO stage: 1 optimizer states, 2 +gradients, 3 +weights sharded over dp.", "parallelism", kTrain});
+  add({"parallelism.gather_precision", "zgp", "enum", "", "auto", 0, 0, names_of(gather_precision_names()), "Weights in ZeRO/FSDP all-gathers: auto = the 16-bit copy (Megatron, PyTorch FSDP), fp32 = master weights (JAX FSDP), fp8 = fp8 parameter gather.", "parallelism", kTrain});
+  add({"parallelism.reduce_precision", "zrp", "enum", "", "fp32", 0, 0, names_of(reduce_precision_names()), "Gradient reduction precision across data parallelism (fp32: Megatron bf16 default, FSDP reduce_dtype fp32).", "parallelism", kTrain});
 }
 
 void training_fields(Fields& f) {
@@ -97,9 +99,13 @@ void training_fields(Fields& f) {
   add({"training.micro_batch", "mb", "int", "sequences", 1, 1, 1e6, {}, "Sequences per micro-batch.", "training", kTrain});
   add({"training.seq_len", "sl", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Sequence length. Default: the model's.", "training", kTrain});
   add({"training.precision", "pr", "enum", "", "bf16", 0, 0, names_of(training_precision_names()), "Math precision (mixed precision with fp32 master weights).", "training", kTrain});
-  add({"training.recompute", "rc", "enum", "", "selective", 0, 0, names_of(recompute_names()), "Activation recomputation.", "training", kTrain});
+  add({"training.recompute", "rc", "enum", "", "selective", 0, 0, names_of(recompute_names()), "Activation recomputation: selective = Megatron's (attention core), full = whole layers.", "training", kTrain});
+  add({"training.recompute_layers", "rcl", "int", "layers", 0, 0, 100000, {}, "With full recompute: layers per checkpointed chunk (uniform) or recomputed per stage (block); 0 = every layer.", "training", kTrain});
+  add({"training.recompute_method", "rcm", "enum", "", "uniform", 0, 0, names_of(recompute_method_names()), "Megatron --recompute-method: uniform chunks of recompute_layers, or only recompute_layers layers per stage.", "training", kTrain});
   add({"training.optimizer", "op", "enum", "", "adam", 0, 0, names_of(optimizer_names()), "Optimizer.", "training", kTrain});
   add({"training.flash_attention", "fa", "bool", "", true, 0, 0, {}, "Fused FlashAttention (no s^2 score tensor).", "training", kTrain});
+  add({"training.attention_kernel", "atk", "enum", "", "best", 0, 0, {"best", "fa1", "fa2", "fa3"}, "Fused attention kernel: best on the GPU, fa1 (FlashAttention 1 / Triton), fa2, fa3 (FlashAttention-3 / cuDNN, Hopper+).", "training", kTrain});
+  add({"training.host_overhead_us", "hov", "number", "us", 0, 0, 10000, {}, "Host (CPU) time per launched kernel: eager PyTorch dispatch is ~20 us (NVIDIA Nsight Systems guide); 0 = the host keeps ahead (CUDA graphs, XLA).", "training", kTrain});
   add({"training.overlap.dp", "od", "bool", "", true, 0, 0, {}, "Hide data-parallel gradient reduction behind backward.", "training", kTrain});
   add({"training.overlap.tp", "ot", "bool", "", false, 0, 0, {}, "Hide tensor-parallel communication behind compute.", "training", kTrain});
   add({"training.overlap.pp", "oq", "bool", "", true, 0, 0, {}, "Hide pipeline transfers behind compute.", "training", kTrain});

@@ -82,6 +82,11 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   return replicated / (p.sp ? tp : 1.0) + split + scores;
 }
 
+double recomputed_share(const Training& t, double layers) {
+  if (t.recompute != Recompute::full || !t.recompute_block || t.recompute_layers <= 0 || layers <= 0) return 1;
+  return std::min(1.0, t.recompute_layers / layers);
+}
+
 double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches) {
   const double layers = stage_layout(m, p).max_layers;
   const double mb = static_cast<double>(microbatches);
@@ -120,14 +125,22 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   r.gradients = shard(pb.grad, 2);
   r.optimizer = shard(pb.optim, 1);
   const bool moe_here = m.is_moe() && m.layers - m.moe.dense_layers > first_layer;
-  const double per_layer = layer_activation_bytes(m, p, t, moe_here);
+  double per_layer = layer_activation_bytes(m, p, t, moe_here);
   const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
-  r.activations = per_layer * inflight;
   if (t.recompute == Recompute::full) {
-    // One layer is materialised again during its backward.
     Training none = t;
     none.recompute = Recompute::none;
-    r.activations += layer_activation_bytes(m, p, none, moe_here);
+    const double whole = layer_activation_bytes(m, p, none, moe_here);
+    // Megatron --recompute-method (Korthikanti et al. 2022 §5; Megatron-LM
+    // arguments): block keeps only the recomputed layers' inputs and the
+    // others whole; uniform keeps one input per chunk of N layers and
+    // materialises a whole chunk again during its backward.
+    const double n = std::min<double>(t.recompute_layers > 0 ? t.recompute_layers : 1, max_layers);
+    const double share = recomputed_share(t, max_layers);
+    per_layer = t.recompute_block ? share * per_layer + (1 - share) * whole : per_layer / n;
+    r.activations = per_layer * inflight + (t.recompute_block ? 1.0 : n) * whole;
+  } else {
+    r.activations = per_layer * inflight;
   }
   // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
   if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;

@@ -8,6 +8,9 @@ namespace llmcalc {
 
 // Activation bytes of one layer for one micro-batch on one GPU.
 double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer);
+// Share of a stage's `layers` layers whose forward full recompute runs again
+// (1 unless recompute_method "block" limits it to recompute_layers).
+double recomputed_share(const Training& t, double layers);
 // Micro-batches (in layer-equivalents) whose activations the first stage holds at peak.
 double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches);
 

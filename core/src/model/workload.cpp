@@ -79,6 +79,8 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
     // kernel per KV chunk (Liu et al. 2023, Ring Attention; Megatron-Core CP).
     s.kv_per_row = p.kv_len * causal_frac / p.kv_chunks;
     s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
+    s.head_dim = hd;
+    s.kernel = p.attn_kernel;
     ops.push_back(s);
     return;
   }

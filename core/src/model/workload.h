@@ -25,6 +25,8 @@ struct OpSpec {
   std::string comm_axis;        // "tp", "cp", "ep", "dp", "pp"
   bool backward = false;        // attention: the backward kernel
   double kv_per_row = 1;        // attention: keys each query row attends, on average
+  double head_dim = 128;        // attention: per-head width (the kernel's efficiency depends on it)
+  AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
 };
 
 // What one forward pass of one layer on one GPU sees.
@@ -37,6 +39,7 @@ struct LayerPass {
   int tp = 1;
   bool sp = false;
   bool flash = true;
+  AttentionKernel attn_kernel = AttentionKernel::best;
   bool dropout = false;
   bool moe_layer = false;
   int ep = 1;

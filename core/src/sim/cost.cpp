@@ -13,7 +13,7 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
   switch (s.kind) {
     case OpKind::gemm: op.cost = gemm_cost(d, s.gemm); break;
     case OpKind::attention:
-      op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row);
+      op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row, s.head_dim, s.kernel);
       break;
     case OpKind::elementwise: op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16); break;
     case OpKind::comm:

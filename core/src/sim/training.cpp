@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fsdp.h"
+
 namespace llmcalc {
 
 namespace {
@@ -39,6 +41,7 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.tp = s.par.tp;
   p.sp = s.par.sp && s.par.tp > 1;
   p.flash = t.flash_attention;
+  p.attn_kernel = t.attention_kernel;
   p.dropout = s.model.dropout;
   p.moe_layer = moe_layer;
   p.ep = s.par.ep;
@@ -77,6 +80,7 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
 
 void PassTime::add(const Op& op) {
   const double t = op.cost.time_s;
+  kernels += 1;
   if (op.kind != OpKind::comm) {
     compute += t;
     if (op.kind == OpKind::attention || is_attention_core(op.name)) attention += t;
@@ -141,8 +145,12 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
     OpSpec head;
     head.name = "lm_head";
     head.kind = OpKind::gemm;
+    // Transformer Engine's fp8 covers the transformer layers only: Megatron's
+    // output layer is a plain ColumnParallelLinear and runs in 16-bit.
+    const bool fp8 = pass.math == Precision::fp8;
     head.gemm = {tokens, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
-                 pass.gemm_act_bytes, pass.weight_bytes, pass.act_bytes, pass.math};
+                 fp8 ? 2.0 : pass.gemm_act_bytes, fp8 ? 2.0 : pass.weight_bytes, pass.act_bytes,
+                 fp8 ? Precision::bf16 : pass.math};
     list.push_back({head, true});
     OpSpec ce;
     ce.name = "cross_entropy";
@@ -172,20 +180,44 @@ double pipeline_hop_time(const Scenario& s) {
   return collective_time(s.system, Collective::p2p, make_groups(par).pp, act);
 }
 
+namespace {
+
+// ZeRO-3 / FSDP wraps each transformer layer as one unit; the rest of the
+// stage's parameters (embedding, final norm, LM head) form the root unit.
+void fsdp_units(const Scenario& s, const Group& dpg, double params, double gather_bytes, DpParts& d) {
+  const Model& m = s.model;
+  const double layers = stage_layout(m, s.par).max_layers;
+  const ParamCount pc = count_params(m);
+  const double per_layer = std::min(params / layers, pc.layers / m.layers / s.par.tp);
+  const double root = std::max(0.0, params - layers * per_layer);
+  const double rb = s.par.reduce_bytes;
+  d.unit_gather = collective_time(s.system, Collective::all_gather, dpg, per_layer * gather_bytes);
+  d.unit_reduce = collective_time(s.system, Collective::reduce_scatter, dpg, per_layer * rb);
+  d.root_gather = collective_time(s.system, Collective::all_gather, dpg, root * gather_bytes);
+  d.root_reduce = collective_time(s.system, Collective::reduce_scatter, dpg, root * rb);
+}
+
+}  // namespace
+
 DpParts dp_parts(const Scenario& s, double params) {
   const Parallelism& par = s.par;
   const Group dpg = make_groups(par).dp_cp;
   DpParts d;
   if (dpg.size > 1) {
-    // Megatron DDP buckets of max(40M, 1M x dp) parameters; fp32 gradients.
+    // Megatron DDP buckets of max(40M, 1M x dp) parameters; gradients in
+    // parallelism.reduce_precision (fp32 by default).
     const double bucket = std::min(params, std::max(4e7, 1e6 * static_cast<double>(dpg.size)));
     const Collective rc = par.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-    d.reduce = collective_time(s.system, rc, dpg, params * 4);
-    d.bucket_reduce = collective_time(s.system, rc, dpg, bucket * 4);
-    if (par.zero >= 1) {  // the distributed optimizer gathers the 16-bit weights back
-      d.gather = collective_time(s.system, Collective::all_gather, dpg, params * 2);
-      d.bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * 2);
+    d.reduce = collective_time(s.system, rc, dpg, params * par.reduce_bytes);
+    d.bucket_reduce = collective_time(s.system, rc, dpg, bucket * par.reduce_bytes);
+    // The weights travel as the 16-bit copy (fp32 when training in fp32)
+    // unless the scenario names the gather precision.
+    const double gb = par.gather_bytes > 0 ? par.gather_bytes : (is_fp32(s.train.precision) ? 4.0 : 2.0);
+    if (par.zero >= 1) {  // the distributed optimizer gathers the weights back
+      d.gather = collective_time(s.system, Collective::all_gather, dpg, params * gb);
+      d.bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * gb);
     }
+    if (par.zero >= 3) fsdp_units(s, dpg, params, gb, d);
   }
   // Optimizer step of Megatron's mixed-precision optimizer, bytes per
   // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
@@ -196,28 +228,6 @@ DpParts dp_parts(const Scenario& s, double params) {
   d.optimizer = elementwise_cost(s.system.device, bytes, local * 12, Precision::fp32);
   return d;
 }
-
-namespace {
-
-// Exposed data-parallel time: hidden behind the last micro-batch's backward
-// (and the first one's forward for the parameter gather) except the last
-// bucket. ZeRO-3 / FSDP gathers the weights for every micro-batch's forward
-// and backward and reduce-scatters its gradients, prefetched layer by layer
-// behind the previous layer's compute: the first layer's share shows.
-double exposed_dp(const Scenario& s, const DpParts& d, double F, double last_bwd, double layers, double mb) {
-  const Parallelism& par = s.par;
-  const bool overlap = s.train.overlap.dp;
-  if (par.zero >= 3 && 1LL * par.dp * par.cp > 1) {
-    const double first = d.gather / std::max(1.0, layers);
-    const double fwd = std::max(first, d.gather - F);
-    const double bwd = std::max(first + d.reduce / std::max(1.0, layers), d.gather + d.reduce - last_bwd);
-    return overlap ? mb * (fwd + bwd) : mb * (2 * d.gather + d.reduce);
-  }
-  return overlap ? std::max(d.bucket_reduce, d.reduce - last_bwd) + std::max(d.bucket_gather, d.gather - F)
-                 : d.reduce + d.gather;
-}
-
-}  // namespace
 
 Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const Model& m = s.model;
@@ -233,18 +243,28 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const bool exposed_tp = !t.overlap.tp;
   const double F = stage(&PassTime::compute, &LayerTimes::fwd);
   const double B = stage(&PassTime::compute, &LayerTimes::bwd) + parts.edge;
-  const double R = stage(&PassTime::compute, &LayerTimes::rec);
+  const double R = recomputed_share(t, layers) * stage(&PassTime::compute, &LayerTimes::rec);
   const double TP_f = exposed_tp ? stage(&PassTime::tp, &LayerTimes::fwd) : 0.0;
-  const double TP = exposed_tp ? TP_f + stage(&PassTime::tp, &LayerTimes::bwd) + stage(&PassTime::tp, &LayerTimes::rec) : 0.0;
+  const double TP = exposed_tp ? TP_f + stage(&PassTime::tp, &LayerTimes::bwd) +
+                                     recomputed_share(t, layers) * stage(&PassTime::tp, &LayerTimes::rec)
+                               : 0.0;
   const double CP_f = stage(&PassTime::cp, &LayerTimes::fwd);
   const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
   const double EP = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
-                    stage(&PassTime::ep, &LayerTimes::rec);
-  const double per_mb = F + B + R + TP + CP + EP;
+                    recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
+  // The host launches every kernel; when it spends longer per kernel than
+  // the GPU runs it (small models, eager frameworks), the GPU waits for the
+  // host and the micro-batch takes the host's time (the idle GPU counts as
+  // compute).
+  const double kernels = stage(&PassTime::kernels, &LayerTimes::fwd) + stage(&PassTime::kernels, &LayerTimes::bwd) +
+                         recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec);
+  const double gpu_mb = F + B + R + TP + CP + EP;
+  const double host_wait = std::max(0.0, kernels * t.host_overhead_s - gpu_mb);
+  const double per_mb = gpu_mb + host_wait;
 
   Iteration it;
   TimeBreakdown& bd = it.breakdown;
-  bd.compute = mb * (F + B);
+  bd.compute = mb * (F + B + host_wait);
   bd.recompute = mb * R;
   bd.tp_comm = mb * TP;
   bd.cp_comm = mb * CP;
@@ -256,7 +276,15 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
   if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
-  bd.dp_comm = exposed_dp(s, *parts.dp, F, B + R + TP, layers, mb);
+  DpCompute dc;
+  dc.fwd = F / layers;
+  dc.bwd = (B - parts.edge + R) / layers;
+  dc.edge_bwd = parts.edge;
+  dc.fwd_total = F;
+  dc.last_bwd = B + R + TP;
+  dc.layers = layers;
+  dc.microbatches = mb;
+  bd.dp_comm = exposed_dp_time(s, *parts.dp, dc);
   bd.optimizer = parts.dp->optimizer.time_s;
   it.t_fwd_s = F + TP_f + CP_f;
   it.t_bwd_s = per_mb - it.t_fwd_s;
@@ -274,7 +302,7 @@ double model_flops_of(const Scenario& s, double* hardware) {
   const double fwd_tok = forward_flops_per_token(m, t.seq_len);
   double extra = 0;
   if (t.recompute == Recompute::full)
-    extra = (fwd_tok - 2.0 * m.vocab * m.hidden) * tokens;
+    extra = recomputed_share(t, stage_layout(m, s.par).max_layers) * (fwd_tok - 2.0 * m.vocab * m.hidden) * tokens;
   else if (t.recompute == Recompute::selective && !t.flash_attention)
     extra = m.layers * attention_core_flops_per_token(m, t.seq_len) * tokens;
   *hardware = 3 * fwd_tok * tokens + extra;
@@ -307,13 +335,14 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   };
   const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
   if (par.pp > 1) single("pp.send_recv", "fwd", OpKind::comm, network(parts.hop), "pp", mb * 2 * v);
+  const double rec_share = recomputed_share(s.train, layers);
   for (Op op : parts.dense->ops) {
-    op.count = layers * (1 - moe_frac) * mb;
+    op.count = layers * (1 - moe_frac) * mb * (op.phase == "recompute" ? rec_share : 1.0);
     r.ops.push_back(std::move(op));
   }
   if (parts.moe)
     for (Op op : parts.moe->ops) {
-      op.count = layers * moe_frac * mb;
+      op.count = layers * moe_frac * mb * (op.phase == "recompute" ? rec_share : 1.0);
       r.ops.push_back(std::move(op));
     }
   for (Op op : edge_list) {

@@ -13,6 +13,7 @@ struct PassTime {
   double compute = 0;    // GEMMs, attention, element-wise
   double attention = 0;  // of which the attention core (overlaps context-parallel exchange)
   double tp = 0, cp = 0, ep = 0;
+  double kernels = 0;    // kernels launched (each costs the host training.host_overhead_us)
   void add(const Op& op);
 };
 
@@ -33,6 +34,10 @@ double pipeline_hop_time(const Scenario& s);
 // Data-parallel collectives of one stage's parameters and the optimizer step.
 struct DpParts {
   double reduce = 0, bucket_reduce = 0, gather = 0, bucket_gather = 0;
+  // ZeRO-3 / FSDP units: one transformer layer, and the root (embedding,
+  // final norm, LM head); the all-gather of its weights and the
+  // reduce-scatter of its gradients.
+  double unit_gather = 0, unit_reduce = 0, root_gather = 0, root_reduce = 0;
   OpCost optimizer;
 };
 DpParts dp_parts(const Scenario& s, double params_on_gpu);

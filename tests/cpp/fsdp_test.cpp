@@ -1,0 +1,138 @@
+// ZeRO-3 / FSDP (Rajbhandari et al. 2020 §5.3; Zhao et al. 2023, PyTorch
+// FSDP §3): per-unit weight all-gathers in forward and again in backward,
+// per-unit gradient reduce-scatters, one-unit prefetch, the compute slowdown
+// of overlapped collectives, and the gather / reduce precisions; Megatron's
+// --recompute-num-layers / --recompute-method.
+#include "fsdp.h"
+
+#include "network.h"
+#include "parse.h"
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+json fsdp(int dp, int mb, int seq) {  // Llama-2 7B, ZeRO-3 over dp GPUs
+  return {{"mode", "training"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
+          {"parallelism", {{"dp", dp}, {"zero", 3}}},
+          {"training", {{"global_batch", dp * mb}, {"micro_batch", mb}, {"seq_len", seq}, {"recompute", "none"}}}};
+}
+
+Scenario scenario_of(const json& j) { return parse_scenario(j); }
+
+TEST(Fsdp, OverlappedUnit) {
+  // No contention: the longer of the two.
+  EXPECT_DOUBLE_EQ(overlapped_unit(3, 2, 0), 3);
+  EXPECT_DOUBLE_EQ(overlapped_unit(2, 3, 0), 3);
+  // A quarter of the SMs held: compute under the collective runs at 3/4.
+  EXPECT_DOUBLE_EQ(overlapped_unit(3, 2, 0.25), 3 + 2 * 0.25);  // collective ends first
+  EXPECT_DOUBLE_EQ(overlapped_unit(1.5, 2, 0.25), 2);           // 1.5 of work fits in 2 x 0.75
+}
+
+TEST(Fsdp, UnitGatherIsOneLayersWeights) {
+  const Scenario s = scenario_of(fsdp(64, 1, 4096));
+  const double params = training_memory(s).params_on_gpu;
+  const DpParts d = dp_parts(s, params);
+  const double per_layer = count_params(s.model).layers / s.model.layers;
+  const Group dpg{64, 1, 64};
+  // Weights gathered as the 16-bit copy, gradients reduced in fp32 (defaults).
+  EXPECT_DOUBLE_EQ(d.unit_gather, collective_time(s.system, Collective::all_gather, dpg, per_layer * 2));
+  EXPECT_DOUBLE_EQ(d.unit_reduce, collective_time(s.system, Collective::reduce_scatter, dpg, per_layer * 4));
+  // The root unit holds the embedding and LM head.
+  const double root = params - s.model.layers * per_layer;
+  EXPECT_GT(root, 2.0 * s.model.vocab * s.model.hidden * 0.99);
+  EXPECT_DOUBLE_EQ(d.root_gather, collective_time(s.system, Collective::all_gather, dpg, root * 2));
+}
+
+TEST(Fsdp, GatherAndReducePrecisions) {
+  json j = fsdp(64, 1, 4096);
+  const Scenario base = scenario_of(j);
+  j["parallelism"]["gather_precision"] = "fp32";
+  j["parallelism"]["reduce_precision"] = "bf16";
+  const Scenario wide = scenario_of(j);
+  const double params = training_memory(base).params_on_gpu;
+  const DpParts a = dp_parts(base, params), b = dp_parts(wide, params);
+  EXPECT_GT(b.unit_gather, 1.8 * a.unit_gather);  // twice the bytes, bandwidth-bound
+  EXPECT_LT(b.unit_reduce, 0.6 * a.unit_reduce);
+  j["parallelism"]["gather_precision"] = "fp8";
+  EXPECT_LT(dp_parts(scenario_of(j), params).unit_gather, 0.6 * a.unit_gather);
+}
+
+// Short units (one 512-token sequence per GPU) cannot hide a gather across
+// 16 nodes: each layer's forward exposes gather - compute; long ones hide it.
+TEST(Fsdp, ExposedWhenComputePerUnitIsShorterThanTheGather) {
+  const json short_j = fsdp(128, 1, 512), long_j = fsdp(128, 4, 4096);
+  const json shorter = eval_ok(short_j)["training"], longer = eval_ok(long_j)["training"];
+  const Scenario s = scenario_of(short_j);
+  const DpParts d = dp_parts(s, training_memory(s).params_on_gpu);
+  const double fwd_layer = shorter["pipeline"]["t_fwd_s"].get<double>() / s.model.layers;
+  ASSERT_GT(d.unit_gather, fwd_layer);  // the premise
+  const double dp_short = shorter["time_breakdown_s"]["dp_comm"].get<double>();
+  EXPECT_GE(dp_short, (s.model.layers - 1) * (d.unit_gather - fwd_layer));
+  const double dp_long = longer["time_breakdown_s"]["dp_comm"].get<double>();
+  EXPECT_LT(dp_long / longer["iteration_time_s"].get<double>(), 0.1);
+  EXPECT_GT(dp_short / shorter["iteration_time_s"].get<double>(), 0.3);
+}
+
+// Without overlap every gather (forward and backward) and reduce-scatter
+// of every micro-batch is on the critical path.
+TEST(Fsdp, NoOverlapSerialisesEveryUnit) {
+  json j = fsdp(16, 2, 2048);
+  j["training"]["global_batch"] = 64;  // two micro-batches
+  j["training"]["overlap"] = {{"dp", false}};
+  const Scenario s = scenario_of(j);
+  const DpParts d = dp_parts(s, training_memory(s).params_on_gpu);
+  const double L = s.model.layers;
+  const double expected = 2 * (2 * (d.root_gather + L * d.unit_gather) + d.root_reduce + L * d.unit_reduce);
+  EXPECT_NEAR(eval_ok(j)["training"]["time_breakdown_s"]["dp_comm"].get<double>(), expected, 1e-9 * expected);
+}
+
+// The collective's SMs: with comm_sm_share 0 the overlapped compute runs at
+// full speed, so the iteration is shorter.
+TEST(Fsdp, OverlapSlowdownCostsTime) {
+  json j = fsdp(64, 2, 4096);
+  const double with = eval_ok(j)["training"]["iteration_time_s"].get<double>();
+  j["system"] = {{"preset", "dgx-h100"}, {"device", {{"efficiency", {{"comm_sm_share", 0.0}}}}}};
+  const double without = eval_ok(j)["training"]["iteration_time_s"].get<double>();
+  EXPECT_GT(with, without);
+  EXPECT_LT(with, 1.2 * without);
+}
+
+// Megatron --recompute-method block: only N layers per stage run again and
+// the others keep their activations; uniform recomputes every layer.
+TEST(Recompute, BlockRecomputesOnlyNLayers) {
+  json j = {{"mode", "training"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}, {"zero", 1}}},
+            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"recompute", "full"}}}};
+  const json full = eval_ok(j)["training"];
+  j["training"]["recompute_layers"] = 8;
+  j["training"]["recompute_method"] = "block";
+  const json block = eval_ok(j)["training"];
+  j["training"]["recompute"] = "none";
+  j["training"].erase("recompute_layers");
+  j["training"].erase("recompute_method");
+  const json none = eval_ok(j)["training"];
+  auto rec = [](const json& t) { return t["time_breakdown_s"]["recompute"].get<double>(); };
+  EXPECT_NEAR(rec(block), rec(full) * 8.0 / 32.0, 1e-9 * rec(full));
+  auto act = [](const json& t) { return t["memory_bytes"]["activations"].get<double>(); };
+  EXPECT_GT(act(block), act(full));
+  EXPECT_LT(act(block), act(none));
+  // Hardware FLOPs: a quarter of full recompute's extra forward.
+  auto hw = [](const json& t) { return t["flops"]["hardware_per_iteration"].get<double>(); };
+  EXPECT_NEAR(hw(block) - hw(none), (hw(full) - hw(none)) * 8.0 / 32.0, 1e-9 * hw(full));
+}
+
+TEST(Recompute, UniformChunksKeepFewerInputs) {
+  json j = {{"mode", "training"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}}},
+            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"recompute", "full"}}}};
+  const json one = eval_ok(j)["training"];
+  j["training"]["recompute_layers"] = 4;
+  const json four = eval_ok(j)["training"];
+  // Same recompute time, less memory for inputs but one 4-layer chunk whole.
+  EXPECT_DOUBLE_EQ(four["time_breakdown_s"]["recompute"].get<double>(), one["time_breakdown_s"]["recompute"].get<double>());
+  EXPECT_NE(four["memory_bytes"]["activations"].get<double>(), one["memory_bytes"]["activations"].get<double>());
+}
+
+}  // namespace
+}  // namespace llmcalc::test
