@@ -223,6 +223,7 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   p.dp = int32_field(o, "dp");
   p.cp = int32_field(o, "cp");
   p.ep = int32_field(o, "ep");
+  p.etp = static_cast<int>(optional_int(o, "etp", 0));
   p.sp = bool_field(o, "sp");
   p.schedule = static_cast<PipeSchedule>(enum_field(o, "pp_schedule"));
   p.virtual_stages = int32_field(o, "virtual_stages");
@@ -249,8 +250,13 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
     t.overlap.dp = bool_field(ov, "dp");
     t.overlap.tp = bool_field(ov, "tp");
     t.overlap.pp = bool_field(ov, "pp");
+    t.overlap.ep = bool_field(ov, "ep");
     ov.finish();
   }
+  t.moe_balance = static_cast<MoeBalance>(enum_field(o, "moe_balance"));
+  const FieldSpec& cf = field_spec("training.moe_capacity_factor");
+  t.moe_capacity_factor = o.number("moe_capacity_factor", 0, cf.lo, cf.hi);
+  t.fp8_recipe = static_cast<Fp8Recipe>(enum_field(o, "fp8_recipe"));
   const FieldSpec& tok = field_spec("training.tokens");
   t.tokens = o.number("tokens", 0, tok.lo, tok.hi);
   o.finish();
@@ -350,7 +356,13 @@ void check_consistency(const Scenario& s) {
             "global_batch=" + std::to_string(t.global_batch) + " is not divisible by micro_batch x dp = " +
                 std::to_string(1LL * t.micro_batch * p.dp));
     require(t.seq_len % p.cp == 0, "parallelism.cp", "cp must divide seq_len");
-    require((1LL * p.dp * p.cp) % p.ep == 0, "parallelism.ep", "ep must divide dp x cp");
+    // MoE parallel folding (Megatron-Core): the expert layout re-factors the
+    // tp x cp x dp ranks of a stage as etp x ep x expert-dp.
+    const long long fold = 1LL * p.tp * p.cp * p.dp, etp = p.expert_tp();
+    require(fold % (etp * p.ep) == 0, p.etp > 0 ? "parallelism.etp" : "parallelism.ep",
+            "etp x ep = " + std::to_string(etp * p.ep) + " must divide tp x cp x dp = " + std::to_string(fold));
+    require(!m.is_moe() || m.moe.ffn_hidden % etp == 0, "parallelism.etp", "etp must divide the expert ffn_hidden");
+    require(m.is_moe() || p.etp <= 1, "parallelism.etp", "etp > 1 needs a mixture-of-experts model");
     require(!m.is_moe() || m.moe.experts % p.ep == 0, "parallelism.ep", "ep must divide the number of experts");
     require(m.is_moe() || p.ep == 1, "parallelism.ep", "ep > 1 needs a mixture-of-experts model");
     require(d.matmul_flops[static_cast<int>(t.precision)] > 0, "training.precision",

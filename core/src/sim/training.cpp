@@ -13,16 +13,22 @@ namespace {
 
 bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
 
-// Megatron-Core rank order tp, cp, ep, dp, pp: the stride of each group.
+// Megatron-Core rank order tp, cp, dp, pp: the stride of each group. Expert
+// layers re-factor the tp x cp x dp ranks of a stage as etp, ep, expert-dp
+// (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960 §3; Megatron-Core
+// RankGenerator order "tp-ep-dp-pp" for experts).
 struct Groups {
-  Group tp, cp, ep, dp_cp, pp;
+  Group tp, cp, ep, etp, edp, dp_cp, pp;
 };
 Groups make_groups(const Parallelism& p) {
   Groups g;
   const long long n = p.gpus();
+  const long long etp = p.expert_tp();
   g.tp = {p.tp, 1, n};
   g.cp = {p.cp, p.tp, n};
-  g.ep = {p.ep, 1LL * p.tp * p.cp, n};  // experts split the data-parallel ranks
+  g.etp = {etp, 1, n};
+  g.ep = {p.ep, etp, n};
+  g.edp = {p.expert_dp(), etp * p.ep, n};
   g.dp_cp = {1LL * p.dp * p.cp, p.tp, n};
   g.pp = {p.pp, 1LL * p.tp * p.cp * p.dp, n};
   return g;
@@ -42,6 +48,10 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.dropout = s.model.dropout;
   p.moe_layer = moe_layer;
   p.ep = s.par.ep;
+  p.etp = s.par.expert_tp();
+  p.moe_dispatch = true;
+  p.moe_balance = t.moe_balance;
+  p.moe_capacity_factor = t.moe_capacity_factor;
   p.math = t.precision;
   // FP8 recipes (Transformer Engine) run attention in 16-bit.
   p.attn_math = t.precision == Precision::fp8 ? Precision::bf16 : t.precision;
@@ -51,6 +61,7 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.kv_bytes = p.act_bytes;
   p.tp_group = g.tp;
   p.ep_group = g.ep;
+  p.etp_group = g.etp;
   return p;
 }
 
