@@ -77,6 +77,9 @@ struct DeviceEfficiency {
   // cuDNN kernels timed on an H200 (tests/validation/device/README.md).
   double attention_fwd_half_kv = 212, attention_bwd_half_kv = 405;
   double tile_overhead_s = 1e-6;  // fixed cost per GEMM output tile per wave (prologue + epilogue)
+  // SMs that share each operand tile read from L2 (Blackwell 2-SM UMMA pairs
+  // and TMA multicast within a cluster): L2 -> SMEM traffic is divided by it.
+  double gemm_multicast = 1;
   double vector = 0.7;        // element-wise throughput / vector peak
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level
   double launch_overhead_s = 4e-6;
