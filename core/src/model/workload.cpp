@@ -152,13 +152,14 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   return ops;
 }
 
-void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element) {
+void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element, double kernels) {
   std::vector<OpSpec> out;
   for (const OpSpec& s : ops) {
     const bool narrow = s.gemm.math == Precision::fp8 || s.gemm.math == Precision::fp4 || s.gemm.math == Precision::int8;
     if (s.kind == OpKind::gemm && narrow) {
       const double elements = s.gemm.m * s.gemm.k * s.gemm.batch;
       out.push_back(elementwise(s.name + ".cast", elements * bytes_per_element, 2 * elements));
+      out.back().kernels = kernels;
     }
     out.push_back(s);
   }

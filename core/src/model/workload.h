@@ -76,7 +76,7 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p);
 // a cast before each, reading 16-bit activations and writing
 // `bytes_per_element` bytes of narrow copies per element (Transformer Engine
 // writes a transposed copy too in training: 1 + 1 + 2 = 4; inference 2 + 1 = 3).
-void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element);
+void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element, double kernels = 1);
 // The backward operations of one forward op (data and weight gradients).
 std::vector<OpSpec> backward_of(const OpSpec& fwd);
 

@@ -84,6 +84,20 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
   return c;
 }
 
+// Transformer Engine's quantisation of each GEMM input, bytes per element:
+// delayed scaling reads 16 bits and writes the fp8 copy and its transpose
+// with the amax fused in (2 + 1 + 1); current scaling first computes the
+// tensor's amax in a separate pass (+2, a second kernel); MXFP8 writes row-
+// and column-wise copies, each with one E8M0 scale per 32 elements (OCP MX
+// spec v1.0), in one pass (2 + 2 x (1 + 1/32)).
+void add_fp8_casts(std::vector<OpSpec>& ops, Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: add_input_casts(ops, 4); break;
+    case Fp8Recipe::current: add_input_casts(ops, 6, 2); break;
+    case Fp8Recipe::mxfp8: add_input_casts(ops, 2 + 2 * (1 + 1.0 / 32)); break;
+  }
+}
+
 }  // namespace
 
 void PassTime::add(const Op& op) {
@@ -106,7 +120,7 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
   if (keep_ops) lt.ops.reserve(4 * fwd.size());
-  if (s.train.precision == Precision::fp8) add_input_casts(fwd, 4);
+  if (s.train.precision == Precision::fp8) add_fp8_casts(fwd, s.train.fp8_recipe);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;
   auto account = [&](const OpSpec& spec, const char* phase, PassTime& into) {
@@ -249,8 +263,12 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const double TP = exposed_tp ? TP_f + stage(&PassTime::tp, &LayerTimes::bwd) + stage(&PassTime::tp, &LayerTimes::rec) : 0.0;
   const double CP_f = stage(&PassTime::cp, &LayerTimes::fwd);
   const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
-  const double EP = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
-                    stage(&PassTime::ep, &LayerTimes::rec);
+  const double EP_all = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
+                        stage(&PassTime::ep, &LayerTimes::rec);
+  // Megatron-Core's EP overlap (--overlap-moe-expert-parallel-comm) runs one
+  // micro-batch's forward beside another's backward, so each one's
+  // all-to-all hides behind the other's compute: only the excess shows.
+  const double EP = t.overlap.ep ? std::max(0.0, EP_all - (F + B + R)) : EP_all;
   const double per_mb = F + B + R + TP + CP + EP;
 
   Iteration it;
