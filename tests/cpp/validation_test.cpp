@@ -90,6 +90,27 @@ TEST(Validation, DgxCloudH100IterationTime) {
   EXPECT_LE(max, 0.15);
 }
 
+// MoE and fp8 training (issue 12): Megatron-Bridge MoE rows (GPT-OSS 120B,
+// Qwen3-235B-A22B with parallel folding), fp8 Llama 3.1 405B on GB200, and
+// the DGX Cloud Grok-1 recipe. Bounds are what the model reaches today; the
+// issue's target is 15% mean and 40% max per family. Qwen3-30B-A3B on 8 B200
+// (NeMo 26.02) is still 60%+ too fast and only held from getting worse.
+TEST(Validation, MoeAndFp8Training) {
+  int n = 0;
+  auto [mb_mean, mb_max] = errors("NVIDIA Megatron-Bridge performance summary (NeMo 25.11", "training.iteration_time_s", &n);
+  EXPECT_EQ(n, 3);
+  EXPECT_LE(mb_mean, 0.17);
+  EXPECT_LE(mb_max, 0.30);
+  auto [grok_mean, grok_max] = errors("NVIDIA DGX Cloud Benchmarking, Grok-1", "training.iteration_time_s", &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_LE(grok_max, 0.15);
+  (void)grok_mean;
+  auto [q_mean, q_max] = errors("NVIDIA Megatron-Bridge performance summary (NeMo 26.02", "training.iteration_time_s", &n);
+  EXPECT_EQ(n, 1);
+  EXPECT_LE(q_max, 0.66);
+  (void)q_mean;
+}
+
 TEST(Validation, InferenceCases) {
   int n = 0;
   auto [mean, max] = errors("", "inference.", &n);
