@@ -153,6 +153,8 @@ test('every numeric scenario field, set in the page, evaluates with the real eng
       const b = baseline(f, state, presets);
       const v = b !== null && b !== undefined ? b : f.min > 0 ? f.min : Math.min(1, f.max);
       state.values[f.key] = String(v);
+      // a moe object needs its expert count (the first screens are dense models)
+      if (f.key.startsWith('model.moe.') && baseline(field('model.moe.experts'), state, presets) === null) state.values['model.moe.experts'] ??= String(field('model.moe.experts').min);
       const { scenario, errors } = buildScenario(schema, state, presets);
       assert.deepEqual(errors, [], `${mode} ${f.key}`);
       const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));

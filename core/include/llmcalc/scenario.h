@@ -25,6 +25,14 @@ constexpr int kAttentionKernels = 4;
 enum class PipeSchedule { one_f_one_b, interleaved, gpipe };
 enum class Optimizer { adam, sgd };
 enum class Mode { training, inference };
+// How tokens spread over experts: "random" takes the expected maximum load of
+// top-k routing (the slowest expert-parallel rank gates the layer); "forced"
+// is Megatron-Core's --moe-router-force-load-balancing (benchmarks).
+enum class MoeBalance { random, forced };
+// FP8 scaling recipe (Transformer Engine): per-tensor delayed scaling (amax
+// history), per-tensor current scaling (an amax pass before each cast), or
+// MXFP8 (Blackwell: one E8M0 scale per 32 elements, row- and column-wise copies).
+enum class Fp8Recipe { delayed, current, mxfp8 };
 
 inline bool is_gated(FfnType t) { return t == FfnType::swiglu || t == FfnType::geglu; }
 
@@ -74,6 +82,9 @@ struct DeviceEfficiency {
   // cuDNN kernels timed on an H200 (tests/validation/device/README.md).
   double attention_fwd_half_kv = 212, attention_bwd_half_kv = 405;
   double tile_overhead_s = 1e-6;  // fixed cost per GEMM output tile per wave (prologue + epilogue)
+  // SMs that share each operand tile read from L2 (Blackwell 2-SM UMMA pairs
+  // and TMA multicast within a cluster): L2 -> SMEM traffic is divided by it.
+  double gemm_multicast = 1;
   double vector = 0.7;        // element-wise throughput / vector peak
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level
   double launch_overhead_s = 4e-6;
@@ -124,6 +135,7 @@ struct Overlap {
   bool dp = true;
   bool tp = false;
   bool pp = true;
+  bool ep = false;  // Megatron-Core --overlap-moe-expert-parallel-comm: a micro-batch's all-to-all under another's compute
 };
 
 struct Parallelism {
@@ -134,7 +146,18 @@ struct Parallelism {
   int zero = 0;
   double gather_bytes = 0;  // per parameter in ZeRO/FSDP weight all-gathers; 0: the 16-bit (or fp32) weight copy
   double reduce_bytes = 4;  // per gradient element in the data-parallel reduction
+  // Expert tensor parallelism (Megatron-Core expert_tensor_parallel_size);
+  // 0: the default, see expert_tp(). MoE parallel folding lets etp x ep span tp x cp x dp.
+  int etp = 0;
   long long gpus() const { return 1LL * tp * pp * dp * cp; }
+  // Megatron-Core's default is etp = tp; where that cannot fold (etp x ep
+  // does not divide tp x cp x dp, as in tp 2, dp 16, ep 32) recipes set 1.
+  int expert_tp() const {
+    if (etp > 0) return etp;
+    return (1LL * dp * cp) % ep == 0 ? tp : 1;
+  }
+  // Expert data parallelism: the ranks holding the same experts.
+  long long expert_dp() const { return 1LL * tp * cp * dp / (1LL * expert_tp() * ep); }
 };
 
 struct Training {
@@ -153,6 +176,9 @@ struct Training {
   AttentionKernel attention_kernel = AttentionKernel::best;
   double host_overhead_s = 0;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead
   Overlap overlap;
+  MoeBalance moe_balance = MoeBalance::random;
+  double moe_capacity_factor = 0;  // 0: dropless; else tokens above capacity x the mean per expert are dropped
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   double tokens = 0;  // 0: not given
 };
 

@@ -68,7 +68,9 @@ struct FastTraining::Impl {
   // the rank count (node crossings); edges, hops and dp parts likewise.
   const LayerTimes& layers(bool moe_layer) {
     const Parallelism& p = s.par;
-    const Key k{p.tp, p.sp && p.tp > 1, p.cp, p.ep, s.train.micro_batch, static_cast<long long>(s.train.recompute),
+    // ep and the expert tp (which follows dp by default) share one slot.
+    const long long experts = (1LL * p.ep << 21) + p.expert_tp();
+    const Key k{p.tp, p.sp && p.tp > 1, p.cp, experts, s.train.micro_batch, static_cast<long long>(s.train.recompute),
                 p.gpus()};
     return (moe_layer ? moe : dense).get(k, [&] { return layer_times(s, moe_layer, false); });
   }
@@ -83,7 +85,7 @@ struct FastTraining::Impl {
   }
   const StageParamsPair& cached_stage_params() {
     const Parallelism& p = s.par;
-    return stages.get(Key{p.tp, p.ep, p.pp, 0, 0, 0, 0}, [&] { return stage_params(s.model, p); });
+    return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p); });
   }
   const DpParts& dp_time(double params) {
     const Parallelism& p = s.par;

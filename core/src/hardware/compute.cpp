@@ -91,8 +91,11 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
       // of a tile reads (tm + tn) x tk elements for 2 tm tn tk FLOPs.
       r.bytes[i] = flops * (t.m * g.a_bytes + t.n * g.b_bytes) / (2 * t.m * t.n);
     } else {
-      // L2 -> SMEM: A is fetched once per tile column, B once per tile row.
-      r.bytes[i] = a * tiles_n + b * tiles_m + c;
+      // L2 -> SMEM: A is fetched once per tile column, B once per tile row,
+      // shared by the SMs of a pair or cluster that multicast it (Blackwell
+      // cta_group::2 MMA, PTX ISA tcgen05; CUTLASS sm100 2-SM kernels).
+      const double mc = std::max(1.0, d.efficiency.gemm_multicast);
+      r.bytes[i] = a * std::max(1.0, tiles_n / mc) + b * std::max(1.0, tiles_m / mc) + c;
     }
   }
   r.time = r.compute_time;

@@ -83,6 +83,37 @@ double tree_latency(const LinkModel& l, double n) {
   return 2 * (std::ceil(std::log2(l.members)) * l.inner_latency_s + std::ceil(std::log2(l.domains)) * l.latency_s);
 }
 
+LinkModel tier_link(const System& sys, size_t k) {
+  LinkModel l;
+  l.tier = static_cast<int>(k);
+  l.latency_s = sys.network[k].latency_s;
+  l.bandwidth_Bps = effective_bw(sys.network[k]);
+  l.half_bandwidth_bytes = sys.network[k].half_bandwidth_bytes;
+  return l;
+}
+
+// All-to-all (NCCL: n-1 concurrent send/receive pairs of bytes/n each). The
+// peers inside this rank's inner domain are reached over the inner tier; the
+// rest leave through the rank's own link of the outer tier. Unlike a ring,
+// every rank of the domain drives its own link with its own traffic at the
+// same time, so the outer link is not multiplied by the members that share
+// the domain; the slower of the two parts binds (they run concurrently).
+double all_to_all_time(const System& sys, const Group& g, double bytes) {
+  const double n = static_cast<double>(g.size);
+  const LinkModel l = group_link(sys, g);
+  if (l.tier == 0) return protocol_time(l, (n - 1) * l.latency_s, (n - 1) / n * bytes, bytes);
+  const size_t k = static_cast<size_t>(l.tier);
+  const double inner_span = static_cast<double>(span_of(sys, k - 1));
+  const double stride = static_cast<double>(g.stride);
+  const double near = stride >= inner_span ? 1.0 : std::min(n, std::floor(inner_span / stride));
+  LinkModel outer = tier_link(sys, k);
+  outer.bandwidth_Bps = std::min(outer.bandwidth_Bps, effective_bw(sys.network[k - 1]));
+  const double far = protocol_time(outer, (n - 1) * outer.latency_s, (n - near) / n * bytes, bytes);
+  const LinkModel in = tier_link(sys, k - 1);
+  const double inside = near > 1 ? protocol_time(in, (near - 1) * in.latency_s, (near - 1) / n * bytes, bytes) : 0.0;
+  return std::max(far, inside);
+}
+
 }  // namespace
 
 double collective_time(const System& sys, Collective c, const Group& g, double bytes) {
@@ -102,8 +133,8 @@ double collective_time(const System& sys, Collective c, const Group& g, double b
     case Collective::reduce_scatter:
     case Collective::all_gather:
       return protocol_time(l, ring_latency(l, n - 1, l.domains - 1), frac * bytes, bytes);
-    case Collective::all_to_all:  // every pair exchanges directly: each step may cross
-      return protocol_time(l, (n - 1) * l.latency_s, frac * bytes, bytes);
+    case Collective::all_to_all:
+      return all_to_all_time(sys, g, bytes);
     case Collective::p2p:
       return protocol_time(l, l.latency_s, bytes, bytes);
   }

@@ -54,6 +54,16 @@ const EnumTable<AttentionKernel>& attention_kernel_names() {
   return t;
 }
 
+const EnumTable<MoeBalance>& moe_balance_names() {
+  static const EnumTable<MoeBalance> t{{MoeBalance::random, "random"}, {MoeBalance::forced, "forced"}};
+  return t;
+}
+
+const EnumTable<Fp8Recipe>& fp8_recipe_names() {
+  static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}, {Fp8Recipe::mxfp8, "mxfp8"}};
+  return t;
+}
+
 const EnumTable<double>& gather_precision_names() {
   static const EnumTable<double> t{{0, "auto"}, {4, "fp32"}, {2, "bf16"}, {1, "fp8"}};
   return t;

@@ -22,6 +22,8 @@ const EnumTable<Optimizer>& optimizer_names();
 // training.recompute_method: false = uniform, true = block.
 const EnumTable<bool>& recompute_method_names();
 const EnumTable<AttentionKernel>& attention_kernel_names();
+const EnumTable<MoeBalance>& moe_balance_names();
+const EnumTable<Fp8Recipe>& fp8_recipe_names();
 // ZeRO/FSDP wire formats, as bytes per element: gather 0 = "auto" (the
 // weight copy's own size), reduce fp32 / bf16.
 const EnumTable<double>& gather_precision_names();

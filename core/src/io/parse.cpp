@@ -129,6 +129,7 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
     e.attention_fwd = e.attention_bwd = o.number("attention", e.attention_fwd, 0.01, 1);
   }
   e.tile_overhead_s = o.number("tile_overhead_us", e.tile_overhead_s * 1e6, 0, 1e4) * 1e-6;
+  e.gemm_multicast = o.number("gemm_multicast", e.gemm_multicast, 1, 16);
   e.vector = o.number("vector", e.vector, 0.01, 1);
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;
@@ -209,6 +210,7 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   p.dp = int32_field(o, "dp");
   p.cp = int32_field(o, "cp");
   p.ep = int32_field(o, "ep");
+  p.etp = static_cast<int>(optional_int(o, "etp", 0));
   p.sp = bool_field(o, "sp");
   p.schedule = enum_field(o, "pp_schedule", schedule_names());
   p.virtual_stages = int32_field(o, "virtual_stages");
@@ -243,8 +245,13 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
     t.overlap.dp = bool_field(ov, "dp");
     t.overlap.tp = bool_field(ov, "tp");
     t.overlap.pp = bool_field(ov, "pp");
+    t.overlap.ep = bool_field(ov, "ep");
     ov.finish();
   }
+  t.moe_balance = enum_field(o, "moe_balance", moe_balance_names());
+  const FieldSpec& cf = field_spec("training.moe_capacity_factor");
+  t.moe_capacity_factor = o.number("moe_capacity_factor", 0, cf.lo, cf.hi);
+  t.fp8_recipe = enum_field(o, "fp8_recipe", fp8_recipe_names());
   const FieldSpec& tok = field_spec("training.tokens");
   t.tokens = o.number("tokens", 0, tok.lo, tok.hi);
   o.finish();
@@ -323,7 +330,14 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
     return I{"training.global_batch", "global_batch=" + std::to_string(t.global_batch) +
                                           " is not divisible by micro_batch x dp = " + std::to_string(1LL * t.micro_batch * p.dp)};
   if (t.seq_len % p.cp != 0) return I{"parallelism.cp", "cp must divide seq_len"};
-  if ((1LL * p.dp * p.cp) % p.ep != 0) return I{"parallelism.ep", "ep must divide dp x cp"};
+  // MoE parallel folding (Megatron-Core): the expert layout re-factors the
+  // tp x cp x dp ranks of a stage as etp x ep x expert-dp.
+  const long long fold = 1LL * p.tp * p.cp * p.dp, etp = p.expert_tp();
+  if (fold % (etp * p.ep) != 0)
+    return I{p.etp > 0 ? "parallelism.etp" : "parallelism.ep",
+             "etp x ep = " + std::to_string(etp * p.ep) + " must divide tp x cp x dp = " + std::to_string(fold)};
+  if (m.is_moe() && m.moe.ffn_hidden % etp != 0) return I{"parallelism.etp", "etp must divide the expert ffn_hidden"};
+  if (!m.is_moe() && p.etp > 1) return I{"parallelism.etp", "etp > 1 needs a mixture-of-experts model"};
   if (m.is_moe() && m.moe.experts % p.ep != 0) return I{"parallelism.ep", "ep must divide the number of experts"};
   if (!m.is_moe() && p.ep != 1) return I{"parallelism.ep", "ep > 1 needs a mixture-of-experts model"};
   if (s.system.device.matmul_flops[static_cast<int>(t.precision)] <= 0)

@@ -84,7 +84,8 @@ void parallelism_fields(Fields& f) {
   add({"parallelism.pp", "pp", "int", "", 1, 1, kMaxDim, {}, "Pipeline stages.", "parallelism", kBoth});
   add({"parallelism.dp", "dp", "int", "", 1, 1, kMaxDim, {}, "Data-parallel replicas.", "parallelism", kBoth});
   add({"parallelism.cp", "cp", "int", "", 1, 1, kMaxDim, {}, "Context parallel degree.", "parallelism", kTrain});
-  add({"parallelism.ep", "ep", "int", "", 1, 1, kMaxDim, {}, "Expert parallel degree; divides dp x cp.", "parallelism", kTrain});
+  add({"parallelism.ep", "ep", "int", "", 1, 1, kMaxDim, {}, "Expert parallel degree; etp x ep divides tp x cp x dp.", "parallelism", kTrain});
+  add({"parallelism.etp", "etp", "int", "", nullptr, 1, kMaxDim, {}, "Expert tensor parallel degree (MoE parallel folding: etp x ep divides tp x cp x dp). Default: tp when ep divides dp x cp, else 1.", "parallelism", kTrain});
   add({"parallelism.sp", "sp", "bool", "", false, 0, 0, {}, "Megatron sequence parallelism.", "parallelism", kTrain});
   add({"parallelism.pp_schedule", "ps", "enum", "", "1f1b", 0, 0, names_of(schedule_names()), "Pipeline schedule.", "parallelism", kTrain});
   add({"parallelism.virtual_stages", "vs", "int", "", 1, 1, 1024, {}, "Model chunks per stage (interleaved schedule).", "parallelism", kTrain});
@@ -109,6 +110,10 @@ void training_fields(Fields& f) {
   add({"training.overlap.dp", "od", "bool", "", true, 0, 0, {}, "Hide data-parallel gradient reduction behind backward.", "training", kTrain});
   add({"training.overlap.tp", "ot", "bool", "", false, 0, 0, {}, "Hide tensor-parallel communication behind compute.", "training", kTrain});
   add({"training.overlap.pp", "oq", "bool", "", true, 0, 0, {}, "Hide pipeline transfers behind compute.", "training", kTrain});
+  add({"training.overlap.ep", "oe", "bool", "", false, 0, 0, {}, "Hide the MoE all-to-all behind another micro-batch's compute (Megatron-Core EP overlap).", "training", kTrain});
+  add({"training.moe_balance", "mbl", "enum", "", "random", 0, 0, names_of(moe_balance_names()), "MoE routing load: expected maximum of top-k routing, or forced balance (benchmarks).", "training", kTrain});
+  add({"training.moe_capacity_factor", "mcf", "number", "", 0, 0, 1000, {}, "Expert capacity as a multiple of the mean load (0: dropless).", "training", kTrain});
+  add({"training.fp8_recipe", "f8", "enum", "", "delayed", 0, 0, names_of(fp8_recipe_names()), "FP8 scaling: per-tensor delayed or current scaling, or MXFP8 32-element blocks.", "training", kTrain});
   add({"training.tokens", "tk", "number", "tokens", nullptr, 0, 1e16, {}, "Total training tokens (gives time to train).", "training", kTrain});
 }
 

@@ -50,7 +50,8 @@ StageParams params_of_stage(const Model& m, const Parallelism& p, int first_laye
   // embedding copy Megatron keeps on the last stage) and the final norm.
   if (last && (!m.tied_embeddings || !first)) per_gpu += 1.0 * m.vocab * m.hidden / tp;
   if (last) per_gpu += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
-  return {per_gpu, sp.expert / (tp * p.ep)};
+  // Experts split over etp x ep (MoE parallel folding; etp defaults to tp).
+  return {per_gpu, sp.expert / (static_cast<double>(p.expert_tp()) * p.ep)};
 }
 
 double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer) {
@@ -69,7 +70,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   if (moe_layer) {
     ffn = m.moe.ffn_hidden;
     k = m.moe.top_k + m.moe.shared_experts;
-    split += 2 * sbh * m.moe.top_k / tp;  // the dispatched token copies
+    split += 2 * sbh * m.moe.top_k * p.expert_tp() / tp;  // the dispatched copies, gathered over etp
   }
   split += k * s * b * (ffn / tp) * (is_gated(m.ffn_type) ? 6 : 4);
   // Attention scores: softmax output (2 B), dropout mask (1 B) and output
@@ -112,7 +113,7 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   const ParamBytes pb = param_bytes(t);
   const int max_layers = stage_layout(m, p).max_layers;
   const double dp_shards = static_cast<double>(p.dp) * p.cp;
-  const double expert_shards = dp_shards / p.ep;
+  const double expert_shards = static_cast<double>(p.expert_dp());  // ranks holding the same experts
   TrainingMemory r;
   const int first_layer = first ? 0 : m.layers - max_layers;
   r.params_on_gpu = sp.dense + sp.expert;

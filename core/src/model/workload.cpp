@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model_math.h"
+#include "moe.h"
 
 namespace llmcalc {
 
@@ -16,9 +17,7 @@ const char* to_string(OpKind k) {
   return "?";
 }
 
-namespace {
-
-OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch = 1) {
+OpSpec make_gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch) {
   OpSpec s;
   s.name = name;
   s.kind = OpKind::gemm;
@@ -26,7 +25,7 @@ OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPa
   return s;
 }
 
-OpSpec elementwise(const std::string& name, double bytes, double flops) {
+OpSpec make_elementwise(const std::string& name, double bytes, double flops) {
   OpSpec s;
   s.name = name;
   s.kind = OpKind::elementwise;
@@ -35,7 +34,7 @@ OpSpec elementwise(const std::string& name, double bytes, double flops) {
   return s;
 }
 
-OpSpec comm(const std::string& name, Collective c, const Group& g, double bytes, const std::string& axis) {
+OpSpec make_comm(const std::string& name, Collective c, const Group& g, double bytes, const std::string& axis) {
   OpSpec s;
   s.name = name;
   s.kind = OpKind::comm;
@@ -52,14 +51,21 @@ OpSpec comm(const std::string& name, Collective c, const Group& g, double bytes,
 void tp_exit(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes) {
   if (p.tp <= 1) return;
   if (p.sp)
-    ops.push_back(comm(block + ".tp_reduce_scatter", Collective::reduce_scatter, p.tp_group, hidden_bytes, "tp"));
+    ops.push_back(make_comm(block + ".tp_reduce_scatter", Collective::reduce_scatter, p.tp_group, hidden_bytes, "tp"));
   else
-    ops.push_back(comm(block + ".tp_all_reduce", Collective::all_reduce, p.tp_group, hidden_bytes, "tp"));
+    ops.push_back(make_comm(block + ".tp_all_reduce", Collective::all_reduce, p.tp_group, hidden_bytes, "tp"));
 }
 void tp_enter(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes) {
   if (p.tp > 1 && p.sp)
-    ops.push_back(comm(block + ".tp_all_gather", Collective::all_gather, p.tp_group, hidden_bytes, "tp"));
+    ops.push_back(make_comm(block + ".tp_all_gather", Collective::all_gather, p.tp_group, hidden_bytes, "tp"));
 }
+
+namespace {
+
+OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch = 1) {
+  return make_gemm(name, m, n, k, p, batch);
+}
+OpSpec elementwise(const std::string& name, double bytes, double flops) { return make_elementwise(name, bytes, flops); }
 
 void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads) {
   const double hd = m.head_dim, b = p.batch;
@@ -111,32 +117,7 @@ void mlp_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, doubl
     ops.push_back(gemm("mlp.down", tokens, h, f, p));
     return;
   }
-  const double experts = m.moe.experts, k = m.moe.top_k;
-  const double f = m.moe.ffn_hidden / static_cast<double>(p.tp);
-  OpSpec router = gemm("moe.router", tokens, experts, h, p);
-  router.gemm.b_bytes = p.act_bytes;  // routers stay in 16-bit
-  router.gemm.dequant_ops = 0;
-  ops.push_back(router);
-  const double routed_bytes = tokens * k * h * p.act_bytes;
-  if (p.ep > 1) ops.push_back(comm("moe.dispatch", Collective::all_to_all, p.ep_group, routed_bytes, "ep"));
-  // Grouped GEMM over the experts this GPU holds or touches.
-  double local_experts = experts / p.ep;
-  double per_expert = tokens * k / experts * p.ep;  // balanced routing
-  if (p.moe_experts_touched > 0) {
-    local_experts = p.moe_experts_touched;
-    per_expert = p.moe_tokens_per_expert;
-  }
-  const double routed_tokens = local_experts * per_expert;
-  ops.push_back(gemm("moe.up", per_expert, up_mats * f, h, p, local_experts));
-  ops.push_back(elementwise("moe.act", routed_tokens * f * (up_mats + 1) * p.act_bytes, 4 * routed_tokens * f));
-  ops.push_back(gemm("moe.down", per_expert, h, f, p, local_experts));
-  if (m.moe.shared_experts > 0) {
-    const double fs = f * m.moe.shared_experts;
-    ops.push_back(gemm("moe.shared_up", tokens, up_mats * fs, h, p));
-    ops.push_back(elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs));
-    ops.push_back(gemm("moe.shared_down", tokens, h, fs, p));
-  }
-  if (p.ep > 1) ops.push_back(comm("moe.combine", Collective::all_to_all, p.ep_group, routed_bytes, "ep"));
+  moe_replicated_ops(ops, m, p, tokens);
 }
 
 }  // namespace
@@ -162,20 +143,25 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   // Fused bias + dropout + residual add: read two inputs, write one (+ mask).
   ops.push_back(elementwise("attn.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
   ops.push_back(elementwise("mlp.norm", 2 * local * h * p.act_bytes, norm_flops));
-  tp_enter(ops, "mlp", p, hidden_bytes);
-  mlp_ops(ops, m, p, tokens);
-  tp_exit(ops, "mlp", p, hidden_bytes);
+  if (p.moe_layer && p.moe_dispatch) {
+    moe_dispatch_ops(ops, m, p, tokens);  // the MoE block handles its own tp layout
+  } else {
+    tp_enter(ops, "mlp", p, hidden_bytes);
+    mlp_ops(ops, m, p, tokens);
+    tp_exit(ops, "mlp", p, hidden_bytes);
+  }
   ops.push_back(elementwise("mlp.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
   return ops;
 }
 
-void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element) {
+void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element, double kernels) {
   std::vector<OpSpec> out;
   for (const OpSpec& s : ops) {
     const bool narrow = s.gemm.math == Precision::fp8 || s.gemm.math == Precision::fp4 || s.gemm.math == Precision::int8;
     if (s.kind == OpKind::gemm && narrow) {
       const double elements = s.gemm.m * s.gemm.k * s.gemm.batch;
       out.push_back(elementwise(s.name + ".cast", elements * bytes_per_element, 2 * elements));
+      out.back().kernels = kernels;
     }
     out.push_back(s);
   }

@@ -27,6 +27,7 @@ struct OpSpec {
   double kv_per_row = 1;        // attention: keys each query row attends, on average
   double head_dim = 128;        // attention: per-head width (the kernel's efficiency depends on it)
   AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
+  double kernels = 1;           // kernel launches the op stands for (each pays the launch overhead)
 };
 
 // What one forward pass of one layer on one GPU sees.
@@ -43,6 +44,13 @@ struct LayerPass {
   bool dropout = false;
   bool moe_layer = false;
   int ep = 1;
+  // Training: Megatron-Core token dispatch (router on the sequence-parallel
+  // shard, permute, all-to-all over ep, all-gather over etp; moe.h).
+  // Inference: every tp rank routes all tokens to its tp shard of each expert.
+  bool moe_dispatch = false;
+  int etp = 1;
+  MoeBalance moe_balance = MoeBalance::forced;
+  double moe_capacity_factor = 0;
   double moe_tokens_per_expert = 0;  // inference decode: tokens per touched expert
   double moe_experts_touched = 0;    // inference decode: distinct experts read
   Precision math = Precision::bf16;
@@ -54,15 +62,24 @@ struct LayerPass {
   double kv_bytes = 2;      // KV-cache element size
   bool kv_cached = false;   // decode: K/V come from the cache
   bool kv_write = false;    // inference: this pass's K and V are stored in the cache
-  Group tp_group, ep_group;
+  Group tp_group, ep_group, etp_group;
 };
+
+// Builders shared by the layer and the MoE block.
+OpSpec make_gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch = 1);
+OpSpec make_elementwise(const std::string& name, double bytes, double flops);
+OpSpec make_comm(const std::string& name, Collective c, const Group& g, double bytes, const std::string& axis);
+// Megatron tensor parallelism around a block: all-gather in (sequence
+// parallel), reduce-scatter or all-reduce out.
+void tp_enter(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes);
+void tp_exit(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes);
 
 std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p);
 // Narrow-precision GEMMs (fp8/fp4/int8 math) take quantized inputs: insert
 // a cast before each, reading 16-bit activations and writing
 // `bytes_per_element` bytes of narrow copies per element (Transformer Engine
 // writes a transposed copy too in training: 1 + 1 + 2 = 4; inference 2 + 1 = 3).
-void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element);
+void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element, double kernels = 1);
 // The backward operations of one forward op (data and weight gradients).
 std::vector<OpSpec> backward_of(const OpSpec& fwd);
 

@@ -1,5 +1,7 @@
 #include "cost.h"
 
+#include <algorithm>
+
 namespace llmcalc {
 
 Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double count) {
@@ -15,7 +17,11 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
     case OpKind::attention:
       op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row, s.head_dim, s.kernel);
       break;
-    case OpKind::elementwise: op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16); break;
+    case OpKind::elementwise:
+      op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16);
+      // An op that stands for several small kernels pays each launch.
+      op.cost.time_s += std::max(0.0, s.kernels - 1) * d.efficiency.launch_overhead_s;
+      break;
     case OpKind::comm:
       op.cost.bytes.assign(d.memory.size(), 0.0);
       op.cost.time_s = collective_time(sys, s.coll, s.group, s.bytes);

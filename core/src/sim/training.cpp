@@ -15,16 +15,22 @@ namespace {
 
 bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
 
-// Megatron-Core rank order tp, cp, ep, dp, pp: the stride of each group.
+// Megatron-Core rank order tp, cp, dp, pp: the stride of each group. Expert
+// layers re-factor the tp x cp x dp ranks of a stage as etp, ep, expert-dp
+// (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960 §3; Megatron-Core
+// RankGenerator order "tp-ep-dp-pp" for experts).
 struct Groups {
-  Group tp, cp, ep, dp_cp, pp;
+  Group tp, cp, ep, etp, edp, dp_cp, pp;
 };
 Groups make_groups(const Parallelism& p) {
   Groups g;
   const long long n = p.gpus();
+  const long long etp = p.expert_tp();
   g.tp = {p.tp, 1, n};
   g.cp = {p.cp, p.tp, n};
-  g.ep = {p.ep, 1LL * p.tp * p.cp, n};  // experts split the data-parallel ranks
+  g.etp = {etp, 1, n};
+  g.ep = {p.ep, etp, n};
+  g.edp = {p.expert_dp(), etp * p.ep, n};
   g.dp_cp = {1LL * p.dp * p.cp, p.tp, n};
   g.pp = {p.pp, 1LL * p.tp * p.cp * p.dp, n};
   return g;
@@ -45,6 +51,10 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.dropout = s.model.dropout;
   p.moe_layer = moe_layer;
   p.ep = s.par.ep;
+  p.etp = s.par.expert_tp();
+  p.moe_dispatch = true;
+  p.moe_balance = t.moe_balance;
+  p.moe_capacity_factor = t.moe_capacity_factor;
   p.math = t.precision;
   // FP8 recipes (Transformer Engine) run attention in 16-bit.
   p.attn_math = t.precision == Precision::fp8 ? Precision::bf16 : t.precision;
@@ -54,6 +64,7 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.kv_bytes = p.act_bytes;
   p.tp_group = g.tp;
   p.ep_group = g.ep;
+  p.etp_group = g.etp;
   return p;
 }
 
@@ -74,6 +85,20 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
   c.comm_axis = "cp";
   c.bytes = factor * 2 * s.train.micro_batch * (s.train.seq_len / static_cast<double>(s.par.cp)) * kvd * 2;
   return c;
+}
+
+// Transformer Engine's quantisation of each GEMM input, bytes per element:
+// delayed scaling reads 16 bits and writes the fp8 copy and its transpose
+// with the amax fused in (2 + 1 + 1); current scaling first computes the
+// tensor's amax in a separate pass (+2, a second kernel); MXFP8 writes row-
+// and column-wise copies, each with one E8M0 scale per 32 elements (OCP MX
+// spec v1.0), in one pass (2 + 2 x (1 + 1/32)).
+void add_fp8_casts(std::vector<OpSpec>& ops, Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: add_input_casts(ops, 4); break;
+    case Fp8Recipe::current: add_input_casts(ops, 6, 2); break;
+    case Fp8Recipe::mxfp8: add_input_casts(ops, 2 + 2 * (1 + 1.0 / 32)); break;
+  }
 }
 
 }  // namespace
@@ -99,7 +124,7 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
   if (keep_ops) lt.ops.reserve(4 * fwd.size());
-  if (s.train.precision == Precision::fp8) add_input_casts(fwd, 4);
+  if (s.train.precision == Precision::fp8) add_fp8_casts(fwd, s.train.fp8_recipe);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;
   auto account = [&](const OpSpec& spec, const char* phase, PassTime& into) {
@@ -250,8 +275,12 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
                                : 0.0;
   const double CP_f = stage(&PassTime::cp, &LayerTimes::fwd);
   const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
-  const double EP = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
-                    recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
+  const double EP_all = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
+                        recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
+  // Megatron-Core's EP overlap (--overlap-moe-expert-parallel-comm) runs one
+  // micro-batch's forward beside another's backward, so each one's
+  // all-to-all hides behind the other's compute: only the excess shows.
+  const double EP = t.overlap.ep ? std::max(0.0, EP_all - (F + B + R)) : EP_all;
   // The host launches every kernel; when it spends longer per kernel than
   // the GPU runs it (small models, eager frameworks), the GPU waits for the
   // host and the micro-batch takes the host's time (the idle GPU counts as

@@ -1,0 +1,154 @@
+// Mixture-of-experts training mechanisms: parallel folding (etp x ep over
+// tp x cp x dp), Megatron-Core token dispatch volumes, the expected maximum
+// load under top-k routing, all-to-all across nodes, EP overlap, fp8
+// recipes, and the Blackwell GEMM operand sharing.
+#include <gtest/gtest.h>
+
+#include "compute.h"
+#include "moe.h"
+#include "network.h"
+#include "test_util.h"
+
+namespace llmcalc {
+namespace {
+
+using test::eval;
+using test::eval_ok;
+using test::find_op;
+using test::json;
+
+// Qwen3-235B-A22B on 256 H100s as Megatron-Bridge runs it: tp 2, pp 8, dp 16, ep 32.
+json folding() {
+  return {{"mode", "training"},
+          {"model", {{"layers", 16}, {"hidden", 4096}, {"heads", 64}, {"kv_heads", 4}, {"head_dim", 128},
+                     {"vocab", 151936}, {"ffn_hidden", 1536}, {"ffn_type", "swiglu"}, {"norm", "rmsnorm"},
+                     {"moe", {{"experts", 128}, {"top_k", 8}, {"ffn_hidden", 1536}}}}},
+          {"system", "dgx-h100"},
+          {"parallelism", {{"tp", 2}, {"pp", 8}, {"dp", 16}, {"ep", 32}, {"sp", true}, {"zero", 1}}},
+          {"training", {{"global_batch", 256}, {"micro_batch", 1}, {"seq_len", 4096}, {"precision", "bf16"},
+                        {"recompute", "none"}, {"moe_balance", "forced"}}}};
+}
+
+TEST(Moe, FoldingEvaluatesWithEtpOne) {
+  const json out = eval_ok(folding());
+  ASSERT_TRUE(out.contains("training"));
+  EXPECT_GT(out["training"]["time_breakdown_s"]["ep_comm"].get<double>(), 0);
+}
+
+TEST(Moe, EtpThatCannotFoldIsAnErrorWithItsPath) {
+  json s = folding();
+  s["parallelism"]["etp"] = 2;  // 2 x 32 = 64 does not divide 2 x 16 = 32
+  const json out = eval(s);
+  ASSERT_TRUE(out.contains("error"));
+  EXPECT_EQ(out["error"]["path"], "parallelism.etp");
+}
+
+TEST(Moe, EtpDefaultsToTpWhereEpDividesDp) {
+  Parallelism p;
+  p.tp = 4, p.dp = 8, p.cp = 2, p.ep = 8;
+  EXPECT_EQ(p.expert_tp(), 4);  // Megatron-Core: expert_tensor_parallel_size = tp
+  EXPECT_EQ(p.expert_dp(), 2);  // 4 x 2 x 8 ranks / (4 x 8)
+  p.tp = 2, p.dp = 16, p.cp = 1, p.ep = 32;
+  EXPECT_EQ(p.expert_tp(), 1);  // folding
+  EXPECT_EQ(p.expert_dp(), 1);
+}
+
+TEST(Moe, ExpertWeightsShardOverEtpTimesEp) {
+  json a = folding(), b = folding();
+  b["parallelism"]["ep"] = 16;  // with etp 1: twice the experts per GPU (the default would be etp = tp = 2)
+  b["parallelism"]["etp"] = 1;
+  const double wa = eval_ok(a)["training"]["memory_bytes"]["weights"];
+  const double wb = eval_ok(b)["training"]["memory_bytes"]["weights"];
+  // 2 MoE layers per stage x 128 experts x 3 x 4096 x 1536 bf16 weights, over 32 vs 16 GPUs.
+  const double expert_bytes_ep32 = 2.0 * 128 * 3 * 4096 * 1536 / 32 * 2;
+  EXPECT_NEAR(wb - wa, expert_bytes_ep32, 1e-6 * expert_bytes_ep32);
+}
+
+// Per layer, each rank sends its sequence-parallel shard's k copies of each
+// token: tokens / tp x k x h x 2 bytes per all-to-all.
+TEST(Moe, DispatchVolumePerLayer) {
+  json s = folding();
+  const json out = eval_ok(s);
+  const json d = find_op(out, "moe.dispatch", "fwd");
+  ASSERT_FALSE(d.is_null());
+  // Time at least the off-node share over one 400 Gb/s NIC (3 of 4 nodes' peers).
+  const double bytes = 4096.0 / 2 * 8 * 4096 * 2;
+  EXPECT_GT(d["time_s"].get<double>(), 0.75 * bytes / 50e9);
+  EXPECT_TRUE(find_op(out, "moe.etp_all_gather", "fwd").is_null());  // etp 1: no gather
+  EXPECT_FALSE(find_op(out, "moe.permute", "fwd").is_null());
+  EXPECT_FALSE(find_op(out, "moe.unpermute", "fwd").is_null());
+  EXPECT_FALSE(find_op(out, "moe.router.topk", "fwd").is_null());
+}
+
+TEST(Moe, ExpectedMaxLoadRisesAsTokensPerExpertFall) {
+  MoeRouting r;
+  r.experts = 128, r.top_k = 8, r.ranks = 32;
+  r.tokens = 1 << 16;
+  const double many = moe_load_factor(r);
+  r.tokens = 1 << 10;
+  const double few = moe_load_factor(r);
+  EXPECT_GT(many, 1.0);
+  EXPECT_GT(few, many);
+  // Balls in bins: 1024 x 8 copies over 32 ranks, mean 256, sd ~15.6, and
+  // the expected maximum of 32 normals is ~2.04 sd (Blom): ~ +12%.
+  EXPECT_NEAR(few, 1.12, 0.02);
+  r.balance = MoeBalance::forced;
+  EXPECT_EQ(moe_load_factor(r), 1.0);
+  r.balance = MoeBalance::random;
+  r.capacity_factor = 1.05;
+  EXPECT_DOUBLE_EQ(moe_load_factor(r), 1.05);  // tokens beyond capacity are dropped
+  r.ranks = 1;
+  r.capacity_factor = 0;
+  EXPECT_DOUBLE_EQ(moe_load_factor(r), 1.0);  // one rank holds every expert
+}
+
+TEST(Moe, RandomRoutingIsSlowerThanForcedBalance) {
+  json a = folding(), b = folding();
+  b["training"]["moe_balance"] = "random";
+  EXPECT_GT(eval_ok(b)["training"]["iteration_time_s"].get<double>(),
+            eval_ok(a)["training"]["iteration_time_s"].get<double>());
+}
+
+TEST(Moe, EpOverlapHidesAllToAll) {
+  json a = folding(), b = folding();
+  b["training"]["overlap"] = {{"ep", true}};
+  EXPECT_LT(eval_ok(b)["training"]["time_breakdown_s"]["ep_comm"].get<double>(),
+            0.5 * eval_ok(a)["training"]["time_breakdown_s"]["ep_comm"].get<double>());
+}
+
+// All-to-all over 16 ranks on two 8-GPU nodes: half of each rank's data
+// leaves through its own NIC, all NICs busy at once.
+TEST(Moe, AllToAllAcrossNodesUsesEachRanksOwnLink) {
+  System sys;
+  sys.gpus_per_node = 8;
+  sys.network = {{"nvlink", 8, 100e9, 0, 1.0}, {"infiniband", 0, 10e9, 0, 1.0}};
+  const double S = 1e9;
+  EXPECT_NEAR(collective_time(sys, Collective::all_to_all, {16, 1, 16}, S), 0.5 * S / 10e9, 1e-9);
+  // Inside a node: (n-1)/n of the buffer over NVLink.
+  EXPECT_NEAR(collective_time(sys, Collective::all_to_all, {8, 1, 16}, S), 7.0 / 8 * S / 100e9, 1e-9);
+}
+
+TEST(Moe, Fp8CurrentScalingAddsAnAmaxPass) {
+  json s = folding();
+  s["training"]["precision"] = "fp8";
+  s["training"]["fp8_recipe"] = "delayed";
+  const double delayed = find_op(eval_ok(s), "moe.up.cast", "fwd")["time_s"];
+  s["training"]["fp8_recipe"] = "current";
+  const double current = find_op(eval_ok(s), "moe.up.cast", "fwd")["time_s"];
+  EXPECT_GT(current, 1.3 * delayed);
+}
+
+TEST(Moe, BlackwellOperandSharingHalvesL2Traffic) {
+  Device d;
+  d.sm_count = 148;
+  d.matmul_flops.fill(2500e12);
+  d.memory = {{"smem", 33e6, 39e12}, {"l2", 126e6, 14e12}, {"hbm", 180e9, 8e12}};
+  const GemmShape g{16384, 16384, 16384, 1, 1, 1, 2, Precision::fp8};
+  const double one = gemm_cost(d, g).bytes[1];
+  d.efficiency.gemm_multicast = 2;
+  const double two = gemm_cost(d, g).bytes[1];
+  EXPECT_LT(two, 0.6 * one);
+}
+
+}  // namespace
+}  // namespace llmcalc
