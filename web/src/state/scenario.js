@@ -81,14 +81,17 @@ export function buildScenario(schema, state, presets) {
   return { scenario, errors };
 }
 
-// The page state of a scenario whose model and system are preset ids (the
-// schema's examples): each field's value where it differs from its baseline.
+// The page state of a scenario whose system is a preset id (the schema's
+// examples): each field's value where it differs from its baseline. The
+// model is a preset id, or an object (with or without "preset").
 export function stateOfScenario(schema, scenario, presets) {
-  const state = { mode: scenario.mode, model: typeof scenario.model === 'string' ? scenario.model : '', system: scenario.system, values: {} };
+  const model = scenario.model;
+  const modelObj = model && typeof model === 'object' ? model : null;
+  const state = { mode: scenario.mode, model: typeof model === 'string' ? model : modelObj?.preset || '', system: scenario.system, values: {} };
   for (const f of schema.fields) {
     if (!isScenarioField(f) || isSystemField(f) || !fieldApplies(f, state.mode)) continue;
-    if (f.key.startsWith('model.')) continue;
-    const v = getPath(scenario, f.key);
+    const isModel = f.key.startsWith('model.');
+    const v = isModel ? (modelObj ? getPath(modelObj, f.key.slice(6)) : undefined) : getPath(scenario, f.key);
     if (v === undefined || v === null || v === baseline(f, state, presets)) continue;
     state.values[f.key] = isNumeric(f) ? String(v) : v;
   }

@@ -12,7 +12,8 @@ import { fieldApplies, requestFields } from '../state/fields.js';
 
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
-// label, and the fallback when the table gives no default.
+// label, and what a link without the key has always meant on the page when
+// the table gives no default (8 GPUs).
 const SHOW = {
   'search.gpus': { label: 'GPUs', fallback: 8 },
   'search.top': { label: 'plans shown', fallback: 10 },
@@ -134,7 +135,7 @@ export class SearchView {
         return numberInput({
           id: slug(f.key),
           label: show.label || f.key.slice('search.'.length),
-          unit: f.unit,
+          unit: f.unit === show.label ? '' : f.unit,
           value: x[f.key],
           placeholder: fallback === null || fallback === undefined ? 'none' : String(fallback),
           onInput: (v) => store.setX(f.key, v),

@@ -30,8 +30,11 @@ export const OUTPUTS = {
     ['inference.memory_bytes.total', 'memory per GPU', fmt.bytes],
   ],
 };
+// What a link without the key has always meant on the page (the core's own
+// request defaults, in the schema, may differ): the input, 9 steps, log scale.
 const DEFAULT_INPUT = { training: 'training.global_batch', inference: 'inference.batch' };
 const DEFAULT_STEPS = 9;
+const DEFAULT_SCALE = 'log';
 const SCALE_LABELS = { log: 'logarithmic', lin: 'linear' };
 
 // Every numeric scenario field of the mode, system figures included: the
@@ -79,18 +82,17 @@ export class SweepView {
     const [lo, hi] = defaultRange(field, state, presets);
     const errors = [];
     if (want && field.key !== want) errors.push(`input ${want} is not a number input in ${state.mode} mode`);
-    const scale = x['sweep.scale'] || req('scale').default || 'log';
+    const scale = x['sweep.scale'] || DEFAULT_SCALE;
     const log = scale === 'log';
     const from = readNumber(x['sweep.from'], lo, range('from'), errors);
     const to = readNumber(x['sweep.to'], hi, range('to'), errors);
-    const defaultSteps = req('steps').default ?? DEFAULT_STEPS;
-    const steps = readNumber(x['sweep.steps'], defaultSteps, range('steps', true), errors);
+    const steps = readNumber(x['sweep.steps'], DEFAULT_STEPS, range('steps', true), errors);
     if (log && (from <= 0 || to <= 0)) errors.push('a log sweep needs from and to above 0');
     const known = OUTPUTS[state.mode].map(([k]) => k);
     let outputs = list(x['sweep.outputs']).filter((k) => known.includes(k));
     if (!outputs.length) outputs = [known[0]];
     const systems = list(x['sweep.series']).filter((s) => presets.systems?.[s]);
-    return { field, inputs, from, to, steps, defaultSteps, scale, log, scales: req('scale').values || ['log', 'lin'], scaleDefault: req('scale').default, outputs, systems, lo, hi, errors };
+    return { field, inputs, from, to, steps, scale, log, scales: req('scale').values || ['log', 'lin'], outputs, systems, lo, hi, errors };
   }
 
   render(state) {
@@ -113,8 +115,8 @@ export class SweepView {
       }),
       numberInput({ id: 'sweep-from', label: 'from', value: x['sweep.from'], placeholder: String(sp.lo), onInput: set('from') }),
       numberInput({ id: 'sweep-to', label: 'to', value: x['sweep.to'], placeholder: String(sp.hi), onInput: set('to') }),
-      numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(sp.defaultSteps), onInput: set('steps') }),
-      selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === sp.scaleDefault ? '' : v, true) }),
+      numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(DEFAULT_STEPS), onInput: set('steps') }),
+      selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === DEFAULT_SCALE ? '' : v, true) }),
       checkList({ id: 'sweep-outputs', legend: 'Outputs', options: OUTPUTS[state.mode].map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
       checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(store.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => store.setX('sweep.series', vs.join(','), true) }),
     );
