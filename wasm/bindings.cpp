@@ -4,7 +4,9 @@
 #include <emscripten/bind.h>
 
 #include <exception>
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "llmcalc/api.h"
 
@@ -49,46 +51,60 @@ std::string guarded(F&& f) {
   }
 }
 
-std::string evaluate(const std::string& scenario_json) {
-  return guarded([&] { return llmcalc::evaluate_json(scenario_json); });
+// The one list of what the module offers: every function is registered from
+// it, and functions() hands it to the worker, which dispatches by it (no
+// second list in JavaScript). Each takes one JSON or text argument, or none.
+struct WithArg {
+  const char* name;
+  std::string (*fn)(const std::string&);
+};
+struct NoArg {
+  const char* name;
+  std::string (*fn)();
+};
+const WithArg kWithArg[] = {
+    {"evaluate", llmcalc::evaluate_json},          // a scenario
+    {"search", llmcalc::search_json},              // a scenario with "search"
+    {"sweep", llmcalc::sweep_json},                // a scenario with "sweep"
+    {"study", llmcalc::study_json},                // a study name
+    {"study_request", llmcalc::study_request_json},  // {"name", "params"}
+    {"derive", llmcalc::derive_device_json},       // a technology budget
+};
+const NoArg kNoArg[] = {
+    {"presets", llmcalc::presets_json},
+    {"schema", llmcalc::schema_json},
+    {"version", llmcalc::version},
+};
+
+template <size_t I>
+std::string call_with(const std::string& arg) {
+  return guarded([&] { return kWithArg[I].fn(arg); });
 }
-std::string presets() {
-  return guarded([] { return llmcalc::presets_json(); });
-}
-std::string schema() {
-  return guarded([] { return llmcalc::schema_json(); });
-}
-std::string version() {
-  return guarded([] { return llmcalc::version(); });
+template <size_t I>
+std::string call_without() {
+  return guarded([] { return kNoArg[I].fn(); });
 }
 
-// Design-space exploration (search, sweep, studies).
-std::string search(const std::string& scenario_json) {
-  return guarded([&] { return llmcalc::search_json(scenario_json); });
+std::string functions() {
+  std::string with, without;
+  for (const WithArg& f : kWithArg) with += std::string(with.empty() ? "" : ",") + "\"" + f.name + "\"";
+  for (const NoArg& f : kNoArg) without += std::string(without.empty() ? "" : ",") + "\"" + f.name + "\"";
+  return "{\"with_arg\":[" + with + "],\"no_arg\":[" + without + "]}";
 }
-std::string sweep(const std::string& scenario_json) {
-  return guarded([&] { return llmcalc::sweep_json(scenario_json); });
+
+template <size_t... I>
+void register_with(std::index_sequence<I...>) {
+  (emscripten::function(kWithArg[I].name, &call_with<I>), ...);
 }
-std::string study(const std::string& name) {
-  return guarded([&] { return llmcalc::study_json(name); });
-}
-std::string study_request(const std::string& request_json) {
-  return guarded([&] { return llmcalc::study_request_json(request_json); });
-}
-std::string derive(const std::string& budget_json) {
-  return guarded([&] { return llmcalc::derive_device_json(budget_json); });
+template <size_t... I>
+void register_without(std::index_sequence<I...>) {
+  (emscripten::function(kNoArg[I].name, &call_without<I>), ...);
 }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(llmcalc) {
-  emscripten::function("evaluate", &evaluate);
-  emscripten::function("presets", &presets);
-  emscripten::function("schema", &schema);
-  emscripten::function("version", &version);
-  emscripten::function("search", &search);
-  emscripten::function("sweep", &sweep);
-  emscripten::function("study", &study);
-  emscripten::function("derive", &derive);
-  emscripten::function("study_request", &study_request);
+  register_with(std::make_index_sequence<std::size(kWithArg)>());
+  register_without(std::make_index_sequence<std::size(kNoArg)>());
+  emscripten::function("functions", &functions);
 }

@@ -15,18 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int usage() {
-  std::cerr << "usage: llmcalc run FILE|-          evaluate one scenario\n"
-               "       llmcalc validate [--json|--markdown] PATH...  run validation cases (files or folders)\n"
-               "       llmcalc search FILE|-       search the parallelism (scenario with a \"search\" section)\n"
-               "       llmcalc sweep FILE|-        sweep one input (scenario with a \"sweep\" section)\n"
-               "       llmcalc study [--json] NAME [PARAMS|-]  gpu-generations | technology-nodes | dram-scaling |\n"
-               "                                   inference-boundedness; PARAMS: a JSON file (technology-nodes: a budget)\n"
-               "       llmcalc derive FILE|-       derive a device from a technology budget (JSON)\n"
-               "       llmcalc presets | schema | version\n";
-  return 2;
-}
-
 bool read_text(const std::string& path, std::string& out) {
   if (path == "-") {
     out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -129,28 +117,74 @@ int validate(const std::vector<std::string>& paths, Format format) {
   return 0;
 }
 
+// One row per subcommand: its name, the arguments it takes, what it does,
+// and the handler (args without the subcommand). usage() is printed from it.
+using Args = std::vector<std::string>;
+struct Command {
+  const char* name;
+  const char* args;
+  const char* help;
+  size_t min_args, max_args;
+  int (*run)(const Args&);
+};
+
+int validate_command(const Args& a) {
+  const bool flag = a[0] == "--json" || a[0] == "--markdown";
+  const Format format = a[0] == "--json" ? Format::json : a[0] == "--markdown" ? Format::markdown : Format::text;
+  if (flag && a.size() < 2) return -1;
+  return validate(Args(a.begin() + (flag ? 1 : 0), a.end()), format);
+}
+
+int study_command(const Args& a) {
+  const bool as_json = a[0] == "--json";
+  const Args rest(a.begin() + (as_json ? 1 : 0), a.end());
+  if (rest.empty() || rest.size() > 2) return -1;
+  return rest.size() == 1 ? study(rest[0], as_json) : study_with(rest[0], rest[1], as_json);
+}
+
+int print(const std::string& text) { return std::cout << text << "\n", 0; }
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> k = {
+      {"run", "FILE|-", "evaluate one scenario", 1, 1, [](const Args& a) { return run(a[0]); }},
+      {"validate", "[--json|--markdown] PATH...", "run validation cases (files or folders)", 1, 10000, validate_command},
+      {"search", "FILE|-", "search the parallelism (scenario with a \"search\" section)", 1, 1,
+       [](const Args& a) { return explore(a[0], llmcalc::search_json); }},
+      {"sweep", "FILE|-", "sweep one input (scenario with a \"sweep\" section)", 1, 1,
+       [](const Args& a) { return explore(a[0], llmcalc::sweep_json); }},
+      {"study", "[--json] NAME [PARAMS|-]",
+       "gpu-generations | technology-nodes | dram-scaling | inference-boundedness; PARAMS: a JSON file", 1, 3,
+       study_command},
+      {"derive", "FILE|-", "derive a device from a technology budget (JSON)", 1, 1,
+       [](const Args& a) { return explore(a[0], llmcalc::derive_device_json); }},
+      {"presets", "", "every preset (JSON)", 0, 0, [](const Args&) { return print(llmcalc::presets_json()); }},
+      {"schema", "", "the input table (JSON)", 0, 0, [](const Args&) { return print(llmcalc::schema_json()); }},
+      {"version", "", "the version", 0, 0, [](const Args&) { return print(llmcalc::version()); }},
+  };
+  return k;
+}
+
+int usage() {
+  std::cerr << "usage:\n";
+  for (const Command& c : commands()) {
+    std::string line = std::string("  llmcalc ") + c.name + (*c.args ? " " : "") + c.args;
+    line.resize(std::max<size_t>(line.size() + 2, 48), ' ');
+    std::cerr << line << c.help << "\n";
+  }
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  const Args args(argv + 1, argv + argc);
   if (args.empty()) return usage();
-  const std::string cmd = args[0];
-  if (cmd == "run" && args.size() == 2) return run(args[1]);
-  if (cmd == "validate" && args.size() >= 2) {
-    const Format format = args[1] == "--json" ? Format::json : args[1] == "--markdown" ? Format::markdown : Format::text;
-    std::vector<std::string> paths(args.begin() + (format == Format::text ? 1 : 2), args.end());
-    if (paths.empty()) return usage();
-    return validate(paths, format);
+  for (const Command& c : commands()) {
+    if (args[0] != c.name) continue;
+    const Args rest(args.begin() + 1, args.end());
+    if (rest.size() < c.min_args || rest.size() > c.max_args) return usage();
+    const int rc = c.run(rest);
+    return rc < 0 ? usage() : rc;
   }
-  if (cmd == "search" && args.size() == 2) return explore(args[1], llmcalc::search_json);
-  if (cmd == "sweep" && args.size() == 2) return explore(args[1], llmcalc::sweep_json);
-  if (cmd == "derive" && args.size() == 2) return explore(args[1], llmcalc::derive_device_json);
-  if (cmd == "study" && args.size() == 2) return study(args[1], false);
-  if (cmd == "study" && args.size() == 3 && args[1] == "--json") return study(args[2], true);
-  if (cmd == "study" && args.size() == 3) return study_with(args[1], args[2], false);
-  if (cmd == "study" && args.size() == 4 && args[1] == "--json") return study_with(args[2], args[3], true);
-  if (cmd == "presets") return std::cout << llmcalc::presets_json() << "\n", 0;
-  if (cmd == "schema") return std::cout << llmcalc::schema_json() << "\n", 0;
-  if (cmd == "version") return std::cout << llmcalc::version() << "\n", 0;
   return usage();
 }

@@ -76,3 +76,66 @@ describe('wasm matches native on derived technology-node devices', () => {
     assert.equal(fromWasm.error.path, 'node');
   });
 });
+
+// The exploration functions too: the same request through wasm and the CLI.
+// A search reports its own wall time (elapsed_s), which is left out.
+function explorationParity(cmd, name, request, call) {
+  const text = JSON.stringify(request);
+  const file = join(tmp, name);
+  writeFileSync(file, text);
+  const native = runCli([cmd, file]);
+  assert.equal(native.status, 0, native.stdout.slice(0, 300));
+  const fromCli = JSON.parse(native.stdout);
+  const fromWasm = JSON.parse(call(text));
+  for (const out of [fromCli, fromWasm]) if (out.search) delete out.search.elapsed_s;
+  const diffs = diffJson(fromWasm, fromCli);
+  assert.deepEqual(diffs, [], `wasm vs native differ:\n${diffs.join('\n')}`);
+  return fromWasm;
+}
+
+describe('wasm matches native on search, sweep and studies', () => {
+  test('search (training, 64 GPUs)', () => {
+    const r = explorationParity('search', 'search.json', {
+      mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100',
+      training: { global_batch: 256, seq_len: 4096 }, search: { gpus: 64, top: 5 },
+    }, (t) => mod.search(t));
+    assert.ok(r.search.best.length > 0);
+  });
+  test('search (inference, 8 GPUs, TTFT bound)', () => {
+    explorationParity('search', 'search-inf.json', {
+      mode: 'inference', model: 'llama3.1-70b', system: 'dgx-h100',
+      inference: { input_tokens: 2048, output_tokens: 256 }, search: { gpus: 8, max_ttft_s: 2 },
+    }, (t) => mod.search(t));
+  });
+  test('sweep of a system figure with a series', () => {
+    const r = explorationParity('sweep', 'sweep.json', {
+      mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100',
+      parallelism: { tp: 2, dp: 4 }, training: { global_batch: 64, seq_len: 4096 },
+      sweep: { input: 'system.hbm_GBps', from: 1000, to: 8000, steps: 4, scale: 'log',
+        outputs: ['training.iteration_time_s', 'training.mfu'], series: { system: ['dgx-h100', 'dgx-b200'] } },
+    }, (t) => mod.sweep(t));
+    assert.equal(r.sweep.series.length, 2);
+  });
+  for (const name of ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness']) {
+    test(`study ${name}`, () => {
+      const native = runCli(['study', '--json', name]);
+      assert.equal(native.status, 0, native.stdout.slice(0, 300));
+      const diffs = diffJson(JSON.parse(mod.study(name)), JSON.parse(native.stdout));
+      assert.deepEqual(diffs, [], `wasm vs native differ:\n${diffs.join('\n')}`);
+    });
+  }
+});
+
+// The golden outputs of the spec examples (tests/fixtures/golden), which the
+// native tests check too.
+describe('wasm matches the golden outputs of the spec examples', () => {
+  const goldenDir = join(repoRoot, 'tests', 'fixtures', 'golden');
+  for (const f of jsonFiles(specDir)) {
+    test(f, () => {
+      const fromWasm = JSON.parse(mod.evaluate(readFileSync(join(specDir, f), 'utf8')));
+      const golden = JSON.parse(readFileSync(join(goldenDir, f), 'utf8'));
+      const diffs = diffJson(fromWasm, golden);
+      assert.deepEqual(diffs, [], `wasm vs golden (rerun scripts/update-golden.sh after a deliberate change):\n${diffs.join('\n')}`);
+    });
+  }
+});

@@ -17,6 +17,7 @@ struct ValidationGroup {
   std::string source, metric;
   int cases = 0;
   double mean_abs_error = 0, max_abs_error = 0;
+  double mean_error = 0;  // signed: the bias (> 0: the model predicts too high)
 };
 
 struct ValidationReport {

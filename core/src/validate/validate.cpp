@@ -89,10 +89,12 @@ ValidationReport summarize(std::vector<ValidationRow> rows) {
     g.metric = row.metric;
     g.cases += 1;
     g.mean_abs_error += std::fabs(row.error);
+    g.mean_error += row.error;
     g.max_abs_error = std::max(g.max_abs_error, std::fabs(row.error));
   }
   for (auto& [key, g] : groups) {
     g.mean_abs_error /= g.cases;
+    g.mean_error /= g.cases;
     r.groups.push_back(g);
   }
   return r;
@@ -109,10 +111,10 @@ std::string report_text(const ValidationReport& r) {
                     row.metric.c_str(), row.predicted, row.measured, 100 * row.error);
     os << buf;
   }
-  os << "\nper source and metric: cases, mean |error|, max |error|\n";
+  os << "\nper source and metric: cases, mean |error|, max |error|, bias (mean signed error)\n";
   for (const auto& g : r.groups) {
-    std::snprintf(buf, sizeof buf, "  %3d  mean %5.1f%%  max %5.1f%%  %.70s | %s\n", g.cases, 100 * g.mean_abs_error,
-                  100 * g.max_abs_error, g.source.c_str(), g.metric.c_str());
+    std::snprintf(buf, sizeof buf, "  %3d  mean %5.1f%%  max %5.1f%%  bias %+6.1f%%  %.70s | %s\n", g.cases,
+                  100 * g.mean_abs_error, 100 * g.max_abs_error, 100 * g.mean_error, g.source.c_str(), g.metric.c_str());
     os << buf;
   }
   return os.str();
@@ -121,10 +123,10 @@ std::string report_text(const ValidationReport& r) {
 std::string report_markdown(const ValidationReport& r) {
   std::ostringstream os;
   char buf[512];
-  os << "| source | measured output | cases | mean abs. error | max abs. error |\n|---|---|---|---|---|\n";
+  os << "| source | measured output | cases | mean abs. error | max abs. error | bias |\n|---|---|---|---|---|---|\n";
   for (const auto& g : r.groups) {
-    std::snprintf(buf, sizeof buf, "| %s | `%s` | %d | %.1f%% | %.1f%% |\n", g.source.c_str(), g.metric.c_str(), g.cases,
-                  100 * g.mean_abs_error, 100 * g.max_abs_error);
+    std::snprintf(buf, sizeof buf, "| %s | `%s` | %d | %.1f%% | %.1f%% | %+.1f%% |\n", g.source.c_str(), g.metric.c_str(),
+                  g.cases, 100 * g.mean_abs_error, 100 * g.max_abs_error, 100 * g.mean_error);
     os << buf;
   }
   return os.str();
@@ -142,7 +144,8 @@ std::string report_json(const ValidationReport& r) {
   }
   for (const auto& g : r.groups)
     groups.push_back({{"source", g.source}, {"metric", g.metric}, {"cases", g.cases},
-                      {"mean_abs_error", g.mean_abs_error}, {"max_abs_error", g.max_abs_error}});
+                      {"mean_abs_error", g.mean_abs_error}, {"max_abs_error", g.max_abs_error},
+                      {"mean_error", g.mean_error}});
   return json({{"rows", rows}, {"groups", groups}}).dump(2);
 }
 

@@ -1,21 +1,22 @@
 // The Web Worker that owns the wasm module. It loads it once and answers
 // {id, fn, json} messages with {id, ok, result} or {id, ok: false, error}.
-// fn: evaluate, search, sweep (scenario JSON), study (a name), study_request
-// ({"name", "params"} JSON), derive (a technology budget), presets, schema, version.
+// The functions and whether each takes an argument come from the module
+// itself (functions(), listed once in wasm/bindings.cpp).
 // A classic worker: importScripts loads the Emscripten glue from this folder.
 /* global importScripts, createLlmcalc */
 importScripts('llmcalc.js');
 
-const ready = createLlmcalc();
-const FUNCTIONS = new Set(['evaluate', 'presets', 'schema', 'version', 'search', 'sweep', 'study', 'study_request', 'derive']);
-const WITH_ARG = new Set(['evaluate', 'search', 'sweep', 'study', 'study_request', 'derive']);
+const ready = createLlmcalc().then((mod) => {
+  const list = JSON.parse(mod.functions());
+  return { mod, withArg: new Set(list.with_arg), noArg: new Set(list.no_arg) };
+});
 
 self.onmessage = async (event) => {
   const { id, fn, json } = event.data || {};
   try {
-    if (!FUNCTIONS.has(fn)) throw new Error(`unknown function ${fn}`);
-    const mod = await ready;
-    const result = WITH_ARG.has(fn) ? mod[fn](String(json ?? '')) : mod[fn]();
+    const { mod, withArg, noArg } = await ready;
+    if (!withArg.has(fn) && !noArg.has(fn)) throw new Error(`unknown function ${fn}`);
+    const result = withArg.has(fn) ? mod[fn](String(json ?? '')) : mod[fn]();
     self.postMessage({ id, ok: true, result });
   } catch (err) {
     self.postMessage({ id, ok: false, error: String((err && err.message) || err) });

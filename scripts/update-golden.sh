@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Rewrites the golden outputs of the spec examples (tests/fixtures/golden/)
+# from the native CLI. Run after a deliberate change to the model; the
+# native and wasm tests then hold both builds to these files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=build/native/llmcalc
+[ -x "$cli" ] || { echo "update-golden: build the native CLI first (bash scripts/build.sh native)" >&2; exit 1; }
+mkdir -p tests/fixtures/golden
+for f in tests/spec/*.json; do
+  "$cli" run "$f" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.stringify(JSON.parse(s),null,1)+"\n"))' \
+    > "tests/fixtures/golden/$(basename "$f")"
+done
+echo "update-golden: $(ls tests/fixtures/golden | wc -l) files"
