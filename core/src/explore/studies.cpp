@@ -158,10 +158,10 @@ std::string gpu_generations_text(const json& r) {
 const json& hbm_generations() { return all_presets().at("technology").at("technology").at("hbm"); }
 constexpr int kStacks = 5;  // H100 SXM: 5 active stacks (docs/sources.md [HF3])
 
-json decode_point(const json& sys, int batch) {
+InferenceResult decode_point(const json& sys, int batch) {
   const json s = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 4}}},
                   {"inference", {{"batch", batch}, {"input_tokens", 2048}, {"output_tokens", 256}}}};
-  return evaluate_to_json(s)["inference"];
+  return evaluate_input(s).inference;
 }
 
 json dram_scaling() {
@@ -174,17 +174,17 @@ json dram_scaling() {
     hbm.erase("capacity_MiB");
     hbm["capacity_GiB"] = stack_GB * kStacks * 1e9 / 1073741824.0;  // GB -> GiB
     sys["device"]["name"] = "H100 with " + g.key();
-    const json one = decode_point(sys, 1);
-    const long long max_batch = one["max_batch"].get<long long>();
+    const InferenceResult one = decode_point(sys, 1);
+    const long long max_batch = one.memory.max_batch;
     long long b = 1;
     while (b * 2 <= std::min<long long>(max_batch, 4096)) b *= 2;
-    const json full = decode_point(sys, static_cast<int>(b));
+    const InferenceResult full = decode_point(sys, static_cast<int>(b));
     rows.push_back({{"memory", g.key()}, {"source", "core/presets/technology/technology.json (hbm." + g.key() + ")"},
                     {"stacks", kStacks}, {"bandwidth_GBps", stack_GBps * kStacks}, {"capacity_GB", stack_GB * kStacks},
-                    {"tpot_s_batch1", one["tpot_s"]}, {"tokens_per_s_batch1", one["output_tokens_per_s"]},
-                    {"max_batch", max_batch}, {"batch", b}, {"tpot_s", full["tpot_s"]},
-                    {"output_tokens_per_s", full["output_tokens_per_s"]},
-                    {"output_tokens_per_s_per_gpu", full["output_tokens_per_s"].get<double>() / 4}});
+                    {"tpot_s_batch1", one.tpot_s}, {"tokens_per_s_batch1", one.output_tokens_per_s},
+                    {"max_batch", max_batch}, {"batch", b}, {"tpot_s", full.tpot_s},
+                    {"output_tokens_per_s", full.output_tokens_per_s},
+                    {"output_tokens_per_s_per_gpu", full.output_tokens_per_s / 4}});
   }
   return {{"study", "dram-scaling"},
           {"workload", "llama3.1-70b decode, tp 4 on an H100 with its HBM replaced, bf16, 2048 in / 256 out"},
@@ -275,10 +275,12 @@ json technology_row(const std::string& node, TechBudget b) {
   json row = to_json(d);
   const json plan = best_plan(gpt3_run(sys, "bf16"), nullptr);
   row["training"] = plan.is_null() ? json{{"fits", false}} : plan_row(node, plan, plan["iteration_time_s"].get<double>());
-  const json inf = evaluate_to_json({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 8}}},
-                                     {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}})["inference"];
-  row["inference"] = {{"ttft_s", inf["ttft_s"]}, {"tpot_s", inf["tpot_s"]}, {"output_tokens_per_s", inf["output_tokens_per_s"]},
-                      {"bound", inf["bound"]}};
+  const InferenceResult inf =
+      evaluate_input({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 8}}},
+                      {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}})
+          .inference;
+  row["inference"] = {{"ttft_s", inf.ttft_s}, {"tpot_s", inf.tpot_s}, {"output_tokens_per_s", inf.output_tokens_per_s},
+                      {"bound", {{"prefill", inf.prefill_bound}, {"decode", inf.decode_bound}}}};
   return row;
 }
 

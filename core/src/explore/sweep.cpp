@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "inputs.h"
 #include "output.h"
+#include "outputs.h"
 #include "schema.h"
 #include "strict_json.h"
 
@@ -96,12 +98,12 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
   for (const std::string& out : sp.outputs) values[out] = json::array();
   for (double x : sp.x) {
     const json xv = sp.integer ? json(static_cast<long long>(x)) : json(x);
-    json result;
+    Scenario sc;
+    Result result;
     try {
       json s = scenario;
       set_input(s, sp.input, xv);
-      result = evaluate_to_json(s);
-      if (result.contains("error")) throw InputError(result["error"].value("path", ""), result["error"].value("message", ""));
+      result = evaluate_input(s, &sc);
     } catch (const InputError& e) {
       errors.push_back({{"x", xv}, {"path", e.path}, {"message", e.what()}});
       for (const std::string& out : sp.outputs) values[out].push_back(nullptr);
@@ -111,9 +113,21 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
       for (const std::string& out : sp.outputs) values[out].push_back(nullptr);
       continue;
     }
+    // Outputs come from the output table (typed); the result JSON is built
+    // only if an output outside the table (a per-op figure, ...) asks for it.
+    std::optional<json> full;
     for (const std::string& out : sp.outputs) {
-      json v = lookup_output(result, out);
-      if (v.is_null()) errors.push_back({{"x", xv}, {"path", out}, {"message", "no number at this output path"}});
+      json v;
+      if (const OutputSpec* o = find_output(out)) {
+        v = o->mode == sc.mode ? json(o->get(result)) : json(nullptr);
+      } else {
+        if (!full) full = result_to_json(sc, result);
+        v = lookup_output(*full, out);
+      }
+      if (v.is_null() || (v.is_number() && !std::isfinite(v.get<double>()))) {
+        errors.push_back({{"x", xv}, {"path", out}, {"message", "no number at this output path"}});
+        v = nullptr;
+      }
       values[out].push_back(v);
     }
   }

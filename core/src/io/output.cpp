@@ -1,6 +1,8 @@
 // Result -> output JSON (docs/scenario.md "Output"), base units throughout.
 #include "output.h"
 
+#include <cmath>
+
 #include "boundary.h"
 #include "evaluate.h"
 #include "parse.h"
@@ -119,6 +121,15 @@ json result_to_json(const Scenario& s, const Result& r) {
   }
   out["warnings"] = r.warnings;
   return out;
+}
+
+Result evaluate_input(const json& input, Scenario* parsed) {
+  const Scenario s = parse_scenario(input);
+  if (parsed) *parsed = s;
+  Result r = evaluate(s);
+  const double headline = s.mode == Mode::training ? r.training.iteration_time_s : r.inference.e2e_latency_s;
+  if (!std::isfinite(headline)) throw InputError("$", "the model produced a non-finite number for this input");
+  return r;
 }
 
 json evaluate_to_json(const json& input) {

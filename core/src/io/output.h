@@ -6,5 +6,8 @@
 namespace llmcalc {
 using json = nlohmann::json;
 json evaluate_to_json(const json& input);  // throws InputError
+// A scenario JSON parsed and evaluated, typed; throws InputError on bad
+// input and when the model produces a non-finite headline number.
+Result evaluate_input(const json& input, Scenario* parsed = nullptr);  // `parsed` receives the scenario
 json result_to_json(const Scenario& s, const Result& r);
 }  // namespace llmcalc

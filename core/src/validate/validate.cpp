@@ -7,24 +7,13 @@
 #include <sstream>
 
 #include "output.h"
+#include "outputs.h"
 #include "strict_json.h"
 #include "validate_kernels.h"
 
 namespace llmcalc {
 
 namespace {
-
-// A dotted path into the output; nullptr when absent.
-const json* lookup(const json& root, const std::string& dotted) {
-  const json* cur = &root;
-  std::stringstream ss(dotted);
-  std::string part;
-  while (std::getline(ss, part, '.')) {
-    if (!cur->is_object() || !cur->contains(part)) return nullptr;
-    cur = &cur->at(part);
-  }
-  return cur->is_number() ? cur : nullptr;
-}
 
 std::vector<std::string> split_plus(const std::string& key) {
   std::vector<std::string> parts;
@@ -47,9 +36,10 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
   }
   if (c.is_object() && c.contains("kernels")) return validate_kernel_case(c, origin);
   const std::string id = c.value("id", origin), source = c.value("source", "unknown source");
-  json out;
+  Scenario scenario;
+  Result result;
   try {
-    out = evaluate_to_json(c.at("scenario"));
+    result = evaluate_input(c.at("scenario"), &scenario);
   } catch (const InputError& e) {
     rows.push_back({id, source, "", 0, 0, 0, true, "invalid scenario at " + e.path + ": " + e.what()});
     return rows;
@@ -62,13 +52,13 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
     ValidationRow row{id, source, it.key(), 0, 0, 0, false, ""};
     row.measured = it.value().is_number() ? it.value().get<double>() : 0;
     for (const std::string& part : split_plus(it.key())) {
-      const json* v = lookup(out, part);
-      if (!v) {
+      const OutputSpec* o = find_output(part);
+      if (!o || o->mode != scenario.mode) {
         row.skipped = true;
         row.note = "the model does not produce " + part;
         break;
       }
-      row.predicted += v->get<double>();
+      row.predicted += o->get(result);
     }
     if (!row.skipped && row.measured != 0) row.error = (row.predicted - row.measured) / row.measured;
     rows.push_back(row);
