@@ -10,13 +10,13 @@ constexpr Mode T = Mode::training, I = Mode::inference;
 std::vector<OutputSpec> build() {
   // clang-format off
   return {
-      {"training.iteration_time_s", "iteration time", "s", T, [](R r) { return r.training.iteration_time_s; }},
-      {"training.tokens_per_s", "tokens/s", "tokens/s", T, [](R r) { return r.training.tokens_per_s; }},
-      {"training.tflops_per_gpu", "TFLOP/s per GPU", "TFLOP/s", T, [](R r) { return r.training.tflops_per_gpu; }},
-      {"training.mfu", "MFU", "", T, [](R r) { return r.training.mfu; }},
-      {"training.hfu", "HFU", "", T, [](R r) { return r.training.hfu; }},
-      {"training.time_to_train_s", "time to train", "s", T, [](R r) { return r.training.time_to_train_s; }},
-      {"training.memory_bytes.total", "memory per GPU", "bytes", T, [](R r) { return r.training.memory.total; }},
+      {"training.iteration_time_s", "iteration time", "s", T, [](R r) { return r.training.iteration_time_s; }, true},
+      {"training.tokens_per_s", "tokens/s", "tokens/s", T, [](R r) { return r.training.tokens_per_s; }, true},
+      {"training.tflops_per_gpu", "TFLOP/s per GPU", "TFLOP/s", T, [](R r) { return r.training.tflops_per_gpu; }, true},
+      {"training.mfu", "MFU", "fraction", T, [](R r) { return r.training.mfu; }, true},
+      {"training.hfu", "HFU", "fraction", T, [](R r) { return r.training.hfu; }},
+      {"training.time_to_train_s", "time to train", "s", T, [](R r) { return r.training.time_to_train_s; }, true},
+      {"training.memory_bytes.total", "memory per GPU", "bytes", T, [](R r) { return r.training.memory.total; }, true},
       {"training.memory_bytes.weights", "weights per GPU", "bytes", T, [](R r) { return r.training.memory.weights; }},
       {"training.memory_bytes.gradients", "gradients per GPU", "bytes", T, [](R r) { return r.training.memory.gradients; }},
       {"training.memory_bytes.optimizer", "optimizer states per GPU", "bytes", T, [](R r) { return r.training.memory.optimizer; }},
@@ -30,12 +30,12 @@ std::vector<OutputSpec> build() {
       {"training.time_breakdown_s.pp_bubble", "pipeline bubble", "s", T, [](R r) { return r.training.breakdown.pp_bubble; }},
       {"training.time_breakdown_s.dp_comm", "data-parallel comm.", "s", T, [](R r) { return r.training.breakdown.dp_comm; }},
       {"training.time_breakdown_s.optimizer", "optimizer step", "s", T, [](R r) { return r.training.breakdown.optimizer; }},
-      {"inference.output_tokens_per_s", "output tokens/s", "tokens/s", I, [](R r) { return r.inference.output_tokens_per_s; }},
-      {"inference.ttft_s", "time to first token", "s", I, [](R r) { return r.inference.ttft_s; }},
-      {"inference.tpot_s", "time per output token", "s", I, [](R r) { return r.inference.tpot_s; }},
-      {"inference.e2e_latency_s", "end-to-end latency", "s", I, [](R r) { return r.inference.e2e_latency_s; }},
-      {"inference.max_batch", "max batch", "", I, [](R r) { return static_cast<double>(r.inference.memory.max_batch); }},
-      {"inference.memory_bytes.total", "memory per GPU", "bytes", I, [](R r) { return r.inference.memory.total; }},
+      {"inference.output_tokens_per_s", "output tokens/s", "tokens/s", I, [](R r) { return r.inference.output_tokens_per_s; }, true},
+      {"inference.ttft_s", "time to first token", "s", I, [](R r) { return r.inference.ttft_s; }, true},
+      {"inference.tpot_s", "time per output token", "s", I, [](R r) { return r.inference.tpot_s; }, true},
+      {"inference.e2e_latency_s", "end-to-end latency", "s", I, [](R r) { return r.inference.e2e_latency_s; }, true},
+      {"inference.max_batch", "max batch", "", I, [](R r) { return static_cast<double>(r.inference.memory.max_batch); }, true},
+      {"inference.memory_bytes.total", "memory per GPU", "bytes", I, [](R r) { return r.inference.memory.total; }, true},
       {"inference.memory_bytes.weights", "weights per GPU", "bytes", I, [](R r) { return r.inference.memory.weights; }},
       {"inference.memory_bytes.kv_cache", "KV cache per GPU", "bytes", I, [](R r) { return r.inference.memory.kv_cache; }},
       {"inference.memory_bytes.activations", "activations per GPU", "bytes", I, [](R r) { return r.inference.memory.activations; }},
@@ -60,7 +60,7 @@ nlohmann::json outputs_to_json() {
   nlohmann::json a = nlohmann::json::array();
   for (const OutputSpec& o : output_fields())
     a.push_back({{"key", o.key}, {"label", o.label}, {"unit", o.unit},
-                 {"mode", o.mode == Mode::training ? "training" : "inference"}});
+                 {"mode", o.mode == Mode::training ? "training" : "inference"}, {"headline", o.headline}});
   return a;
 }
 

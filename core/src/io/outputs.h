@@ -17,11 +17,12 @@ struct OutputSpec {
   const char* unit;   // "s", "tokens/s", "bytes", "" (a fraction or count)
   Mode mode;
   double (*get)(const Result&);
+  bool headline = false;  // offered first (the page's sweep outputs)
 };
 
 const std::vector<OutputSpec>& output_fields();
 const OutputSpec* find_output(const std::string& key);  // nullptr if absent
-// {"key", "label", "unit", "mode"} per output, for the schema.
+// {"key", "label", "unit", "mode", "headline"} per output, for the schema.
 nlohmann::json outputs_to_json();
 
 }  // namespace llmcalc

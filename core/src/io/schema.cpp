@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "enum_names.h"
+#include "outputs.h"
 #include "presets.h"
 
 namespace llmcalc {
@@ -237,7 +238,7 @@ const std::vector<std::string>& study_names() { return field_spec("study.name").
 json schema_to_json() {
   json fields = json::array();
   for (const auto& f : schema_fields()) fields.push_back(field_json(f));
-  return {{"version", 1}, {"fields", fields}, {"examples", examples()}};
+  return {{"version", 1}, {"fields", fields}, {"outputs", outputs_to_json()}, {"examples", examples()}};
 }
 
 }  // namespace llmcalc

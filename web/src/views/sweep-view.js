@@ -11,25 +11,14 @@ import { explorePanel } from './explore-panel.js';
 import { list } from '../state/explore-state.js';
 import { checkList, numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
 
-// [output path, label, format]
-export const OUTPUTS = {
-  training: [
-    ['training.iteration_time_s', 'iteration time', fmt.seconds],
-    ['training.tokens_per_s', 'tokens/s', fmt.num],
-    ['training.mfu', 'MFU', fmt.percent],
-    ['training.tflops_per_gpu', 'TFLOP/s per GPU', fmt.num],
-    ['training.time_to_train_s', 'time to train', fmt.seconds],
-    ['training.memory_bytes.total', 'memory per GPU', fmt.bytes],
-  ],
-  inference: [
-    ['inference.output_tokens_per_s', 'output tokens/s', fmt.num],
-    ['inference.ttft_s', 'time to first token', fmt.seconds],
-    ['inference.tpot_s', 'time per output token', fmt.seconds],
-    ['inference.e2e_latency_s', 'end-to-end latency', fmt.seconds],
-    ['inference.max_batch', 'max batch', fmt.num],
-    ['inference.memory_bytes.total', 'memory per GPU', fmt.bytes],
-  ],
-};
+// The outputs a sweep offers: the headline rows of the core's output table
+// (schema.outputs), as [path, label, format] for the current mode.
+const FORMAT_BY_UNIT = { s: fmt.seconds, bytes: fmt.bytes, fraction: fmt.percent };
+export function sweepOutputs(schema, mode) {
+  return (schema.outputs || [])
+    .filter((o) => o.mode === mode && o.headline)
+    .map((o) => [o.key, o.label, FORMAT_BY_UNIT[o.unit] || fmt.num]);
+}
 // What a link without the key has always meant on the page (the core's own
 // request defaults, in the schema, may differ): the input, 9 steps, log scale.
 const DEFAULT_INPUT = { training: 'training.global_batch', inference: 'inference.batch' };
@@ -88,7 +77,7 @@ export class SweepView {
     const to = readNumber(x['sweep.to'], hi, range('to'), errors);
     const steps = readNumber(x['sweep.steps'], DEFAULT_STEPS, range('steps', true), errors);
     if (log && (from <= 0 || to <= 0)) errors.push('a log sweep needs from and to above 0');
-    const known = OUTPUTS[state.mode].map(([k]) => k);
+    const known = sweepOutputs(this.ctx.store.schema, state.mode).map(([k]) => k);
     let outputs = list(x['sweep.outputs']).filter((k) => known.includes(k));
     if (!outputs.length) outputs = [known[0]];
     const systems = list(x['sweep.series']).filter((s) => presets.systems?.[s]);
@@ -117,7 +106,7 @@ export class SweepView {
       numberInput({ id: 'sweep-to', label: 'to', value: x['sweep.to'], placeholder: String(sp.hi), onInput: set('to') }),
       numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(DEFAULT_STEPS), onInput: set('steps') }),
       selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === DEFAULT_SCALE ? '' : v, true) }),
-      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: OUTPUTS[state.mode].map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
+      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
       checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(store.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => store.setX('sweep.series', vs.join(','), true) }),
     );
   }
@@ -150,7 +139,7 @@ export class SweepView {
   }
 
   draw(sw, sp, state) {
-    const labels = new Map(OUTPUTS[state.mode].map(([k, t, f]) => [k, [t, f]]));
+    const labels = new Map(sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t, f]) => [k, [t, f]]));
     const series = sw.series.map((s) => ({ ...s, name: s.name === 'base' ? String(state.system || 'scenario') : s.name }));
     const charts = sp.outputs.map((o) => {
       const [label, f] = labels.get(o) || [o, fmt.num];
