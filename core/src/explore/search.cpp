@@ -4,6 +4,8 @@
 // same composition, compose_iteration() and most_loaded_stage().
 #include "search.h"
 
+#include <tuple>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -180,9 +182,15 @@ struct Candidate {
   double memory = 0;   // bytes per GPU, the most loaded one
   double score = 0;    // ranking key, lower is better
 };
-bool better(const Candidate& a, const Candidate& b) {
-  return a.score < b.score || (a.score == b.score && a.memory < b.memory);
+// A total order, so that equal plans rank the same in every build (the
+// standard libraries of g++ and Emscripten order ties differently): score,
+// then memory, then the simpler plan.
+auto plan_key(const Candidate& c) {
+  const Parallelism& p = c.par;
+  return std::make_tuple(c.score, c.memory, static_cast<int>(c.rc), p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sp,
+                         static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch);
 }
+bool better(const Candidate& a, const Candidate& b) { return plan_key(a) < plan_key(b); }
 
 // The best `top` candidates and the time-memory Pareto front, both bounded.
 class Collector {
