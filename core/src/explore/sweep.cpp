@@ -16,20 +16,9 @@ namespace llmcalc {
 
 namespace {
 
-std::vector<std::string> split(const std::string& path) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '.') {
-      out.push_back(path.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
 json lookup_output(const json& out, const std::string& path) {
   const json* node = &out;
-  for (const std::string& seg : split(path)) {
+  for (const std::string& seg : split_path(path)) {
     if (!node->is_object() || !node->contains(seg)) return nullptr;
     node = &node->at(seg);
   }

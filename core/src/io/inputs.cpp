@@ -11,17 +11,6 @@ namespace llmcalc {
 
 namespace {
 
-std::vector<std::string> split(const std::string& path) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (size_t i = 0; i <= path.size(); ++i)
-    if (i == path.size() || path[i] == '.') {
-      out.push_back(path.substr(start, i - start));
-      start = i + 1;
-    }
-  return out;
-}
-
 bool is_index(const std::string& s) {
   return !s.empty() && s.size() < 4 && s.find_first_not_of("0123456789") == std::string::npos;
 }
@@ -49,10 +38,21 @@ json* descend(json& node, const std::string& seg, bool last, const std::string& 
 
 }  // namespace
 
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= path.size(); ++i)
+    if (i == path.size() || path[i] == '.') {
+      out.push_back(path.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
 void set_input(json& scenario, const std::string& input, const json& value) {
   const FieldSpec* f = find_field(input);
   const std::string path = f && !f->at.empty() ? "system." + f->at : input;
-  const std::vector<std::string> segs = split(path);
+  const std::vector<std::string> segs = split_path(path);
   if (segs.empty() || segs[0].empty()) throw InputError(input, "empty input path");
   if (!scenario.is_object()) throw InputError(input, "the scenario is not an object");
   if ((segs[0] == "model" || segs[0] == "system") && segs.size() > 1) {
@@ -76,7 +76,7 @@ bool integer_input(const std::string& input) {
                                               "vocab", "seq_len", "gpus_per_node", "sm_count", "span_gpus",
                                               "experts", "top_k", "shared_experts", "dense_layers"};
   if (const FieldSpec* f = find_field(input)) return f->type == "int";
-  const std::vector<std::string> segs = split(input);
+  const std::vector<std::string> segs = split_path(input);
   return kInts.count(segs.back()) > 0;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace llmcalc {
 
@@ -14,6 +15,9 @@ namespace llmcalc {
 // efficiency given for every precision) becomes {"bf16": number} first.
 // Throws InputError naming `input` when the place does not exist.
 void set_input(nlohmann::json& scenario, const std::string& input, const nlohmann::json& value);
+
+// "a.b.c" -> {"a", "b", "c"}.
+std::vector<std::string> split_path(const std::string& path);
 
 // Whether `input` takes integers (table "int" fields and the integer keys
 // of model and system objects).
