@@ -10,7 +10,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CSP } from '../../scripts/csp.mjs';
 import { repoRoot } from '../node/wasm.mjs';
-import { h, setup, shot, waitEvaluated } from './harness.mjs';
+import { EMBED_HOST, h, setup, shot, waitEvaluated } from './harness.mjs';
 
 setup();
 
@@ -42,26 +42,11 @@ async function siteFile(path) {
   }
 }
 
-// The parent page of another origin: an iframe of the URL in its hash, and the
-// heights the frame posts.
-const PARENT = {
-  '/': '<!doctype html><title>host</title><link rel="icon" href="data:,"><script src="host.js"></script><body></body>',
-  '/host.js': `window.__heights = [];
-  addEventListener('message', (e) => e.data && e.data.type === 'llmcalc:height' && window.__heights.push(e.data.height));
-  addEventListener('DOMContentLoaded', () => {
-    const f = document.createElement('iframe');
-    f.src = decodeURIComponent(location.hash.slice(1));
-    f.width = '800';
-    f.height = '200';
-    document.body.append(f);
-  });`,
-};
-
 let site;
 let host;
 before(async () => {
   site = await plainServer(siteFile);
-  host = await plainServer(async (p) => (PARENT[p] ? { body: PARENT[p], type: p.endsWith('.js') ? 'text/javascript' : 'text/html' } : null));
+  host = await plainServer(async (p) => (EMBED_HOST[p] ? { body: EMBED_HOST[p], type: p.endsWith('.js') ? 'text/javascript' : 'text/html' } : null));
 });
 after(() => {
   site?.server.close();

@@ -77,3 +77,18 @@ export async function afterEvaluation(page, action) {
 }
 
 export const shot = (page, name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+// A page of another origin that embeds the URL in its hash in an iframe and
+// records the heights the frame posts ({path: body}); used by the embed tests.
+export const EMBED_HOST = {
+  '/': '<!doctype html><title>host</title><link rel="icon" href="data:,"><script src="host.js"></script><body></body>',
+  '/host.js': `window.__heights = [];
+  addEventListener('message', (e) => e.data && e.data.type === 'llmcalc:height' && window.__heights.push(e.data.height));
+  addEventListener('DOMContentLoaded', () => {
+    const f = document.createElement('iframe');
+    f.src = decodeURIComponent(location.hash.slice(1));
+    f.width = '800';
+    f.height = '200';
+    document.body.append(f);
+  });`,
+};

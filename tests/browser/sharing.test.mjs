@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { afterEvaluation, h, openPage, setup, shot, shots, waitEvaluated } from './harness.mjs';
+import { EMBED_HOST, afterEvaluation, h, openPage, setup, shot, shots, waitEvaluated } from './harness.mjs';
 
 setup();
 
@@ -55,20 +55,8 @@ test('Copy link puts the page address, state included, on the clipboard', async 
 
 test('embed mode shows one view without chrome and posts its height to the parent', async () => {
   // The parent is another origin (a second server, no CSP), as on a real blog.
-  const files = {
-    '/': '<!doctype html><title>parent</title><script src="parent.js"></script><body></body>',
-    '/parent.js': `window.__heights = [];
-    addEventListener('message', (e) => e.data && e.data.type === 'llmcalc:height' && window.__heights.push(e.data.height));
-    addEventListener('DOMContentLoaded', () => {
-      const f = document.createElement('iframe');
-      f.src = decodeURIComponent(location.hash.slice(1));
-      f.width = '800';
-      f.height = '200';
-      document.body.append(f);
-    });`,
-  };
   const parentServer = createServer((req, res) => {
-    const body = files[req.url];
+    const body = EMBED_HOST[req.url];
     res.writeHead(body ? 200 : 404, { 'Content-Type': req.url.endsWith('.js') ? 'text/javascript' : 'text/html' }).end(body || '');
   });
   await new Promise((ok) => parentServer.listen(0, '127.0.0.1', ok));
