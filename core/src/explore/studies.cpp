@@ -213,24 +213,26 @@ json boundedness() {
   for (const char* id : {"dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200"}) {
     const json s = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", id}, {"parallelism", {{"tp", 8}}},
                     {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}};
-    const json out = evaluate_to_json(s);
-    const double peak = out["device"]["peak_flops"].get<double>();
+    Scenario sc;
+    const Result r = evaluate_input(s, &sc);
+    const Device& d = sc.system.device;
+    const double peak = d.matmul_flops[static_cast<int>(sc.infer.compute_precision)];
     json ridges = json::object(), ops = json::array(), levels = json::array();
     // Ridge point of a level: peak FLOP/s / its bandwidth (Williams et al. 2009, roofline).
-    for (const json& roof : out["device"]["roofs"]) {
-      levels.push_back(roof["name"]);  // nearest to the cores first
-      ridges[roof["name"].get<std::string>()] = peak / roof["bandwidth_Bps"].get<double>();
+    for (const MemoryLevel& m : d.memory) {
+      levels.push_back(m.name);  // nearest to the cores first
+      ridges[m.name] = peak / m.bandwidth_Bps;
     }
-    for (const json& op : out["ops"]) {
-      if (op["kind"] == "comm") continue;
+    for (const Op& op : r.inference.ops) {
+      if (op.kind == OpKind::comm) continue;
       json ai = json::object();
-      for (auto it = op["bytes"].begin(); it != op["bytes"].end(); ++it)
-        if (it.value().get<double>() > 0) ai[it.key()] = op["flops"].get<double>() / it.value().get<double>();
-      ops.push_back({{"phase", op["phase"]}, {"name", op["name"]}, {"flops", op["flops"]}, {"intensity", ai},
-                     {"time_s", op["time_s"]}, {"bound", op["bound"]}});
+      for (size_t i = 0; i < d.memory.size() && i < op.cost.bytes.size(); ++i)
+        if (op.cost.bytes[i] > 0) ai[d.memory[i].name] = op.cost.flops / op.cost.bytes[i];
+      ops.push_back({{"phase", op.phase}, {"name", op.name}, {"flops", op.cost.flops}, {"intensity", ai},
+                     {"time_s", op.cost.time_s}, {"bound", bound_name(d, op.cost.bound)}});
     }
-    systems.push_back({{"system", id}, {"device", out["device"]["name"]}, {"peak_flops", peak}, {"levels", levels}, {"ridges", ridges},
-                       {"ops", ops}, {"bound", out["inference"]["bound"]}});
+    systems.push_back({{"system", id}, {"device", d.name}, {"peak_flops", peak}, {"levels", levels}, {"ridges", ridges},
+                       {"ops", ops}, {"bound", {{"prefill", r.inference.prefill_bound}, {"decode", r.inference.decode_bound}}}});
   }
   return {{"study", "inference-boundedness"},
           {"workload", "llama3.1-70b, tp 8, batch 16, 2048 in / 256 out, bf16; ops of one layer (+ LM head)"},

@@ -11,13 +11,6 @@ namespace llmcalc {
 
 namespace {
 
-std::string bound_name(const Device& d, int bound) {
-  if (bound == kBoundCompute) return "compute";
-  if (bound == kBoundNetwork) return "network";
-  if (bound == kBoundLatency) return "latency";
-  return d.memory.at(static_cast<size_t>(bound)).name;
-}
-
 json op_json(const Device& d, const Op& op) {
   json bytes = json::object();
   double dram = 0;
@@ -102,6 +95,13 @@ json inference_json(const InferenceResult& r) {
 }
 
 }  // namespace
+
+std::string bound_name(const Device& d, int bound) {
+  if (bound == kBoundCompute) return "compute";
+  if (bound == kBoundNetwork) return "network";
+  if (bound == kBoundLatency) return "latency";
+  return d.memory.at(static_cast<size_t>(bound)).name;
+}
 
 json result_to_json(const Scenario& s, const Result& r) {
   json out;

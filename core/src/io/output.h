@@ -10,4 +10,6 @@ json evaluate_to_json(const json& input);  // throws InputError
 // input and when the model produces a non-finite headline number.
 Result evaluate_input(const json& input, Scenario* parsed = nullptr);  // `parsed` receives the scenario
 json result_to_json(const Scenario& s, const Result& r);
+// What bounds an op: "compute", "network", "latency" or a memory level's name.
+std::string bound_name(const Device& d, int bound);
 }  // namespace llmcalc
