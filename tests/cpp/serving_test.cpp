@@ -84,5 +84,83 @@ TEST(Serving, NewInputsAreCheckedAtTheirPath) {
   EXPECT_NE(path.find("weight_only"), std::string::npos) << path;
 }
 
+json decode_run(const std::string& model, const std::string& kernel) {
+  return {{"mode", "inference"}, {"model", model}, {"system", "dgx-h100"},
+          {"inference", {{"batch", 64}, {"input_tokens", 1024}, {"output_tokens", 1024}, {"decode_attention", kernel},
+                         {"weight_precision", "fp8"}, {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}};
+}
+
+double attention_bytes(const json& out) {
+  return find_op(out, "attn.flash", "decode")["bytes"]["hbm"].get<double>();
+}
+
+TEST(Serving, PerHeadDecodeAttentionStreamsKvPerQueryHead) {
+  // Llama 3.1 8B: 32 query heads on 8 KV heads. One thread block per query
+  // head streams its group's K/V itself: four times the grouped kernel's cache reads.
+  const json grouped = eval_ok(decode_run("llama3.1-8b", "grouped"));
+  const json per_head = eval_ok(decode_run("llama3.1-8b", "per_head"));
+  // The Q reads and O writes are the same in both; the KV part dominates.
+  EXPECT_GT(attention_bytes(per_head) / attention_bytes(grouped), 3.9);
+  EXPECT_LT(attention_bytes(per_head) / attention_bytes(grouped), 4.0 + 1e-9);
+  EXPECT_GT(per_head["inference"]["tpot_s"].get<double>(), 1.2 * grouped["inference"]["tpot_s"].get<double>());
+  // Prefill does not read the cache: the same TTFT.
+  EXPECT_DOUBLE_EQ(per_head["inference"]["ttft_s"].get<double>(), grouped["inference"]["ttft_s"].get<double>());
+  // auto: groups of 4 run per head, groups of 8 (Llama 2 70B) grouped.
+  EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama3.1-8b", "auto"))), attention_bytes(per_head));
+  EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama2-70b", "auto"))),
+                   attention_bytes(eval_ok(decode_run("llama2-70b", "grouped"))));
+  // Multi-head attention has nothing to share: both kernels read the same.
+  EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama2-7b", "per_head"))),
+                   attention_bytes(eval_ok(decode_run("llama2-7b", "grouped"))));
+}
+
+json mixtral(const std::string& gemm, const std::string& system = "dgx-h100") {
+  return {{"mode", "inference"}, {"model", "mixtral-8x7b"}, {"system", system}, {"parallelism", {{"tp", 2}}},
+          {"inference", {{"batch", 1}, {"input_tokens", 2048}, {"output_tokens", 1}, {"moe_gemm", gemm},
+                         {"weight_precision", "fp8"}, {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}};
+}
+
+TEST(Serving, LegacyMoeGemmRunsSixteenBitAtTheLegacyMmaRate) {
+  const json legacy = eval_ok(mixtral("legacy16")), native = eval_ok(mixtral("native"));
+  const json up_l = find_op(legacy, "moe.up", "prefill"), up_n = find_op(native, "moe.up", "prefill");
+  ASSERT_FALSE(up_l.is_null());
+  EXPECT_DOUBLE_EQ(up_l["flops"].get<double>(), up_n["flops"].get<double>());
+  // 16-bit math (half the fp8 peak, at the bf16 ceiling) x legacy_mma 0.48:
+  // 2048 x 2 / 8 = 512 rows per expert fill the tiles, so the ratio is close
+  // to 1979 x 0.649 / (989 x 0.732 x 0.48) = 3.7.
+  const double ratio = up_l["time_s"].get<double>() / up_n["time_s"].get<double>();
+  EXPECT_GT(ratio, 3.3);
+  EXPECT_LT(ratio, 4.1);
+  // No fp8 casts before the 16-bit expert GEMMs; the native path has them.
+  EXPECT_TRUE(find_op(legacy, "moe.up.cast", "prefill").is_null());
+  EXPECT_FALSE(find_op(native, "moe.up.cast", "prefill").is_null());
+  // The plugin's permute and finalize copies run in both.
+  EXPECT_FALSE(find_op(legacy, "moe.permute", "prefill").is_null());
+  EXPECT_FALSE(find_op(native, "moe.unpermute", "prefill").is_null());
+  EXPECT_GT(legacy["inference"]["ttft_s"].get<double>(), 1.5 * native["inference"]["ttft_s"].get<double>());
+  // Without an fp8 path the experts are held in 16-bit: about twice the weights.
+  const double wl = legacy["inference"]["memory_bytes"]["weights"].get<double>();
+  const double wn = native["inference"]["memory_bytes"]["weights"].get<double>();
+  EXPECT_GT(wl / wn, 1.8);
+  EXPECT_LT(wl / wn, 2.0);
+  // A100's native path is mma.sync: legacy16 costs it nothing beyond 16-bit math.
+  json a_l = mixtral("legacy16", "dgx-a100-80gb"), a_n = mixtral("native", "dgx-a100-80gb");
+  for (const char* k : {"weight_precision", "kv_precision", "compute_precision"})
+    a_l["inference"][k] = a_n["inference"][k] = "bf16";
+  EXPECT_NEAR(find_op(eval_ok(a_l), "moe.up", "prefill")["time_s"].get<double>(),
+              find_op(eval_ok(a_n), "moe.up", "prefill")["time_s"].get<double>(), 1e-12);
+}
+
+TEST(Serving, KernelChoicesAreCheckedAtTheirPath) {
+  json bad = decode_run("llama3.1-8b", "xqa");
+  EXPECT_EQ(eval(bad)["error"]["path"], "inference.decode_attention");
+  bad = mixtral("cutlass3");
+  EXPECT_EQ(eval(bad)["error"]["path"], "inference.moe_gemm");
+  bad = mixtral("native", "dgx-h100");
+  bad["system"] = {{"preset", "dgx-h100"}, {"device", {{"efficiency", {{"legacy_mma", 0}}}}}};
+  const std::string path = eval(bad)["error"]["path"].get<std::string>();
+  EXPECT_NE(path.find("legacy_mma"), std::string::npos) << path;
+}
+
 }  // namespace
 }  // namespace llmcalc::test

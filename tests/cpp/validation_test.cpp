@@ -147,9 +147,10 @@ TEST(Validation, MoeAndFp8Training) {
 }
 
 // Inference, per source family. The bounds are what the model reaches today
-// (issue 12's target is 15% mean / 40% max per family): gpt-fast meets it;
-// the TensorRT-LLM tables do not yet (Mixtral, and fp8 decode at batch
-// 64-120 with long outputs, are 2-3x too fast; see README, Validation).
+// (issue 12's target is 15% mean / 40% max per family): gpt-fast and the
+// peak-throughput table meet it (per-query-head decode attention, the legacy
+// 16-bit MoE GEMM); the low-latency table's mean does not yet (Llama 2 7B at
+// 128 prompt tokens is 33% too fast: per-request runtime costs are missing).
 TEST(Validation, InferenceCases) {
   int n = 0;
   errors("", "inference.", &n);
@@ -160,13 +161,13 @@ TEST(Validation, InferenceCases) {
   EXPECT_LE(gf_max, 0.25);  // int4 at the default group size 128 (the run used 32)
   auto [ll_mean, ll_max] = errors("NVIDIA TensorRT-LLM \"Performance of TensorRT-LLM\" Low Latency", "inference.ttft_s", &n);
   EXPECT_EQ(n, 4);
-  EXPECT_LE(ll_mean, 0.31);
-  EXPECT_LE(ll_max, 0.61);
+  EXPECT_LE(ll_mean, 0.16);
+  EXPECT_LE(ll_max, 0.34);
   auto [pt_mean, pt_max] = errors("NVIDIA TensorRT-LLM \"Performance of TensorRT-LLM\" Peak Throughput",
                                   "inference.output_tokens_per_s", &n);
   EXPECT_EQ(n, 7);
-  EXPECT_LE(pt_mean, 0.58);
-  EXPECT_LE(pt_max, 1.75);
+  EXPECT_LE(pt_mean, 0.08);
+  EXPECT_LE(pt_max, 0.17);
 }
 
 // Kernel timings on an H200 (tests/validation/device): one metric per kernel

@@ -33,6 +33,17 @@ enum class MoeBalance { random, forced };
 // history), per-tensor current scaling (an amax pass before each cast), or
 // MXFP8 (Blackwell: one E8M0 scale per 32 elements, row- and column-wise copies).
 enum class Fp8Recipe { delayed, current, mxfp8 };
+// Decode attention over the KV cache: "grouped" kernels load each KV head once
+// for its whole query group (TensorRT-LLM XQA, FlashInfer, FlashDecoding);
+// "per_head" kernels run one thread block per query head (FasterTransformer /
+// TensorRT-LLM masked MHA, vLLM PagedAttention v1/v2), so every query head
+// loads and converts its group's K/V itself; "auto" picks by group size.
+enum class DecodeAttention { auto_pick, grouped, per_head };
+// MoE expert GEMMs in inference: "legacy16" = an Ampere-generation grouped
+// GEMM (mma.sync, 16-bit math, weights dequantised in the kernel), as in
+// FasterTransformer's and TensorRT-LLM <= 0.9's MoE plugin; "native" = the
+// device's own GEMM at the compute precision (CUTLASS 3 / TE grouped GEMM).
+enum class MoeGemm { legacy16, native };
 
 inline bool is_gated(FfnType t) { return t == FfnType::swiglu || t == FfnType::geglu; }
 
@@ -99,6 +110,10 @@ struct DeviceEfficiency {
   // Fraction of the SMs a running collective's kernels hold (NCCL runs one
   // CTA per channel): compute overlapped with communication runs on the rest.
   double comm_sm_share = 0;
+  // Throughput of Ampere-generation tensor-core kernels (mma.sync, cp.async)
+  // on this device relative to its native ones (Hopper wgmma + TMA); 1 where
+  // mma.sync is the native path.
+  double legacy_mma = 1;
 };
 
 struct Device {
@@ -192,6 +207,8 @@ struct Inference {
   bool flash_attention = true;
   int weight_group_size = 128;  // int4: weights per 16-bit scale + 16-bit zero point
   bool inflight = false;        // batching "inflight": at most batch sequences, and no more than fit, in flight
+  DecodeAttention decode_attention = DecodeAttention::auto_pick;
+  MoeGemm moe_gemm = MoeGemm::legacy16;
 };
 
 struct Scenario {

@@ -69,7 +69,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   // Tile quantization: padded tiles compute zeros at the edges.
   const double quant_eff = (g.m * g.n) / (tiles_m * t.m * tiles_n * t.n);
   const double k_eff = g.k / (g.k + kTileOverheadK);
-  const double peak = d.matmul_flops[static_cast<int>(g.math)] * d.efficiency.matmul[static_cast<int>(g.math)];
+  const double peak = d.matmul_flops[static_cast<int>(g.math)] * d.efficiency.matmul[static_cast<int>(g.math)] * g.mma_eff;
   // Each wave also pays a fixed per-tile time (pipeline fill from DRAM,
   // epilogue), fitted once on the cuBLASLt shape sweep of docs/sources.md [HF2.2].
   r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff) + std::ceil(tiles / sms) * d.efficiency.tile_overhead_s;

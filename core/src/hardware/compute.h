@@ -31,6 +31,9 @@ struct GemmShape {
   // Fraction of the device's streaming bandwidth the kernel reaches from
   // device memory (dequantising weight-only kernels stream below a plain GEMV).
   double dram_eff = 1;
+  // Fraction of the device's matmul rate the kernel's MMA instructions reach
+  // (Ampere-generation mma.sync kernels on Hopper: efficiency.legacy_mma).
+  double mma_eff = 1;
 };
 
 OpCost gemm_cost(const Device& d, const GemmShape& g);

@@ -41,6 +41,18 @@ const EnumTable<bool>& batching_names() {
   return t;
 }
 
+const EnumTable<DecodeAttention>& decode_attention_names() {
+  static const EnumTable<DecodeAttention> t{{DecodeAttention::auto_pick, "auto"},
+                                            {DecodeAttention::grouped, "grouped"},
+                                            {DecodeAttention::per_head, "per_head"}};
+  return t;
+}
+
+const EnumTable<MoeGemm>& moe_gemm_names() {
+  static const EnumTable<MoeGemm> t{{MoeGemm::legacy16, "legacy16"}, {MoeGemm::native, "native"}};
+  return t;
+}
+
 const EnumTable<bool>& recompute_method_names() {
   static const EnumTable<bool> t{{false, "uniform"}, {true, "block"}};
   return t;

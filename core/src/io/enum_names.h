@@ -30,6 +30,8 @@ const EnumTable<double>& gather_precision_names();
 const EnumTable<double>& reduce_precision_names();
 // inference.batching: false = static, true = in-flight.
 const EnumTable<bool>& batching_names();
+const EnumTable<DecodeAttention>& decode_attention_names();
+const EnumTable<MoeGemm>& moe_gemm_names();
 // Precisions each input accepts (a subset of Precision, in display order).
 const EnumTable<Precision>& training_precision_names();
 const EnumTable<Precision>& weight_precision_names();

@@ -142,6 +142,7 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
     wo.finish();
   }
   e.comm_sm_share = o.number("comm_sm_share", 0, 0, 0.9);
+  e.legacy_mma = o.number("legacy_mma", 1, 0.05, 1);
   if (o.has("attention_kernels")) parse_attention_kernels(o, e);
   o.finish();
   return e;
@@ -271,6 +272,8 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.compute_precision = enum_field(o, "compute_precision", math_precision_names());
   inf.flash_attention = bool_field(o, "flash_attention");
   inf.weight_group_size = int32_field(o, "weight_group_size");
+  inf.decode_attention = enum_field(o, "decode_attention", decode_attention_names());
+  inf.moe_gemm = enum_field(o, "moe_gemm", moe_gemm_names());
   o.finish();
   return inf;
 }

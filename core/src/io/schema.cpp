@@ -129,6 +129,8 @@ void inference_fields(Fields& f) {
   add({"inference.kv_precision", "kp", "enum", "", "bf16", 0, 0, names_of(kv_precision_names()), "KV-cache precision.", "inference", kInfer});
   add({"inference.compute_precision", "ic", "enum", "", "bf16", 0, 0, names_of(math_precision_names()), "Math precision of the GEMMs.", "inference", kInfer});
   add({"inference.flash_attention", "ifa", "bool", "", true, 0, 0, {}, "Fused attention kernels.", "inference", kInfer});
+  add({"inference.decode_attention", "dat", "enum", "", "auto", 0, 0, names_of(decode_attention_names()), "Decode attention kernel: grouped (each KV head loaded once for its query group: TensorRT-LLM XQA, FlashInfer), per_head (one thread block per query head: masked MHA, vLLM PagedAttention), auto (grouped when the query group is a multiple of 8, else per_head).", "inference", kInfer});
+  add({"inference.moe_gemm", "mgk", "enum", "", "legacy16", 0, 0, names_of(moe_gemm_names()), "MoE expert GEMMs: legacy16 (Ampere-generation grouped GEMM in 16-bit math, TensorRT-LLM <= 0.9 / FasterTransformer) or native (the device's own kernels at the compute precision).", "inference", kInfer});
 }
 
 // The technology data (core/presets/technology) names the architectures,

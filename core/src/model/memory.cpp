@@ -182,6 +182,11 @@ double stored_weight_bytes(Precision p, int group) {
   return b;
 }
 
+Precision expert_weight_precision(const Inference& in) {
+  const bool tensor_core_format = in.weight_precision == Precision::fp8 || in.weight_precision == Precision::fp4;
+  return in.moe_gemm == MoeGemm::legacy16 && tensor_core_format ? Precision::bf16 : in.weight_precision;
+}
+
 InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const Model& m = s.model;
   const Parallelism& p = s.par;
@@ -192,7 +197,8 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const double embed = 1.0 * m.vocab * m.hidden / p.tp;  // stays 16-bit: a lookup table
   const double wb = stored_weight_bytes(in.weight_precision, in.weight_group_size);
   // Inference keeps experts on the tp group (no ep): sp.expert was divided by ep=1.
-  r.weights = (sp.dense + sp.expert - embed) * wb + embed * 2;
+  const double eb = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size);
+  r.weights = (sp.dense - embed) * wb + sp.expert * eb + embed * 2;
   const double context = 1.0 * in.input_tokens + in.output_tokens;
   r.kv_per_sequence = 2.0 * lay.max_layers * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context;
   // Working set of the prefill: the widest intermediate of one layer for the

@@ -45,6 +45,10 @@ struct InferenceMemory {
 };
 // Bytes per stored weight, block scales included (int4: per `group` weights).
 double stored_weight_bytes(Precision p, int group);
+// Precision the expert weights are held in for inference: a legacy16 MoE
+// GEMM has no fp8/fp4 path, so such checkpoints keep their experts in 16-bit
+// (weight-only int8/int4 stay: those kernels dequantise to 16-bit math).
+Precision expert_weight_precision(const Inference& in);
 InferenceMemory inference_memory(const Scenario& s);
 InferenceMemory inference_memory_at(const Scenario& s, double batch);
 

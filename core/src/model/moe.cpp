@@ -46,15 +46,44 @@ double moe_load_factor(const MoeRouting& r) {
   return load;
 }
 
+namespace {
+
+// One expert GEMM of the inference MoE block. The legacy16 kernel has no
+// narrow-precision path: 16-bit activations and math, weights as held
+// (dequantised in the kernel when int8/int4), MMA issue at legacy_mma.
+OpSpec expert_gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch) {
+  OpSpec g = make_gemm(name, m, n, k, p, batch);
+  if (!p.moe_legacy16) return g;
+  g.gemm.math = Precision::bf16;
+  g.gemm.a_bytes = 2;
+  g.gemm.b_bytes = p.moe_weight_bytes;
+  g.gemm.dequant_ops = p.moe_weight_bytes < 2 ? (p.moe_weight_bytes < 1 ? 3 : 2) : 0;
+  g.gemm.mma_eff = p.moe_mma_eff;
+  return g;
+}
+
+}  // namespace
+
+// TensorRT-LLM / FasterTransformer MoE plugin (moe_kernels.cu): top-k softmax
+// of the router logits, a sort of the (token, expert) pairs, expand the rows
+// into expert order, fc1 and fc2 as grouped GEMMs over the local experts,
+// then finalize: weight each copy by its router probability and sum the k
+// copies back into token order.
 void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens) {
-  const double h = m.hidden;
+  const double h = m.hidden, ab = p.act_bytes;
   const int up_mats = is_gated(m.ffn_type) ? 2 : 1;
   const double experts = m.moe.experts, k = m.moe.top_k;
   const double f = m.moe.ffn_hidden / static_cast<double>(p.tp);
   OpSpec router = make_gemm("moe.router", tokens, experts, h, p);
   router.gemm.b_bytes = p.act_bytes;  // routers stay in 16-bit
+  router.gemm.math = Precision::bf16;
+  router.gemm.a_bytes = ab;
   router.gemm.dequant_ops = 0;
   ops.push_back(router);
+  // Softmax + top-k, the radix sort of the pairs and the per-expert offsets.
+  OpSpec topk = make_elementwise("moe.router.topk", tokens * experts * 4 + tokens * k * 4 * 4, 8 * tokens * experts);
+  topk.kernels = 3;
+  ops.push_back(topk);
   // Grouped GEMM over the experts this GPU holds or touches.
   double local_experts = experts;
   double per_expert = tokens * k / experts;  // balanced routing
@@ -63,9 +92,11 @@ void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPas
     per_expert = p.moe_tokens_per_expert;
   }
   const double routed_tokens = local_experts * per_expert;
-  ops.push_back(make_gemm("moe.up", per_expert, up_mats * f, h, p, local_experts));
+  ops.push_back(make_elementwise("moe.permute", (tokens + routed_tokens) * h * ab, 0));
+  ops.push_back(expert_gemm("moe.up", per_expert, up_mats * f, h, p, local_experts));
   ops.push_back(make_elementwise("moe.act", routed_tokens * f * (up_mats + 1) * p.act_bytes, 4 * routed_tokens * f));
-  ops.push_back(make_gemm("moe.down", per_expert, h, f, p, local_experts));
+  ops.push_back(expert_gemm("moe.down", per_expert, h, f, p, local_experts));
+  ops.push_back(make_elementwise("moe.unpermute", (routed_tokens + tokens) * h * ab + routed_tokens * 4, 2 * routed_tokens * h));
   if (m.moe.shared_experts > 0) {
     const double fs = f * m.moe.shared_experts;
     ops.push_back(make_gemm("moe.shared_up", tokens, up_mats * fs, h, p));

@@ -73,7 +73,11 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
   // unfused Megatron path computes the full block and masks it).
   const double causal_frac = p.causal && p.q_len > 1 ? 0.5 * (1 + 1.0 / std::max(1.0, p.q_len)) : 1.0;
   const double q_bytes = b * p.q_len * q_heads * hd * p.act_bytes;
-  const double kv_bytes = 2 * b * p.kv_len * kv_heads * hd * (p.kv_cached ? p.kv_bytes : p.act_bytes);
+  // A per-query-head decode kernel (one thread block per query head: masked
+  // MHA) loads and converts its K/V once per query head, so GQA saves it
+  // nothing; grouped kernels (XQA, FlashInfer) load each KV head once.
+  const double kv_streams = p.kv_cached && p.kv_per_head ? q_heads : kv_heads;
+  const double kv_bytes = 2 * b * p.kv_len * kv_streams * hd * (p.kv_cached ? p.kv_bytes : p.act_bytes);
   if (p.flash) {
     OpSpec s;
     s.name = "attn.flash";

@@ -61,6 +61,14 @@ struct LayerPass {
   double gemm_act_bytes = 2;  // activation element size as fed to the GEMMs (fp8 recipes cast it)
   double kv_bytes = 2;      // KV-cache element size
   bool kv_cached = false;   // decode: K/V come from the cache
+  // Decode with a per-query-head kernel: each query head streams its KV
+  // head's cache itself (no sharing within the GQA group).
+  bool kv_per_head = false;
+  // Inference MoE: expert GEMMs in an Ampere-generation 16-bit grouped GEMM
+  // (math 16-bit, weights `moe_weight_bytes`, MMA rate x legacy_mma).
+  bool moe_legacy16 = false;
+  double moe_weight_bytes = 2;
+  double moe_mma_eff = 1;
   bool kv_write = false;    // inference: this pass's K and V are stored in the cache
   Group tp_group, ep_group, etp_group;
 };

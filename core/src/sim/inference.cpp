@@ -33,7 +33,28 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   p.kv_write = true;
   p.tp_group = {s.par.tp, 1, 1LL * s.par.tp * s.par.pp * s.par.dp};
   p.ep_group = {1, 1};
+  p.moe_legacy16 = in.moe_gemm == MoeGemm::legacy16;
+  if (p.moe_legacy16) {
+    p.moe_weight_bytes = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size);
+    p.moe_mma_eff = s.system.device.efficiency.legacy_mma;
+  }
   return p;
+}
+
+// Which decode attention kernel runs. auto: TensorRT-LLM's grouped-query
+// (XQA) generation kernels put a KV head's query group on the 8-wide side of
+// the m16n8 tensor-core MMA and were built for groups of 8 (Llama-2 70B);
+// other groups, like multi-head attention, run the masked MHA kernel, one
+// thread block per query head (TensorRT-LLM docs, gpt_attention "XQA
+// optimization": XQA uses tensor cores and reduces "data loading and conversion").
+bool decode_per_head(const Scenario& s) {
+  switch (s.infer.decode_attention) {
+    case DecodeAttention::grouped: return false;
+    case DecodeAttention::per_head: return true;
+    case DecodeAttention::auto_pick: break;
+  }
+  const int group = s.model.heads / std::max(1, s.model.kv_heads);
+  return group % 8 != 0;
 }
 
 struct PhaseCost {
@@ -129,6 +150,7 @@ InferenceResult evaluate_batch(const Scenario& s) {
   dec.kv_len = in.input_tokens + in.output_tokens / 2.0;
   dec.causal = false;
   dec.kv_cached = true;
+  dec.kv_per_head = decode_per_head(s);
   LayerPass dec_moe = dec;
   dec_moe.moe_layer = true;
   if (m.is_moe()) {
