@@ -44,7 +44,7 @@ struct InferenceMemory {
   long long max_batch = 0;
 };
 // Bytes per stored weight, block scales included (int4: per `group` weights).
-double stored_weight_bytes(Precision p, int group);
+double stored_weight_bytes(Precision p, int group, bool mx = false);
 InferenceMemory inference_memory(const Scenario& s);
 InferenceMemory inference_memory_at(const Scenario& s, double batch);
 
