@@ -3,7 +3,6 @@
 // hand-derived vectors of tests/fixtures/kv-cache.json, MLA and local
 // attention FLOPs against their formulas, MTP, block-scaled FP4 training.
 #include <fstream>
-#include <map>
 
 #include "attention_pattern.h"
 #include "mla.h"
@@ -19,32 +18,30 @@ const char* const kNewPresets[] = {"deepseek-v3", "deepseek-v2-lite", "kimi-k2",
                                    "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "llama4-scout",
                                    "llama4-maverick", "gemma3-27b", "mistral-large-2", "llama3.3-70b"};
 
-// Published figures given to two digits ("2.4B", "17B", "3.3B") and one count
-// whose config was not read; each deviation is explained in the preset's sources.
-const std::map<std::string, double> kWiderTolerance = {
-    {"kimi-k2 total", 0.015},            // 1026.4B vs the report's 1.04T (config.json not read)
-    {"deepseek-v2-lite active", 0.025},  // 2.45B vs "2.4B"
-    {"qwen3-30b-a3b active", 0.02},      // 3.35B vs "3.3B"
-    {"llama4-scout active", 0.015},      // 17.17B vs "17B"
-    {"llama4-maverick active", 0.015}};  // 17.19B vs "17B"
+// 1%, unless the preset names a wider tolerance and says why in its sources
+// (figures published to two digits, a config that was not read).
+double tolerance(const json& file, const char* key) { return file.value(key, 0.01); }
 
-double tolerance(const std::string& key) {
-  const auto it = kWiderTolerance.find(key);
-  return it == kWiderTolerance.end() ? 0.01 : it->second;
+// The op of that name and phase that runs (an all-MoE model lists its dense
+// layer's ops with count 0).
+json counted_op(const json& out, const std::string& name, const std::string& phase) {
+  for (const auto& op : out.at("ops"))
+    if (op.at("name") == name && op.at("phase") == phase && op.at("count").get<double>() > 0) return op;
+  return nullptr;
 }
 
 TEST(Architectures, ParameterCountsMatchPublishedFigures) {
   for (const char* id : kNewPresets) {
-    const json* file = find_preset("models", id);
-    ASSERT_NE(file, nullptr) << id;
+    ASSERT_TRUE(all_presets().at("models").contains(id)) << id;
+    const json* file = &all_presets().at("models").at(id);
     const ParamCount pc = count_params(parse_model(id, "model"));
     const double total = pc.total + file->value("published_params_unmodelled", 0.0);
     const double published = file->at("published_params").get<double>();
-    EXPECT_NEAR(total / published, 1.0, tolerance(std::string(id) + " total")) << id << ": " << total;
+    EXPECT_NEAR(total / published, 1.0, tolerance(*file, "published_params_tolerance")) << id << ": " << total;
     if (!file->contains("published_active_params")) continue;
     const double active = pc.active - (file->at("active_counts_input_embedding").get<bool>() ? 0.0 : pc.embedding);
     EXPECT_NEAR(active / file->at("published_active_params").get<double>(), 1.0,
-                tolerance(std::string(id) + " active"))
+                tolerance(*file, "published_active_tolerance"))
         << id << ": " << active;
   }
 }
@@ -61,8 +58,8 @@ TEST(Architectures, HandCountedLayers) {
   EXPECT_FALSE(is_moe_layer(mav, 0));
   EXPECT_TRUE(is_moe_layer(mav, 1));
   const Model oss = parse_model("gpt-oss-120b", "model");
-  // Attention 2880*(64+16)*64 + 5120 + 4096*2880 + 2880 + 64 sinks = 26,550,336.
-  EXPECT_DOUBLE_EQ(layer_params(oss, true).attention, 26550336.0);
+  // Attention 2880*(64+16)*64 + 5120 + 4096*2880 + 2880 + 64 sinks = 26,550,144.
+  EXPECT_DOUBLE_EQ(layer_params(oss, true).attention, 26550144.0);
   EXPECT_EQ(global_layers(oss, 0, oss.layers), 18);
   EXPECT_FALSE(is_global_layer(oss, 0));
   EXPECT_TRUE(is_global_layer(oss, 1));
@@ -140,14 +137,14 @@ TEST(Architectures, SlidingWindowFlopsFollowTheMask) {
   const json r = eval_ok({{"mode", "inference"}, {"model", "gpt-oss-120b"}, {"system", "dgx-b200"},
                           {"parallelism", {{"tp", 1}}},
                           {"inference", {{"batch", b}, {"input_tokens", in}, {"output_tokens", out_tokens}}}});
-  const json local = find_op(r, "attn.flash.local", "prefill"), global = find_op(r, "attn.flash", "prefill");
+  const json local = counted_op(r, "attn.flash.local", "prefill"), global = counted_op(r, "attn.flash", "prefill");
   ASSERT_FALSE(local.is_null());
   // 4 n_h d per pair (64 heads of 64): local layers W S - W(W-1)/2 pairs, global S(S+1)/2.
   EXPECT_LT(rel_diff(local["flops"].get<double>(), b * 4.0 * 64 * 64 * (128.0 * in - 128.0 * 127 / 2)), 1e-9);
   EXPECT_LT(rel_diff(global["flops"].get<double>(), b * 4.0 * 64 * 64 * in * (in + 1.0) / 2), 1e-9);
   EXPECT_DOUBLE_EQ(local["count"].get<double>(), 18.0);
   EXPECT_DOUBLE_EQ(global["count"].get<double>(), 18.0);
-  EXPECT_LT(rel_diff(find_op(r, "attn.flash.local", "decode")["flops"].get<double>(), b * 4.0 * 64 * 64 * 128), 1e-9);
+  EXPECT_LT(rel_diff(counted_op(r, "attn.flash.local", "decode")["flops"].get<double>(), b * 4.0 * 64 * 64 * 128), 1e-9);
   // Model FLOPs per token: the local layers' core is the window's share of the full one.
   const double full = 4.0 * in * 64 * 64;
   EXPECT_NEAR(attention_core_flops_per_token(oss, in),
@@ -157,17 +154,19 @@ TEST(Architectures, SlidingWindowFlopsFollowTheMask) {
 double iteration(const std::string& model, const std::string& precision, int seq, int tp) {
   const json r = eval_ok({{"mode", "training"}, {"model", model}, {"system", "dgx-b200"},
                           {"parallelism", {{"tp", tp}, {"dp", 8 / tp}, {"sp", tp > 1}}},
-                          {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", seq},
+                          {"training", {{"global_batch", 512}, {"micro_batch", 1}, {"seq_len", seq},
                                         {"precision", precision}, {"recompute", "selective"}}}});
   return r["training"]["iteration_time_s"].get<double>();
 }
 
 TEST(Architectures, Fp4TrainingPaysWhereGemmsDominate) {
-  // Large GEMMs, short sequence: the FP4 GEMMs (2x the fp8 peak) carry the step.
-  const double fp8 = iteration("llama3.3-70b", "fp8", 2048, 8), nv = iteration("llama3.3-70b", "nvfp4", 2048, 8);
-  const double mx = iteration("llama3.3-70b", "mxfp4", 2048, 8);
+  // Large GEMMs, short sequence, no tensor parallelism: the FP4 GEMMs (2x the
+  // fp8 peak) carry the step; the recipe's BF16 layers keep it well below 2x.
+  const double fp8 = iteration("llama3.3-70b", "fp8", 2048, 1), nv = iteration("llama3.3-70b", "nvfp4", 2048, 1);
+  const double mx = iteration("llama3.3-70b", "mxfp4", 2048, 1);
   EXPECT_GT(fp8 / nv, 1.2);
-  EXPECT_LT(mx, nv);  // smaller scale factors (one byte per 32 instead of per 16)
+  EXPECT_LT(fp8 / nv, 1.6);
+  EXPECT_LE(mx, nv);  // smaller scale factors (one byte per 32 instead of per 16)
   // A narrow model at a long sequence: attention (16-bit in every recipe) dominates.
   const double fp8_long = iteration("gpt-oss-20b", "fp8", 65536, 1), nv_long = iteration("gpt-oss-20b", "nvfp4", 65536, 1);
   EXPECT_LT(fp8_long / nv_long, 1.1);
@@ -197,7 +196,7 @@ TEST(Architectures, FormatsAndErrors) {
   EXPECT_GT(eval_ok(s)["inference"]["memory_bytes"]["weights"].get<double>(), mx);
   s["model"] = {{"preset", "gpt-oss-20b"}, {"attention", {{"window", 128}, {"chunk", 64}}}};
   EXPECT_EQ(err(s), "model.attention");
-  s["model"] = {{"preset", "deepseek-v2-lite"}, {"mla", {{"kv_lora_rank", 512}}}};
+  s["model"] = {{"preset", "qwen3-8b"}, {"mla", {{"kv_lora_rank", 512}}}};
   EXPECT_EQ(err(s), "model.mla.qk_nope_head_dim");
   json t = {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
             {"training", {{"global_batch", 8}, {"precision", "nvfp4"}}}};
