@@ -66,9 +66,12 @@ TEST(Presets, ParameterCountsMatchPublishedSizes) {
   for (auto it = group.begin(); it != group.end(); ++it) {
     const Model m = parse_model(it.key(), "model");
     const double published = it.value().at("published_params").get<double>();
-    const double ours = count_params(m).total;
-    // Published sizes are often rounded to two or three digits ("175B").
-    EXPECT_NEAR(ours / published, 1.0, 0.01) << it.key() << ": " << ours << " vs " << published;
+    // Parts the published figure counts that the preset does not model (a vision tower).
+    const double ours = count_params(m).total + it.value().value("published_params_unmodelled", 0.0);
+    // Published sizes are often rounded to two or three digits ("175B"); a
+    // preset may name a wider tolerance, with its reason in its sources.
+    const double tol = it.value().value("published_params_tolerance", 0.01);
+    EXPECT_NEAR(ours / published, 1.0, tol) << it.key() << ": " << ours << " vs " << published;
   }
 }
 

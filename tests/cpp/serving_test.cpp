@@ -162,5 +162,25 @@ TEST(Serving, KernelChoicesAreCheckedAtTheirPath) {
   EXPECT_NE(path.find("legacy_mma"), std::string::npos) << path;
 }
 
+// moe_gemm "auto": the legacy 16-bit kernel for 16-bit and fp8 experts on
+// Hopper when its 16-bit experts fit; the native kernels for fp4-family
+// experts, on Blackwell, and where only the checkpoint's own format fits.
+TEST(Serving, AutoMoeGemmPicksTheKernelThatServes) {
+  auto run = [](const std::string& model, const std::string& system, int tp, const std::string& weights,
+                const std::string& kernel) {
+    json in = {{"mode", "inference"}, {"model", model}, {"system", system}, {"parallelism", {{"tp", tp}}},
+               {"inference", {{"batch", 8}, {"input_tokens", 2048}, {"output_tokens", 128}, {"weight_precision", weights},
+                              {"compute_precision", weights == "bf16" ? "bf16" : "fp8"}, {"moe_gemm", kernel}}}};
+    return eval_ok(in)["inference"]["e2e_latency_s"].get<double>();
+  };
+  // Mixtral fp8 on 2 H100: the 16-bit experts fit, so auto is legacy16.
+  EXPECT_EQ(run("mixtral-8x7b", "dgx-h100", 2, "fp8", "auto"), run("mixtral-8x7b", "dgx-h100", 2, "fp8", "legacy16"));
+  EXPECT_GT(run("mixtral-8x7b", "dgx-h100", 2, "fp8", "auto"), run("mixtral-8x7b", "dgx-h100", 2, "fp8", "native"));
+  // Llama 4 Maverick fp8 on 8 H100: 16-bit experts would not fit, fp8 ones do.
+  EXPECT_EQ(run("llama4-maverick", "dgx-h100", 8, "fp8", "auto"), run("llama4-maverick", "dgx-h100", 8, "fp8", "native"));
+  // Blackwell has fp4 tensor cores and only the newer kernels.
+  EXPECT_EQ(run("mixtral-8x7b", "dgx-b200", 2, "fp8", "auto"), run("mixtral-8x7b", "dgx-b200", 2, "fp8", "native"));
+}
+
 }  // namespace
 }  // namespace llmcalc::test

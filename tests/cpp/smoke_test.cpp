@@ -71,7 +71,47 @@ TEST(Smoke, EveryModelOnEverySystem) {
       evaluated += 2;
     }
   }
-  EXPECT_GE(evaluated, 2 * 16 * 6);  // the 16 model and 6 system presets of presets_test
+  EXPECT_GE(evaluated, 2 * 30 * 6);  // the 30 model and 6 system presets
+}
+
+// The current architectures (issue 13) train and serve on a system that holds
+// them: a plan per preset that fits, in both modes.
+TEST(Smoke, NewArchitecturesFitOnASystem) {
+  struct Plan {
+    const char *model, *system;
+    json train_par, train, infer_par, infer;
+  };
+  const json full = {{"recompute", "full"}};
+  const json none = json::object();
+  const std::vector<Plan> plans = {
+      {"deepseek-v3", "gb200-nvl72", {{"pp", 16}, {"dp", 64}, {"ep", 64}, {"zero", 1}}, full, {{"tp", 8}}, none},
+      {"kimi-k2", "gb200-nvl72", {{"pp", 16}, {"dp", 128}, {"ep", 128}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"deepseek-v2-lite", "dgx-h100", {{"dp", 8}, {"ep", 8}, {"zero", 1}}, none, {{"tp", 1}}, none},
+      {"qwen3-8b", "dgx-h100", {{"dp", 8}, {"zero", 1}}, none, {{"tp", 1}}, none},
+      {"qwen3-32b", "dgx-b200", {{"tp", 4}, {"dp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 2}}, none},
+      {"qwen3-30b-a3b", "dgx-h100", {{"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 1}}, none},
+      {"qwen3-235b-a22b", "dgx-h100", {{"pp", 8}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"gpt-oss-20b", "dgx-h100", {{"dp", 8}, {"ep", 8}, {"zero", 1}}, none, {{"tp", 1}}, {{"weight_precision", "mxfp4"}}},
+      {"gpt-oss-120b", "dgx-h100", {{"pp", 4}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 1}}, {{"weight_precision", "mxfp4"}}},
+      {"llama4-scout", "dgx-h100", {{"pp", 4}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 4}}, none},
+      {"llama4-maverick", "dgx-h100", {{"tp", 8}, {"pp", 8}, {"dp", 8}, {"ep", 8}, {"sp", true}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"gemma3-27b", "dgx-h100", {{"tp", 4}, {"dp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 1}}, none},
+      {"mistral-large-2", "dgx-h100", {{"tp", 8}, {"pp", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none},
+      {"llama3.3-70b", "dgx-h100", {{"tp", 8}, {"pp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none}};
+  const json presets = json::parse(presets_json());
+  for (const Plan& p : plans) {
+    const json& system = presets["systems"][p.system]["system"];
+    json train = {{"global_batch", 512}, {"micro_batch", 1}};
+    train.update(p.train);
+    const json t = {{"mode", "training"}, {"model", p.model}, {"system", p.system}, {"parallelism", p.train_par}, {"training", train}};
+    check(t, system);
+    EXPECT_TRUE(eval(t)["training"]["fits"].get<bool>()) << p.model << " training";
+    json infer = {{"batch", 8}, {"input_tokens", 8192}, {"output_tokens", 512}};
+    infer.update(p.infer);
+    const json i = {{"mode", "inference"}, {"model", p.model}, {"system", p.system}, {"parallelism", p.infer_par}, {"inference", infer}};
+    check(i, system);
+    EXPECT_TRUE(eval(i)["inference"]["fits"].get<bool>()) << p.model << " inference";
+  }
 }
 
 }  // namespace

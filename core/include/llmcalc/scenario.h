@@ -43,7 +43,16 @@ enum class DecodeAttention { auto_pick, grouped, per_head };
 // GEMM (mma.sync, 16-bit math, weights dequantised in the kernel), as in
 // FasterTransformer's and TensorRT-LLM <= 0.9's MoE plugin; "native" = the
 // device's own GEMM at the compute precision (CUTLASS 3 / TE grouped GEMM).
-enum class MoeGemm { legacy16, native };
+// auto_pick resolves at parse time (see io/parse.cpp resolve_moe_gemm).
+enum class MoeGemm { auto_pick, legacy16, native };
+
+// A number format as an input names it: a precision, and for the narrow
+// formats whether it is OCP MX block-scaled (mxfp8, mxfp4) rather than
+// per-tensor fp8 or NVFP4.
+struct NumberFormat {
+  Precision precision = Precision::bf16;
+  bool mx = false;
+};
 
 inline bool is_gated(FfnType t) { return t == FfnType::swiglu || t == FfnType::geglu; }
 
@@ -53,6 +62,32 @@ struct MoE {
   int ffn_hidden = 0;      // per expert
   int shared_experts = 0;
   int dense_layers = 0;    // leading dense layers
+  int shared_ffn_hidden = 0;  // inner width of one shared expert (0: ffn_hidden)
+  int every = 1;           // after the dense layers, every `every`-th layer is MoE (Llama 4 Maverick: 2)
+  int shared_width() const { return shared_ffn_hidden > 0 ? shared_ffn_hidden : ffn_hidden; }
+};
+
+// Multi-head latent attention (DeepSeek-V2 §2.1, arXiv 2405.04434): queries
+// and keys/values go through low-rank latents; the KV cache holds the
+// kv_lora_rank latent and one shared qk_rope_head_dim RoPE key per token.
+struct Mla {
+  int q_lora_rank = 0;       // 0: no query compression (DeepSeek-V2-Lite)
+  int kv_lora_rank = 0;      // 0: no MLA
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  bool on() const { return kv_lora_rank > 0; }
+};
+
+// Local attention in some layers: a sliding window of `span` keys (Mistral,
+// GPT-OSS, Gemma 3) or chunks of `span` tokens (Llama 4); every
+// `global_every`-th layer (1-based) attends the full context (0: none does).
+enum class LocalAttention { none, window, chunk };
+struct AttentionPattern {
+  LocalAttention kind = LocalAttention::none;
+  int span = 0;
+  int global_every = 0;
+  bool sinks = false;  // learned per-head sink logits (GPT-OSS): one parameter per head per layer
 };
 
 struct Model {
@@ -72,6 +107,9 @@ struct Model {
   bool learned_positions = false; // learned absolute position embedding table
   bool dropout = true;            // dropout layers (Megatron default 0.1) keep masks for backward
   MoE moe;
+  Mla mla;
+  AttentionPattern attention;
+  int mtp_layers = 0;  // multi-token prediction modules (DeepSeek-V3 §2.2), trained with the model
   bool is_moe() const { return moe.experts > 0; }
 };
 
@@ -194,6 +232,7 @@ struct Training {
   MoeBalance moe_balance = MoeBalance::random;
   double moe_capacity_factor = 0;  // 0: dropless; else tokens above capacity x the mean per expert are dropped
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  bool fp4_mx = false;  // precision fp4: MXFP4 (E8M0 scale per 32) instead of NVFP4 (E4M3 scale per 16)
   double tokens = 0;  // 0: not given
 };
 
@@ -202,13 +241,14 @@ struct Inference {
   int input_tokens = 128;
   int output_tokens = 128;
   Precision weight_precision = Precision::bf16;
+  bool weight_mx = false;  // fp4 weights: MXFP4 (E8M0 scale per 32) instead of NVFP4 (E4M3 per 16)
   Precision kv_precision = Precision::bf16;
   Precision compute_precision = Precision::bf16;
   bool flash_attention = true;
   int weight_group_size = 128;  // int4: weights per 16-bit scale + 16-bit zero point
   bool inflight = false;        // batching "inflight": at most batch sequences, and no more than fit, in flight
   DecodeAttention decode_attention = DecodeAttention::auto_pick;
-  MoeGemm moe_gemm = MoeGemm::legacy16;
+  MoeGemm moe_gemm = MoeGemm::native;
 };
 
 struct Scenario {

@@ -21,6 +21,7 @@
 #include "requests.h"
 #include "training.h"
 #include "cost.h"
+#include "enum_names.h"
 
 namespace llmcalc {
 
@@ -386,7 +387,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
     const InferenceResult r = evaluate_inference(s);
     const Inference& in = s.infer;
     j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
-                      {"weight_precision", to_string(in.weight_precision)}, {"kv_precision", to_string(in.kv_precision)},
+                      {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
                       {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention}};
     j["output_tokens_per_s"] = r.output_tokens_per_s;
     j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / (1.0 * c.par.tp * c.par.pp);
@@ -404,7 +405,7 @@ json parallelism_to_json(const Parallelism& p) { return parallelism_json_impl(p)
 
 json training_to_json(const Training& t) {
   json j = {{"global_batch", t.global_batch}, {"micro_batch", t.micro_batch}, {"seq_len", t.seq_len},
-            {"precision", to_string(t.precision)}, {"recompute", recompute_name(t.recompute)},
+            {"precision", training_precision_name(t)}, {"recompute", recompute_name(t.recompute)},
             {"optimizer", t.optimizer == Optimizer::adam ? "adam" : "sgd"}, {"flash_attention", t.flash_attention},
             {"overlap", {{"dp", t.overlap.dp}, {"tp", t.overlap.tp}, {"pp", t.overlap.pp}}}};
   if (t.tokens > 0) j["tokens"] = t.tokens;

@@ -49,7 +49,7 @@ const EnumTable<DecodeAttention>& decode_attention_names() {
 }
 
 const EnumTable<MoeGemm>& moe_gemm_names() {
-  static const EnumTable<MoeGemm> t{{MoeGemm::legacy16, "legacy16"}, {MoeGemm::native, "native"}};
+  static const EnumTable<MoeGemm> t{{MoeGemm::auto_pick, "auto"}, {MoeGemm::legacy16, "legacy16"}, {MoeGemm::native, "native"}};
   return t;
 }
 
@@ -94,22 +94,56 @@ EnumTable<Precision> precisions(std::initializer_list<Precision> ps) {
 }
 }  // namespace
 
-const EnumTable<Precision>& training_precision_names() {
+namespace {
+EnumTable<NumberFormat> formats(std::initializer_list<Precision> ps) {
+  EnumTable<NumberFormat> t;
+  for (Precision p : ps) t.emplace_back(NumberFormat{p, false}, to_string(p));
+  return t;
+}
+}  // namespace
+
+const EnumTable<NumberFormat>& training_precision_names() {
   using P = Precision;
-  static const EnumTable<Precision> t = precisions({P::fp32, P::tf32, P::fp16, P::bf16, P::fp8});
+  static const EnumTable<NumberFormat> t = [] {
+    EnumTable<NumberFormat> f = formats({P::fp32, P::tf32, P::fp16, P::bf16, P::fp8});
+    f.emplace_back(NumberFormat{P::fp8, true}, "mxfp8");
+    f.emplace_back(NumberFormat{P::fp4, false}, "nvfp4");
+    f.emplace_back(NumberFormat{P::fp4, true}, "mxfp4");
+    return f;
+  }();
   return t;
 }
 
-const EnumTable<Precision>& weight_precision_names() {
+const EnumTable<NumberFormat>& weight_precision_names() {
   using P = Precision;
-  static const EnumTable<Precision> t = precisions({P::fp32, P::bf16, P::fp16, P::fp8, P::int8, P::int4, P::fp4});
+  static const EnumTable<NumberFormat> t = [] {
+    EnumTable<NumberFormat> f = formats({P::fp32, P::bf16, P::fp16, P::fp8, P::int8, P::int4, P::fp4});
+    f.emplace_back(NumberFormat{P::fp4, false}, "nvfp4");  // "fp4" has always meant NVFP4
+    f.emplace_back(NumberFormat{P::fp4, true}, "mxfp4");
+    return f;
+  }();
   return t;
 }
 
 const EnumTable<Precision>& kv_precision_names() {
   using P = Precision;
-  static const EnumTable<Precision> t = precisions({P::bf16, P::fp16, P::fp8, P::int8});
+  static const EnumTable<Precision> t = precisions({P::bf16, P::fp16, P::fp8, P::int8, P::fp4});
   return t;
+}
+
+const EnumTable<LocalAttention>& local_attention_names() {
+  static const EnumTable<LocalAttention> t{{LocalAttention::window, "window"}, {LocalAttention::chunk, "chunk"}};
+  return t;
+}
+
+std::string training_precision_name(const Training& t) {
+  if (t.precision == Precision::fp4) return t.fp4_mx ? "mxfp4" : "nvfp4";
+  return to_string(t.precision);
+}
+
+std::string weight_precision_name(const Inference& in) {
+  if (in.weight_precision == Precision::fp4 && in.weight_mx) return "mxfp4";
+  return to_string(in.weight_precision);
 }
 
 const EnumTable<Precision>& math_precision_names() {

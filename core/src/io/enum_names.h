@@ -33,11 +33,18 @@ const EnumTable<bool>& batching_names();
 const EnumTable<DecodeAttention>& decode_attention_names();
 const EnumTable<MoeGemm>& moe_gemm_names();
 // Precisions each input accepts (a subset of Precision, in display order).
-const EnumTable<Precision>& training_precision_names();
-const EnumTable<Precision>& weight_precision_names();
+// Training and weights also name block-scaled formats: mxfp8 (fp8 with the
+// MXFP8 recipe), nvfp4 / mxfp4 (fp4 with E4M3 scales per 16 / E8M0 per 32).
+const EnumTable<NumberFormat>& training_precision_names();
+const EnumTable<NumberFormat>& weight_precision_names();
 const EnumTable<Precision>& kv_precision_names();
 const EnumTable<Precision>& math_precision_names();
 const EnumTable<Precision>& all_precision_names();
+// model.attention: which key names the local span ("window" or "chunk").
+const EnumTable<LocalAttention>& local_attention_names();
+// The names search and sweep write back for a parsed format.
+std::string training_precision_name(const Training& t);
+std::string weight_precision_name(const Inference& in);
 
 template <class E>
 std::vector<std::string> names_of(const EnumTable<E>& t) {

@@ -74,7 +74,10 @@ void set_input(json& scenario, const std::string& input, const json& value) {
 bool integer_input(const std::string& input) {
   static const std::set<std::string> kInts = {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
                                               "vocab", "seq_len", "gpus_per_node", "sm_count", "span_gpus",
-                                              "experts", "top_k", "shared_experts", "dense_layers"};
+                                              "experts", "top_k", "shared_experts", "dense_layers",
+                                              "shared_ffn_hidden", "every", "q_lora_rank", "kv_lora_rank",
+                                              "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "window", "chunk",
+                                              "global_every", "mtp_layers"};
   if (const FieldSpec* f = find_field(input)) return f->type == "int";
   const std::vector<std::string> segs = split_path(input);
   return kInts.count(segs.back()) > 0;

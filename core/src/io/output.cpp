@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "attention_pattern.h"
 #include "boundary.h"
 #include "evaluate.h"
 #include "parse.h"
@@ -94,6 +95,20 @@ json inference_json(const InferenceResult& r) {
           {"bound", {{"prefill", r.prefill_bound}, {"decode", r.decode_bound}}}};
 }
 
+// The KV cache of the first (most loaded) stage's layers on one GPU, by layer
+// type, at the full context: sums to memory_bytes.kv_cache per sequence.
+json kv_layer_types_json(const Scenario& s) {
+  const Inference& in = s.infer;
+  const int layers = stage_layout(s.model, s.par).max_layers;
+  json a = json::array();
+  for (const KvLayerType& t : kv_cache_by_layer_type(s.model, s.par.tp, in.kv_precision,
+                                                     1.0 * in.input_tokens + in.output_tokens, 0, layers))
+    a.push_back({{"type", t.type}, {"layers", t.layers}, {"bytes_per_token_per_layer", t.bytes_per_token_per_layer},
+                 {"bytes_per_token", t.bytes_per_token}, {"tokens_cached", t.tokens_cached},
+                 {"bytes_per_sequence", t.bytes_per_sequence}});
+  return a;
+}
+
 }  // namespace
 
 std::string bound_name(const Device& d, int bound) {
@@ -109,6 +124,7 @@ json result_to_json(const Scenario& s, const Result& r) {
                   {"parameters", r.params.total},
                   {"parameters_active", r.params.active},
                   {"parameters_embedding", r.params.embedding + r.params.lm_head}};
+  if (r.params.mtp > 0) out["model"]["parameters_mtp"] = r.params.mtp;
   out["gpus"] = s.mode == Mode::training ? s.par.gpus() : 1LL * s.par.tp * s.par.pp * s.par.dp;
   if (s.mode == Mode::training) {
     out["training"] = training_json(r.training);
@@ -116,6 +132,7 @@ json result_to_json(const Scenario& s, const Result& r) {
     out["ops"] = ops_json(s.system.device, r.training.ops);
   } else {
     out["inference"] = inference_json(r.inference);
+    out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
     out["device"] = device_json(s.system, s.infer.compute_precision);
     out["ops"] = ops_json(s.system.device, r.inference.ops);
   }

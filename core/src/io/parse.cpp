@@ -5,6 +5,7 @@
 #include <set>
 
 #include "enum_names.h"
+#include "memory.h"
 #include "presets.h"
 #include "requests.h"
 #include "schema.h"
@@ -55,6 +56,8 @@ MoE parse_moe(StrictObject& m, int dense_ffn) {
   moe.ffn_hidden = static_cast<int>(optional_int(o, "ffn_hidden", dense_ffn));
   moe.shared_experts = int32_field(o, "shared_experts");
   moe.dense_layers = int32_field(o, "dense_layers");
+  moe.shared_ffn_hidden = static_cast<int>(optional_int(o, "shared_ffn_hidden", moe.ffn_hidden));
+  moe.every = int32_field(o, "every");
   o.finish();
   if (moe.experts > 0 && moe.top_k > moe.experts)
     throw InputError(o.child_path("top_k"), "top_k exceeds the number of experts");
@@ -232,7 +235,9 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.global_batch = int_field(o, "global_batch");
   t.micro_batch = int32_field(o, "micro_batch");
   t.seq_len = static_cast<int>(optional_int(o, "seq_len", model_seq));
-  t.precision = enum_field(o, "precision", training_precision_names());
+  const NumberFormat format = enum_field(o, "precision", training_precision_names());
+  t.precision = format.precision;
+  t.fp4_mx = format.mx && format.precision == Precision::fp4;
   t.recompute = enum_field(o, "recompute", recompute_names());
   t.recompute_layers = int32_field(o, "recompute_layers");
   t.recompute_block = enum_field(o, "recompute_method", recompute_method_names());
@@ -253,6 +258,11 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   const FieldSpec& cf = field_spec("training.moe_capacity_factor");
   t.moe_capacity_factor = o.number("moe_capacity_factor", 0, cf.lo, cf.hi);
   t.fp8_recipe = enum_field(o, "fp8_recipe", fp8_recipe_names());
+  if (format.mx && format.precision == Precision::fp8) {  // "mxfp8" is fp8 with the MXFP8 recipe
+    if (o.has("fp8_recipe") && t.fp8_recipe != Fp8Recipe::mxfp8)
+      throw InputError("training.fp8_recipe", "precision \"mxfp8\" takes fp8_recipe \"mxfp8\" (or none)");
+    t.fp8_recipe = Fp8Recipe::mxfp8;
+  }
   const FieldSpec& tok = field_spec("training.tokens");
   t.tokens = o.number("tokens", 0, tok.lo, tok.hi);
   o.finish();
@@ -267,7 +277,9 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.input_tokens = int32_field(o, "input_tokens");
   inf.output_tokens = int32_field(o, "output_tokens");
   inf.inflight = enum_field(o, "batching", batching_names());
-  inf.weight_precision = enum_field(o, "weight_precision", weight_precision_names());
+  const NumberFormat weights = enum_field(o, "weight_precision", weight_precision_names());
+  inf.weight_precision = weights.precision;
+  inf.weight_mx = weights.mx;
   inf.kv_precision = enum_field(o, "kv_precision", kv_precision_names());
   inf.compute_precision = enum_field(o, "compute_precision", math_precision_names());
   inf.flash_attention = bool_field(o, "flash_attention");
@@ -304,6 +316,7 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   m.learned_positions = bool_field(o, "learned_positions");
   m.dropout = bool_field(o, "dropout");
   if (o.has("moe")) m.moe = parse_moe(o, m.ffn_hidden);
+  parse_architecture(o, m);
   o.finish();
   require(m.heads % m.kv_heads == 0, join_path(path, "kv_heads"), "heads must be a multiple of kv_heads");
   require(m.moe.dense_layers <= m.layers, join_path(path, "moe.dense_layers"), "exceeds the number of layers");
@@ -408,6 +421,35 @@ Mode parse_mode(StrictObject& top, const nlohmann::json& root) {
 
 }  // namespace
 
+namespace {
+
+// inference.moe_gemm "auto": the legacy 16-bit grouped GEMM (TensorRT-LLM's
+// MoE plugin up to 0.9) served 16-bit and fp8 checkpoints on Ampere and
+// Hopper; fp4-family experts (MXFP4, NVFP4) and Blackwell GPUs (fp4 tensor
+// cores) came with the newer kernels, which run at the device's own rate.
+// A deployment that runs must fit: where the legacy kernel's 16-bit experts
+// would not fit but the checkpoint's own format does, the newer kernels are
+// what serves it.
+MoeGemm resolve_moe_gemm(const Scenario& s) {
+  const Inference& in = s.infer;
+  const Device& d = s.system.device;
+  if (in.moe_gemm != MoeGemm::auto_pick) return in.moe_gemm;
+  if (s.mode == Mode::inference && s.model.is_moe()) {
+    Scenario legacy = s;
+    legacy.infer.moe_gemm = MoeGemm::legacy16;
+    Scenario native = s;
+    native.infer.moe_gemm = MoeGemm::native;
+    const InferenceMemory a = inference_memory(legacy), b = inference_memory(native);
+    if (a.total > a.capacity && b.total <= b.capacity) return MoeGemm::native;
+  }
+  const Precision w = in.weight_precision;
+  const bool fp4_experts = w == Precision::fp4;  // nvfp4, mxfp4
+  const bool blackwell = d.matmul_flops[static_cast<int>(Precision::fp4)] > 0;
+  return fp4_experts || blackwell ? MoeGemm::native : MoeGemm::legacy16;
+}
+
+}  // namespace
+
 Scenario parse_scenario(const nlohmann::json& root) {
   StrictObject top(root, "");
   Scenario s;
@@ -427,6 +469,7 @@ Scenario parse_scenario(const nlohmann::json& root) {
   if (top.has("search")) parse_search_request(root);
   top.finish();
   check_consistency(s);
+  s.infer.moe_gemm = resolve_moe_gemm(s);  // needs a consistent plan
   return s;
 }
 

@@ -12,6 +12,8 @@ namespace llmcalc {
 // Throws InputError (with the JSON path) on any invalid or inconsistent input.
 Scenario parse_scenario(const nlohmann::json& root);
 Model parse_model(const nlohmann::json& value, const std::string& path);
+// model.mla, model.attention and model.mtp_layers of the model object `o` (parse_architecture.cpp).
+void parse_architecture(StrictObject& o, Model& m);
 System parse_system(const nlohmann::json& value, const std::string& path);
 // A "model" or "system" value as one object: a preset id, {"preset": id,
 // ...overrides} (objects merge key by key, arrays and scalars replace), or

@@ -1,3 +1,7 @@
+// Rows give the leading members; the trailing ones (at, clear, request) keep
+// their defaults unless a row helper sets them.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 #include "schema.h"
 
 #include <stdexcept>
@@ -30,6 +34,22 @@ void scenario_fields(Fields& f) {
   add({"system", "s", "preset", "", "dgx-h100", 0, 0, {"systems"}, "System preset id, or a custom system object.", "system", kBoth});
 }
 
+// Multi-head latent attention, local attention patterns, MTP (a "mla" or
+// "attention" object is optional; inside it the fields without a default are required).
+void architecture_fields(Fields& f) {
+  auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
+  add({"model.mla.q_lora_rank", "mlq", "int", "", 0, 0, kMaxDim, {}, "MLA query latent rank (0: no query compression).", "model", kBoth});
+  add({"model.mla.kv_lora_rank", "mlk", "int", "", nullptr, 1, kMaxDim, {}, "MLA key/value latent rank d_c: cached per token per layer (a model without a mla object uses GQA).", "model", kBoth});
+  add({"model.mla.qk_nope_head_dim", "mln", "int", "", nullptr, 1, 65536, {}, "MLA per-head query/key width without RoPE.", "model", kBoth});
+  add({"model.mla.qk_rope_head_dim", "mlr", "int", "", nullptr, 0, 65536, {}, "MLA decoupled RoPE key width, shared by the heads and cached.", "model", kBoth});
+  add({"model.mla.v_head_dim", "mlv", "int", "", nullptr, 1, 65536, {}, "MLA per-head value width.", "model", kBoth});
+  add({"model.attention.window", "aw", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Sliding window of the local layers (give window or chunk).", "model", kBoth});
+  add({"model.attention.chunk", "ac", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Chunk of the local layers' chunked attention (Llama 4).", "model", kBoth});
+  add({"model.attention.global_every", "ag", "int", "layers", 0, 0, 100000, {}, "Every N-th layer attends the full context (0: none).", "model", kBoth});
+  add({"model.attention.sinks", "as", "bool", "", false, 0, 0, {}, "Learned per-head attention sink logits (GPT-OSS).", "model", kBoth});
+  add({"model.mtp_layers", "mtp", "int", "", 0, 0, 16, {}, "Multi-token prediction modules trained with the model (DeepSeek-V3: 1).", "model", kBoth});
+}
+
 void model_fields(Fields& f) {
   auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
   add({"model.name", "mnm", "string", "", nullptr, 0, 100, {}, "Label shown with the results.", "model", kBoth});
@@ -53,6 +73,9 @@ void model_fields(Fields& f) {
   add({"model.moe.ffn_hidden", "xf", "int", "", nullptr, 1, 4 * kMaxDim, {}, "Inner width of one expert. Default: the model's ffn_hidden.", "model", kBoth});
   add({"model.moe.shared_experts", "xs", "int", "", 0, 0, 1024, {}, "Always-active shared experts.", "model", kBoth});
   add({"model.moe.dense_layers", "xd", "int", "", 0, 0, 100000, {}, "Leading dense layers.", "model", kBoth});
+  add({"model.moe.shared_ffn_hidden", "xsf", "int", "", nullptr, 1, 4 * kMaxDim, {}, "Inner width of one shared expert. Default: the expert ffn_hidden.", "model", kBoth});
+  add({"model.moe.every", "xev", "int", "", 1, 1, 1024, {}, "After the dense layers, every N-th layer is MoE, the others dense (Llama 4 Maverick: 2).", "model", kBoth});
+  architecture_fields(f);
 }
 
 // The system figures a person edits most. A system is a preset (or a whole
@@ -130,7 +153,7 @@ void inference_fields(Fields& f) {
   add({"inference.compute_precision", "ic", "enum", "", "bf16", 0, 0, names_of(math_precision_names()), "Math precision of the GEMMs.", "inference", kInfer});
   add({"inference.flash_attention", "ifa", "bool", "", true, 0, 0, {}, "Fused attention kernels.", "inference", kInfer});
   add({"inference.decode_attention", "dat", "enum", "", "auto", 0, 0, names_of(decode_attention_names()), "Decode attention kernel: grouped (each KV head loaded once for its query group: TensorRT-LLM XQA, FlashInfer), per_head (one thread block per query head: masked MHA, vLLM PagedAttention), auto (grouped when the query group is a multiple of 8, else per_head).", "inference", kInfer});
-  add({"inference.moe_gemm", "mgk", "enum", "", "legacy16", 0, 0, names_of(moe_gemm_names()), "MoE expert GEMMs: legacy16 (Ampere-generation grouped GEMM in 16-bit math, TensorRT-LLM <= 0.9 / FasterTransformer) or native (the device's own kernels at the compute precision).", "inference", kInfer});
+  add({"inference.moe_gemm", "mgk", "enum", "", "auto", 0, 0, names_of(moe_gemm_names()), "MoE expert GEMMs: legacy16 (Ampere-generation grouped GEMM in 16-bit math, TensorRT-LLM <= 0.9 / FasterTransformer) or native (the device's own kernels at the compute precision). auto: legacy16 for 16-bit and fp8 experts on GPUs without fp4 tensor cores; native for fp4-family experts and on Blackwell, which only the newer kernels serve.", "inference", kInfer});
 }
 
 // The technology data (core/presets/technology) names the architectures,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention_pattern.h"
+#include "mla.h"
 #include "model_math.h"
 
 namespace llmcalc {
@@ -65,12 +67,15 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   // MLP inputs (2 bytes each) and the two dropout masks.
   const double replicated = sbh * (8 + 2 * mask);
   const double qd = m.heads * m.head_dim / tp, kvd = kv_dim_local(m, p.tp);
-  double split = 2 * s * b * (qd + kvd) + 2 * s * b * kvd + 2 * s * b * qd;  // Q, K; V; context
+  double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
+                            : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + 2 * s * b * qd;  // Q, K; V; context
   double ffn = m.ffn_hidden, k = 1;
   if (moe_layer) {
     ffn = m.moe.ffn_hidden;
-    k = m.moe.top_k + m.moe.shared_experts;
+    k = m.moe.top_k + (m.moe.shared_width() == m.moe.ffn_hidden ? m.moe.shared_experts : 0);
     split += 2 * sbh * m.moe.top_k * p.expert_tp() / tp;  // the dispatched copies, gathered over etp
+    if (m.moe.shared_width() != m.moe.ffn_hidden)
+      split += m.moe.shared_experts * s * b * (m.moe.shared_width() / tp) * (is_gated(m.ffn_type) ? 6 : 4);
   }
   split += k * s * b * (ffn / tp) * (is_gated(m.ffn_type) ? 6 : 4);
   // Attention scores: softmax output (2 B), dropout mask (1 B) and output
@@ -125,7 +130,7 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   r.weights = shard(pb.weight, 3);
   r.gradients = shard(pb.grad, 2);
   r.optimizer = shard(pb.optim, 1);
-  const bool moe_here = m.is_moe() && m.layers - m.moe.dense_layers > first_layer;
+  const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
   double per_layer = layer_activation_bytes(m, p, t, moe_here);
   const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
   if (t.recompute == Recompute::full) {
@@ -145,14 +150,28 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   }
   // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
   if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
+  // MTP modules on the last stage (Megatron-Core): their block and second logits.
+  if (last && m.mtp_layers > 0)
+    r.activations += m.mtp_layers * (layer_activation_bytes(m, p, t, is_moe_layer(m, m.layers - 1)) +
+                                     4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp);
   r.total = r.weights + r.gradients + r.optimizer + r.activations;
   return r;
 }
 
 StageParamsPair stage_params(const Model& m, const Parallelism& p) {
   const int layers = stage_layout(m, p).max_layers;
-  return {params_of_stage(m, p, 0, layers, true, p.pp == 1),
-          params_of_stage(m, p, m.layers - layers, layers, false, true)};
+  StageParamsPair sp{params_of_stage(m, p, 0, layers, true, p.pp == 1),
+                     params_of_stage(m, p, m.layers - layers, layers, false, true)};
+  if (m.mtp_layers > 0) {
+    // The MTP modules train on the last stage: experts split like the others.
+    const bool moe = is_moe_layer(m, m.layers - 1);
+    const LayerParams block = layer_params(m, moe);
+    const double expert = moe ? block.mlp - 1.0 * m.hidden * m.moe.experts : 0.0;
+    StageParams& last = p.pp == 1 ? sp.first : sp.last;
+    last.dense += (mtp_params(m) - m.mtp_layers * expert) / p.tp;
+    last.expert += m.mtp_layers * expert / (static_cast<double>(p.expert_tp()) * p.ep);
+  }
+  return sp;
 }
 
 TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches) {
@@ -175,10 +194,11 @@ TrainingMemory training_memory(const Scenario& s) {
 // quantisation: GPTQ, Frantar et al. 2022; AWQ, Lin et al. 2023; gpt-fast's
 // scales_and_zeros) a 16-bit scale and a 16-bit zero point per group of
 // `group` weights; fp4 (NVFP4) one fp8 scale per 16 (NVIDIA Blackwell docs).
-double stored_weight_bytes(Precision p, int group) {
+// MXFP4 (OCP Microscaling Formats spec v1.0) shares one E8M0 byte per 32.
+double stored_weight_bytes(Precision p, int group, bool mx) {
   double b = bytes_per_element(p);
   if (p == Precision::int4) b += 4.0 / std::max(1, group);
-  if (p == Precision::fp4) b += 1.0 / 16;
+  if (p == Precision::fp4) b += mx ? 1.0 / 32 : 1.0 / 16;
   return b;
 }
 
@@ -195,12 +215,15 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   InferenceMemory r;
   const StageParams sp = params_of_stage(m, p, 0, lay.max_layers, true, p.pp == 1);
   const double embed = 1.0 * m.vocab * m.hidden / p.tp;  // stays 16-bit: a lookup table
-  const double wb = stored_weight_bytes(in.weight_precision, in.weight_group_size);
+  const double wb = stored_weight_bytes(in.weight_precision, in.weight_group_size, in.weight_mx);
   // Inference keeps experts on the tp group (no ep): sp.expert was divided by ep=1.
-  const double eb = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size);
+  const double eb = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
   r.weights = (sp.dense - embed) * wb + sp.expert * eb + embed * 2;
   const double context = 1.0 * in.input_tokens + in.output_tokens;
-  r.kv_per_sequence = 2.0 * lay.max_layers * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context;
+  // Per layer type: local layers keep at most their span (attention_pattern.h).
+  const bool plain = !m.mla.on() && !has_local_layers(m) && in.kv_precision != Precision::fp4;
+  r.kv_per_sequence = plain ? 2.0 * lay.max_layers * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context
+                            : kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, 0, lay.max_layers);
   // Working set of the prefill: the widest intermediate of one layer for the
   // prompt, plus the fp32 logits of the last token.
   const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);

@@ -44,7 +44,7 @@ struct InferenceMemory {
   long long max_batch = 0;
 };
 // Bytes per stored weight, block scales included (int4: per `group` weights).
-double stored_weight_bytes(Precision p, int group);
+double stored_weight_bytes(Precision p, int group, bool mx = false);
 // Precision the expert weights are held in for inference: a legacy16 MoE
 // GEMM has no fp8/fp4 path, so such checkpoints keep their experts in 16-bit
 // (weight-only int8/int4 stay: those kernels dequantise to 16-bit math).

@@ -1,12 +1,26 @@
 #include "model_math.h"
 
+#include "attention_pattern.h"
+#include "mla.h"
+
 namespace llmcalc {
 
 int q_dim(const Model& m) { return m.heads * m.head_dim; }
 int kv_dim(const Model& m) { return m.kv_heads * m.head_dim; }
 int mlp_matrices(const Model& m) { return is_gated(m.ffn_type) ? 3 : 2; }
 
-bool is_moe_layer(const Model& m, int layer) { return m.is_moe() && layer >= m.moe.dense_layers; }
+// After the leading dense layers, every `every`-th layer is MoE (Llama 4:
+// (layer_id + 1) % interleave_moe_layer_step == 0, meta-llama/llama-models llama4 model.py).
+bool is_moe_layer(const Model& m, int layer) {
+  if (!m.is_moe() || layer < m.moe.dense_layers) return false;
+  return m.moe.every <= 1 || (layer - m.moe.dense_layers + 1) % m.moe.every == 0;
+}
+
+int moe_layer_count(const Model& m) {
+  if (!m.is_moe()) return 0;
+  const int after = m.layers - m.moe.dense_layers;
+  return m.moe.every <= 1 ? after : after / m.moe.every;
+}
 
 namespace {
 // One feed-forward block of inner width f: 2 or 3 matrices h x f, biases on
@@ -24,14 +38,17 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
   const double h = m.hidden, qd = q_dim(m), kvd = kv_dim(m);
   lp.attention = h * (qd + 2 * kvd) + qd * h;  // QKV projection and output projection
   if (m.bias) lp.attention += qd + 2 * kvd + h;
+  if (m.mla.on()) lp.attention = mla_attention_params(m);
+  if (m.attention.sinks) lp.attention += m.heads;  // one sink logit per head (gpt-oss model.py)
   lp.norms = (m.norm == NormType::layernorm ? 2 : 1) * h * 2;  // two norms per block
   if (!moe_layer) {
     lp.mlp = lp.mlp_active = ffn_params(m, m.ffn_hidden);
   } else {
     const double expert = ffn_params(m, m.moe.ffn_hidden);
+    const double shared = m.moe.shared_experts * ffn_params(m, m.moe.shared_width());
     const double router = h * m.moe.experts;
-    lp.mlp = (m.moe.experts + m.moe.shared_experts) * expert + router;
-    lp.mlp_active = (m.moe.top_k + m.moe.shared_experts) * expert + router;
+    lp.mlp = m.moe.experts * expert + shared + router;
+    lp.mlp_active = m.moe.top_k * expert + shared + router;
   }
   return lp;
 }
@@ -42,10 +59,11 @@ ParamCount count_params(const Model& m) {
   pc.embedding = 1.0 * m.vocab * h + (m.learned_positions ? 1.0 * m.seq_len * h : 0.0);
   pc.lm_head = m.tied_embeddings ? 0 : 1.0 * m.vocab * h;
   pc.final_norm = (m.norm == NormType::layernorm ? 2 : 1) * h;
-  const int moe_layers = m.is_moe() ? m.layers - m.moe.dense_layers : 0;
+  const int moe_layers = moe_layer_count(m);
   const LayerParams dense = layer_params(m, false);
   const LayerParams moe = layer_params(m, true);
   const int dense_layers = m.layers - moe_layers;
+  pc.mtp = mtp_params(m);
   pc.layers = dense_layers * dense.total() + moe_layers * moe.total();
   const double layers_active = dense_layers * dense.total() +
                                moe_layers * (moe.attention + moe.norms + moe.mlp_active);
@@ -55,14 +73,31 @@ ParamCount count_params(const Model& m) {
 }
 
 double attention_core_flops_per_token(const Model& m, double seq_len) {
-  // QK^T and softmax(.)V: 2 * s * d_q FLOPs each per token (Narayanan et al. 2021).
-  return 4.0 * seq_len * q_dim(m);
+  // QK^T and softmax(.)V: 2 * s * d_q FLOPs each per token (Narayanan et al. 2021);
+  // MLA's decompressed form: 2 n_h (d_n + d_r) + 2 n_h d_v per key (DeepSeek-V2 §2.1).
+  const double full = m.mla.on() ? seq_len * mla_pair_flops(m, false) : 4.0 * seq_len * q_dim(m);
+  if (!has_local_layers(m)) return full;
+  // Local layers do the window's (or chunks') share of the causal pairs; the
+  // layer average weighs each type by its layers.
+  const double local = full * causal_pairs(m, true, seq_len) / causal_pairs(m, false, seq_len);
+  const double g = global_share(m);
+  return g * full + (1 - g) * local;
+}
+
+// DeepSeek-V3 §2.2 (and inference/model.py): each MTP module is one
+// transformer block of the last layer's kind, the projection M (2h x h) and
+// two RMSNorms; it shares the embedding and the output head.
+double mtp_params(const Model& m) {
+  if (m.mtp_layers <= 0) return 0;
+  const LayerParams block = layer_params(m, is_moe_layer(m, m.layers - 1));
+  const double h = m.hidden;
+  return m.mtp_layers * (block.total() + 2 * h * h + 2 * h);
 }
 
 double forward_flops_per_token(const Model& m, double seq_len) {
   const LayerParams dense = layer_params(m, false);
   const LayerParams moe = layer_params(m, true);
-  const int moe_layers = m.is_moe() ? m.layers - m.moe.dense_layers : 0;
+  const int moe_layers = moe_layer_count(m);
   const int dense_layers = m.layers - moe_layers;
   // 2 FLOPs per weight per token for every matmul weight a token touches.
   const double dense_mm = dense.attention + dense.mlp_active;

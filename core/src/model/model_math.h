@@ -19,12 +19,16 @@ struct ParamCount {
   double layers = 0;     // all transformer blocks
   double total = 0;
   double active = 0;     // per token (MoE: only the experts a token uses)
+  double mtp = 0;        // multi-token prediction modules (not in total: published counts leave them out)
 };
 
 int q_dim(const Model& m);   // heads * head_dim
 int kv_dim(const Model& m);  // kv_heads * head_dim
 int mlp_matrices(const Model& m);  // 3 for gated FFNs, 2 otherwise
 bool is_moe_layer(const Model& m, int layer);
+int moe_layer_count(const Model& m);
+// Parameters of the model.mtp_layers multi-token prediction modules.
+double mtp_params(const Model& m);
 
 LayerParams layer_params(const Model& m, bool moe_layer);
 ParamCount count_params(const Model& m);

@@ -98,7 +98,7 @@ void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPas
   ops.push_back(expert_gemm("moe.down", per_expert, h, f, p, local_experts));
   ops.push_back(make_elementwise("moe.unpermute", (routed_tokens + tokens) * h * ab + routed_tokens * 4, 2 * routed_tokens * h));
   if (m.moe.shared_experts > 0) {
-    const double fs = f * m.moe.shared_experts;
+    const double fs = m.moe.shared_width() / static_cast<double>(p.tp) * m.moe.shared_experts;
     ops.push_back(make_gemm("moe.shared_up", tokens, up_mats * fs, h, p));
     ops.push_back(make_elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs));
     ops.push_back(make_gemm("moe.shared_down", tokens, h, fs, p));
@@ -140,7 +140,7 @@ void expert_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, do
 void shared_expert_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens) {
   if (m.moe.shared_experts <= 0) return;
   const int up_mats = is_gated(m.ffn_type) ? 2 : 1;
-  const double fs = m.moe.ffn_hidden / static_cast<double>(p.tp) * m.moe.shared_experts;
+  const double fs = m.moe.shared_width() / static_cast<double>(p.tp) * m.moe.shared_experts;
   const double hidden_bytes = tokens * m.hidden * p.act_bytes;
   tp_enter(ops, "moe.shared", p, hidden_bytes);
   ops.push_back(make_gemm("moe.shared_up", tokens, up_mats * fs, m.hidden, p));

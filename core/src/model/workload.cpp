@@ -67,6 +67,8 @@ OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPa
 }
 OpSpec elementwise(const std::string& name, double bytes, double flops) { return make_elementwise(name, bytes, flops); }
 
+}  // namespace
+
 void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads) {
   const double hd = m.head_dim, b = p.batch;
   // Causal masking skips half of a square score block (FlashAttention; the
@@ -78,16 +80,18 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
   // nothing; grouped kernels (XQA, FlashInfer) load each KV head once.
   const double kv_streams = p.kv_cached && p.kv_per_head ? q_heads : kv_heads;
   const double kv_bytes = 2 * b * p.kv_len * kv_streams * hd * (p.kv_cached ? p.kv_bytes : p.act_bytes);
+  // Local layers pass the mean keys per row of their window or chunks.
+  const double keys = p.keys_per_row > 0 ? p.keys_per_row : p.kv_len * causal_frac;
   if (p.flash) {
     OpSpec s;
     s.name = "attn.flash";
     s.kind = OpKind::attention;
     s.math = p.attn_math;
     // QK^T and PV: 2 x 2 x q x kv x d per head (Dao et al. 2022).
-    s.flops = 4 * b * q_heads * p.q_len * p.kv_len * hd * causal_frac;
+    s.flops = p.keys_per_row > 0 ? 4 * b * q_heads * p.q_len * keys * hd : 4 * b * q_heads * p.q_len * p.kv_len * hd * causal_frac;
     // Keys per query row in one kernel: a context-parallel ring launches one
     // kernel per KV chunk (Liu et al. 2023, Ring Attention; Megatron-Core CP).
-    s.kv_per_row = p.kv_len * causal_frac / p.kv_chunks;
+    s.kv_per_row = keys / p.kv_chunks;
     s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
     s.head_dim = hd;
     s.kernel = p.attn_kernel;
@@ -96,20 +100,22 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
   }
   // Unfused path (Megatron baddbmm + fused scale-mask-softmax + dropout).
   const double batch = b * q_heads;
-  OpSpec qk = gemm("attn.scores", p.q_len, p.kv_len, hd, p, batch);
+  OpSpec qk = make_gemm("attn.scores", p.q_len, p.kv_len, hd, p, batch);
   qk.gemm.a_bytes = qk.gemm.b_bytes = p.act_bytes;
   qk.gemm.math = p.attn_math;
   qk.gemm.dequant_ops = 0;
   ops.push_back(qk);
   const double scores = batch * p.q_len * p.kv_len;
-  ops.push_back(elementwise("attn.softmax", 2 * scores * p.act_bytes, 5 * scores));
-  if (p.dropout) ops.push_back(elementwise("attn.dropout", scores * (2 * p.act_bytes + 1), scores));
-  OpSpec av = gemm("attn.context", p.q_len, hd, p.kv_len, p, batch);
+  ops.push_back(make_elementwise("attn.softmax", 2 * scores * p.act_bytes, 5 * scores));
+  if (p.dropout) ops.push_back(make_elementwise("attn.dropout", scores * (2 * p.act_bytes + 1), scores));
+  OpSpec av = make_gemm("attn.context", p.q_len, hd, p.kv_len, p, batch);
   av.gemm.a_bytes = av.gemm.b_bytes = p.act_bytes;
   av.gemm.math = p.attn_math;
   av.gemm.dequant_ops = 0;
   ops.push_back(av);
 }
+
+namespace {
 
 void mlp_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens) {
   const double h = m.hidden;
@@ -132,17 +138,11 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   const double tokens = p.batch * p.q_len;               // rows of every GEMM
   const double local = p.sp ? tokens / p.tp : tokens;     // rows element-wise ops see
   const double hidden_bytes = tokens * h * p.act_bytes;   // one [tokens x h] activation
-  const double q_heads = m.heads / static_cast<double>(p.tp);
-  const double kv_heads = std::max(1.0, m.kv_heads / static_cast<double>(p.tp));  // replicated when tp > kv_heads
   const double norm_flops = (m.norm == NormType::layernorm ? 8.0 : 5.0) * local * h;
 
   ops.push_back(elementwise("attn.norm", 2 * local * h * p.act_bytes, norm_flops));
   tp_enter(ops, "attn", p, hidden_bytes);
-  ops.push_back(gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim, h, p));
-  if (p.kv_write)  // append this pass's K and V to the cache
-    ops.push_back(elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
-  attention_ops(ops, m, p, q_heads, kv_heads);
-  ops.push_back(gemm("attn.proj", tokens, h, q_heads * m.head_dim, p));
+  attention_block(ops, m, p);
   tp_exit(ops, "attn", p, hidden_bytes);
   // Fused bias + dropout + residual add: read two inputs, write one (+ mask).
   ops.push_back(elementwise("attn.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));

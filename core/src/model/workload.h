@@ -28,6 +28,7 @@ struct OpSpec {
   double head_dim = 128;        // attention: per-head width (the kernel's efficiency depends on it)
   AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
   double kernels = 1;           // kernel launches the op stands for (each pays the launch overhead)
+  double layer_share = 1;       // share of the layers of its kind that run it (local vs global attention)
 };
 
 // What one forward pass of one layer on one GPU sees.
@@ -70,6 +71,8 @@ struct LayerPass {
   double moe_weight_bytes = 2;
   double moe_mma_eff = 1;
   bool kv_write = false;    // inference: this pass's K and V are stored in the cache
+  double keys_per_row = 0;  // attention: keys each query row attends on average (0: from kv_len and the mask)
+  double context_start = 0, decode_steps = 0;  // decode: prompt length and steps (local layers' mean keys)
   Group tp_group, ep_group, etp_group;
 };
 
@@ -83,6 +86,11 @@ void tp_enter(std::vector<OpSpec>& ops, const std::string& block, const LayerPas
 void tp_exit(std::vector<OpSpec>& ops, const std::string& block, const LayerPass& p, double hidden_bytes);
 
 std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p);
+// The attention core (fused or unfused) of q_heads query and kv_heads key/value heads.
+void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads);
+// The attention block of a layer, GQA or MLA, with its core split by layer
+// type when the model mixes global and local layers (layer_attention.cpp).
+void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p);
 // Narrow-precision GEMMs (fp8/fp4/int8 math) take quantized inputs: insert
 // a cast before each, reading 16-bit activations and writing
 // `bytes_per_element` bytes of narrow copies per element (Transformer Engine

@@ -9,7 +9,7 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
   op.name = s.name;
   op.phase = phase;
   op.kind = s.kind;
-  op.count = count;
+  op.count = count * s.layer_share;
   op.comm_axis = s.comm_axis;
   const Device& d = sys.device;
   switch (s.kind) {

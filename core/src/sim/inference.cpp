@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attention_pattern.h"
+
 namespace llmcalc {
 
 namespace {
@@ -24,18 +26,18 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
                                                                                               : Precision::bf16;
   p.act_bytes = 2;
   // The GEMMs read the block scales with the weights.
-  p.weight_bytes = stored_weight_bytes(in.weight_precision, in.weight_group_size);
+  p.weight_bytes = stored_weight_bytes(in.weight_precision, in.weight_group_size, in.weight_mx);
   p.gemm_act_bytes = bytes_per_element(in.compute_precision);
   // Weight-only formats narrower than the math are dequantised in the GEMM:
   // convert + scale (int8, fp8 on 16-bit math), plus unpack for 4-bit.
   if (p.weight_bytes < p.gemm_act_bytes) p.dequant_ops = p.weight_bytes < 1 ? 3 : 2;
-  p.kv_bytes = bytes_per_element(in.kv_precision);
+  p.kv_bytes = kv_element_bytes(in.kv_precision);
   p.kv_write = true;
   p.tp_group = {s.par.tp, 1, 1LL * s.par.tp * s.par.pp * s.par.dp};
   p.ep_group = {1, 1};
   p.moe_legacy16 = in.moe_gemm == MoeGemm::legacy16;
   if (p.moe_legacy16) {
-    p.moe_weight_bytes = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size);
+    p.moe_weight_bytes = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
     p.moe_mma_eff = s.system.device.efficiency.legacy_mma;
   }
   return p;
@@ -69,13 +71,13 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
   PhaseCost pc;
   const Model& m = s.model;
   const double layers = (m.layers + s.par.pp - 1) / s.par.pp;
-  const double moe_frac = m.is_moe() ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
+  const double moe_frac = m.is_moe() ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   std::vector<double> by_bound(s.system.device.memory.size() + 3, 0.0);
   auto account = [&](const OpSpec& spec, double count) {
-    Op op = cost_op(s.system, spec, phase, count);
-    pc.time += op.cost.time_s * count;
-    pc.flops += op.cost.flops * count;
-    by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * count;
+    Op op = cost_op(s.system, spec, phase, count);  // count x the op's layer share
+    pc.time += op.cost.time_s * op.count;
+    pc.flops += op.cost.flops * op.count;
+    by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * op.count;
     pc.ops.push_back(op);
   };
   // Dequantising weight-only kernels stream below a 16-bit GEMV's rate: the
@@ -151,6 +153,8 @@ InferenceResult evaluate_batch(const Scenario& s) {
   dec.causal = false;
   dec.kv_cached = true;
   dec.kv_per_head = decode_per_head(s);
+  dec.context_start = in.input_tokens;
+  dec.decode_steps = in.output_tokens;
   LayerPass dec_moe = dec;
   dec_moe.moe_layer = true;
   if (m.is_moe()) {

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fsdp.h"
+#include "training_formats.h"
 
 namespace llmcalc {
 
@@ -56,10 +57,12 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.moe_balance = t.moe_balance;
   p.moe_capacity_factor = t.moe_capacity_factor;
   p.math = t.precision;
-  // FP8 recipes (Transformer Engine) run attention in 16-bit.
-  p.attn_math = t.precision == Precision::fp8 ? Precision::bf16 : t.precision;
+  // FP8 and FP4 recipes (Transformer Engine; arXiv 2509.25147) run attention in 16-bit.
+  const bool narrow = t.precision == Precision::fp8 || t.precision == Precision::fp4;
+  p.attn_math = narrow ? Precision::bf16 : t.precision;
   p.act_bytes = is_fp32(t.precision) ? 4 : 2;
-  p.weight_bytes = bytes_per_element(t.precision == Precision::tf32 ? Precision::fp32 : t.precision);
+  p.weight_bytes = t.precision == Precision::fp4 ? fp4_gemm_bytes(t.fp4_mx)
+                                                 : bytes_per_element(t.precision == Precision::tf32 ? Precision::fp32 : t.precision);
   p.gemm_act_bytes = p.weight_bytes;
   p.kv_bytes = p.act_bytes;
   p.tp_group = g.tp;
@@ -104,8 +107,8 @@ void add_fp8_casts(std::vector<OpSpec>& ops, Fp8Recipe r) {
 }  // namespace
 
 void PassTime::add(const Op& op) {
-  const double t = op.cost.time_s;
-  kernels += 1;
+  const double t = op.cost.time_s * op.count;  // count: the op's share of the layers (1 for most)
+  kernels += op.count;
   if (op.kind != OpKind::comm) {
     compute += t;
     if (op.kind == OpKind::attention || is_attention_core(op.name)) attention += t;
@@ -125,6 +128,7 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
   if (keep_ops) lt.ops.reserve(4 * fwd.size());
   if (s.train.precision == Precision::fp8) add_fp8_casts(fwd, s.train.fp8_recipe);
+  if (s.train.precision == Precision::fp4) apply_fp4_recipe(fwd, s.train.fp4_mx);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;
   auto account = [&](const OpSpec& spec, const char* phase, PassTime& into) {
@@ -172,7 +176,7 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
     head.kind = OpKind::gemm;
     // Transformer Engine's fp8 covers the transformer layers only: Megatron's
     // output layer is a plain ColumnParallelLinear and runs in 16-bit.
-    const bool fp8 = pass.math == Precision::fp8;
+    const bool fp8 = pass.math == Precision::fp8 || pass.math == Precision::fp4;
     head.gemm = {tokens, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
                  fp8 ? 2.0 : pass.gemm_act_bytes, fp8 ? 2.0 : pass.weight_bytes, pass.act_bytes,
                  fp8 ? Precision::bf16 : pass.math};
@@ -193,6 +197,7 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
       if (ops) ops->push_back(bo);
     }
   }
+  if (last) add_mtp(s, t, ops);
   return t;
 }
 
@@ -260,7 +265,7 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const Training& t = s.train;
   const double layers = stage_layout(m, par).max_layers;
   const double mb = static_cast<double>(t.global_batch / (1LL * t.micro_batch * par.dp));
-  const double moe_frac = parts.moe ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
+  const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   // The slowest stage holds `layers` layers of each kind in proportion.
   auto stage = [&](double PassTime::*field, PassTime LayerTimes::*pass) {
     return layers * ((1 - moe_frac) * (parts.dense->*pass).*field + (parts.moe ? moe_frac * (parts.moe->*pass).*field : 0.0));
@@ -328,7 +333,7 @@ double model_flops_of(const Scenario& s, double* hardware) {
   const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
   // Model FLOPs: 3 x forward (Narayanan et al. 2021 eq. 3, full s^2 attention);
   // hardware FLOPs add what recomputation runs again.
-  const double fwd_tok = forward_flops_per_token(m, t.seq_len);
+  const double fwd_tok = forward_flops_per_token(m, t.seq_len) + mtp_forward_flops_per_token(m, t.seq_len);
   double extra = 0;
   if (t.recompute == Recompute::full)
     extra = recomputed_share(t, stage_layout(m, s.par).max_layers) * (fwd_tok - 2.0 * m.vocab * m.hidden) * tokens;
@@ -344,7 +349,7 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   const Parallelism& par = s.par;
   const double layers = stage_layout(m, par).max_layers;
   const double mb = static_cast<double>(r.pipeline.microbatches);
-  const double moe_frac = parts.moe ? (m.layers - m.moe.dense_layers) / static_cast<double>(m.layers) : 0.0;
+  const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   auto single = [&](const char* name, const char* phase, OpKind k, OpCost cost, const char* axis, double count) {
     Op op;
     op.name = name;
@@ -366,16 +371,16 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   if (par.pp > 1) single("pp.send_recv", "fwd", OpKind::comm, network(parts.hop), "pp", mb * 2 * v);
   const double rec_share = recomputed_share(s.train, layers);
   for (Op op : parts.dense->ops) {
-    op.count = layers * (1 - moe_frac) * mb * (op.phase == "recompute" ? rec_share : 1.0);
+    op.count *= layers * (1 - moe_frac) * mb * (op.phase == "recompute" ? rec_share : 1.0);
     r.ops.push_back(std::move(op));
   }
   if (parts.moe)
     for (Op op : parts.moe->ops) {
-      op.count = layers * moe_frac * mb * (op.phase == "recompute" ? rec_share : 1.0);
+      op.count *= layers * moe_frac * mb * (op.phase == "recompute" ? rec_share : 1.0);
       r.ops.push_back(std::move(op));
     }
   for (Op op : edge_list) {
-    op.count = mb;
+    op.count *= mb;
     r.ops.push_back(std::move(op));
   }
   const DpParts& d = *parts.dp;

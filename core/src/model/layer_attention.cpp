@@ -1,0 +1,69 @@
+// The attention block of one layer: GQA/MHA or MLA projections around the
+// attention core, the core split by layer type for local-attention patterns.
+#include <algorithm>
+
+#include "attention_pattern.h"
+#include "mla.h"
+#include "workload.h"
+
+namespace llmcalc {
+
+namespace {
+
+// Local layers run the same block as global ones but their core attends at
+// most the window (or the query's chunk): the core op is emitted once per
+// layer type, each standing for its share of the layers.
+void split_local_core(std::vector<OpSpec>& ops, size_t first, const Model& m, const LayerPass& p, double q_heads,
+                      double kv_heads) {
+  const double g = global_share(m);
+  LayerPass lp = p;
+  if (p.kv_cached) {
+    lp.keys_per_row = std::max(1.0, mean_decode_keys(m, true, p.context_start, p.decode_steps));
+    lp.kv_len = lp.keys_per_row;  // the cached window read per step
+  } else {
+    lp.keys_per_row = std::max(1.0, causal_pairs(m, true, p.kv_len) / std::max(1.0, p.kv_len));
+  }
+  std::vector<OpSpec> local;
+  if (m.mla.on()) mla_core_ops(local, m, lp);
+  else attention_ops(local, m, lp, q_heads, kv_heads);
+  for (OpSpec& op : local) {
+    op.name += ".local";
+    op.layer_share = 1 - g;
+  }
+  std::vector<OpSpec> out(ops.begin(), ops.begin() + static_cast<long>(first));
+  for (size_t i = first; i < ops.size(); ++i) {
+    if (ops[i].kind != OpKind::attention) {
+      out.push_back(ops[i]);
+      continue;
+    }
+    if (g > 0) {
+      out.push_back(ops[i]);
+      out.back().layer_share = g;
+    }
+    out.insert(out.end(), local.begin(), local.end());
+  }
+  ops.swap(out);
+}
+
+}  // namespace
+
+void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
+  const double h = m.hidden, tokens = p.batch * p.q_len;
+  const double q_heads = m.heads / static_cast<double>(p.tp);
+  const double kv_heads = std::max(1.0, m.kv_heads / static_cast<double>(p.tp));  // replicated when tp > kv_heads
+  const size_t first = ops.size();
+  if (m.mla.on()) {
+    mla_ops(ops, m, p);
+  } else {
+    ops.push_back(make_gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim, h, p));
+    if (p.kv_write)  // append this pass's K and V to the cache
+      ops.push_back(make_elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
+    attention_ops(ops, m, p, q_heads, kv_heads);
+    ops.push_back(make_gemm("attn.proj", tokens, h, q_heads * m.head_dim, p));
+  }
+  // The fused kernels skip masked tiles; the unfused path computes the
+  // whole score block either way (eager attention masks it).
+  if (has_local_layers(m) && (p.flash || m.mla.on())) split_local_core(ops, first, m, p, q_heads, kv_heads);
+}
+
+}  // namespace llmcalc
