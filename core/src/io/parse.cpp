@@ -235,6 +235,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.recompute = enum_field(o, "recompute", recompute_names());
   t.recompute_layers = int32_field(o, "recompute_layers");
   t.recompute_block = enum_field(o, "recompute_method", recompute_method_names());
+  t.recompute_to_fit = bool_field(o, "recompute_to_fit");
   t.optimizer = enum_field(o, "optimizer", optimizer_names());
   t.flash_attention = bool_field(o, "flash_attention");
   t.attention_kernel = enum_field(o, "attention_kernel", attention_kernel_names());
