@@ -83,7 +83,7 @@ TEST(Validation, KorthikantiTable5IterationTime) {
   int n = 0;
   auto [mean, max] = errors("Korthikanti et al. 2022", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 8);
-  EXPECT_LE(mean, 0.035);
+  EXPECT_LE(mean, 0.03);
   EXPECT_LE(max, 0.07);
 }
 
@@ -93,8 +93,8 @@ TEST(Validation, DgxCloudH100IterationTime) {
   int n = 0;
   auto [mean, max] = errors("NVIDIA DGX Cloud", "training.iteration_time_s", &n, "public", {"maxtext", "paxml"});
   EXPECT_GE(n, 6);
-  EXPECT_LE(mean, 0.07);
-  EXPECT_LE(max, 0.15);
+  EXPECT_LE(mean, 0.06);
+  EXPECT_LE(max, 0.13);
 }
 
 // FSDP / ZeRO-3 without model parallelism (issue 12). Bounds are what the
@@ -105,8 +105,8 @@ TEST(Validation, FsdpRegimeIterationTime) {
   int n = 0;
   auto [mpt_mean, mpt_max] = errors("MosaicML llm-foundry", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 4);
-  EXPECT_LE(mpt_mean, 0.30);
-  EXPECT_LE(mpt_max, 0.44);
+  EXPECT_LE(mpt_mean, 0.29);
+  EXPECT_LE(mpt_max, 0.43);
   double sum = 0, mx = 0;
   int jax = 0;
   for (const auto& row : report().rows)
@@ -117,11 +117,11 @@ TEST(Validation, FsdpRegimeIterationTime) {
       ++jax;
     }
   EXPECT_EQ(jax, 3);
-  EXPECT_LE(sum / jax, 0.33);
-  EXPECT_LE(mx, 0.44);
+  EXPECT_LE(sum / jax, 0.24);  // MaxText 70B and PaxML 175B overflow memory without recompute
+  EXPECT_LE(mx, 0.35);
   auto [zero3, zero3_max] = errors("Narayanan et al. 2021, Table 2", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 1);
-  EXPECT_LE(zero3, 0.38);
+  EXPECT_LE(zero3, 0.37);
   (void)zero3_max;
 }
 
@@ -134,15 +134,15 @@ TEST(Validation, MoeAndFp8Training) {
   int n = 0;
   auto [mb_mean, mb_max] = errors("NVIDIA Megatron-Bridge performance summary (NeMo 25.11", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 3);
-  EXPECT_LE(mb_mean, 0.17);
-  EXPECT_LE(mb_max, 0.30);
+  EXPECT_LE(mb_mean, 0.14);
+  EXPECT_LE(mb_max, 0.20);
   auto [grok_mean, grok_max] = errors("NVIDIA DGX Cloud Benchmarking, Grok-1", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 1);
   EXPECT_LE(grok_max, 0.15);
   (void)grok_mean;
   auto [q_mean, q_max] = errors("NVIDIA Megatron-Bridge performance summary (NeMo 26.02", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 1);
-  EXPECT_LE(q_max, 0.66);
+  EXPECT_LE(q_max, 0.63);
   (void)q_mean;
 }
 

@@ -224,6 +224,9 @@ struct Training {
   // (every layer recomputed), "block" recomputes N layers per stage.
   int recompute_layers = 0;
   bool recompute_block = false;
+  // recompute "none" on a plan that does not fit: recompute the fewest whole
+  // layers per stage that make it fit (the run it describes did fit).
+  bool recompute_to_fit = true;
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = false;
   AttentionKernel attention_kernel = AttentionKernel::best;

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "enum_names.h"
-#include "memory.h"
 #include "presets.h"
 #include "requests.h"
 #include "schema.h"
@@ -241,6 +240,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.recompute = enum_field(o, "recompute", recompute_names());
   t.recompute_layers = int32_field(o, "recompute_layers");
   t.recompute_block = enum_field(o, "recompute_method", recompute_method_names());
+  t.recompute_to_fit = bool_field(o, "recompute_to_fit");
   t.optimizer = enum_field(o, "optimizer", optimizer_names());
   t.flash_attention = bool_field(o, "flash_attention");
   t.attention_kernel = enum_field(o, "attention_kernel", attention_kernel_names());
@@ -337,71 +337,6 @@ System parse_system(const nlohmann::json& value, const std::string& path) {
 
 namespace {
 
-std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
-  const Model& m = s.model;
-  const Parallelism& p = s.par;
-  const Training& t = s.train;
-  using I = Inconsistency;
-  if (t.global_batch % (1LL * t.micro_batch * p.dp) != 0)
-    return I{"training.global_batch", "global_batch=" + std::to_string(t.global_batch) +
-                                          " is not divisible by micro_batch x dp = " + std::to_string(1LL * t.micro_batch * p.dp)};
-  if (t.seq_len % p.cp != 0) return I{"parallelism.cp", "cp must divide seq_len"};
-  // MoE parallel folding (Megatron-Core): the expert layout re-factors the
-  // tp x cp x dp ranks of a stage as etp x ep x expert-dp.
-  const long long fold = 1LL * p.tp * p.cp * p.dp, etp = p.expert_tp();
-  if (fold % (etp * p.ep) != 0)
-    return I{p.etp > 0 ? "parallelism.etp" : "parallelism.ep",
-             "etp x ep = " + std::to_string(etp * p.ep) + " must divide tp x cp x dp = " + std::to_string(fold)};
-  if (m.is_moe() && m.moe.ffn_hidden % etp != 0) return I{"parallelism.etp", "etp must divide the expert ffn_hidden"};
-  if (!m.is_moe() && p.etp > 1) return I{"parallelism.etp", "etp > 1 needs a mixture-of-experts model"};
-  if (m.is_moe() && m.moe.experts % p.ep != 0) return I{"parallelism.ep", "ep must divide the number of experts"};
-  if (!m.is_moe() && p.ep != 1) return I{"parallelism.ep", "ep > 1 needs a mixture-of-experts model"};
-  if (s.system.device.matmul_flops[static_cast<int>(t.precision)] <= 0)
-    return I{"training.precision", std::string("the device has no ") + to_string(t.precision) + " matmul peak"};
-  if (1.0 * t.micro_batch * t.seq_len > 1e9) return I{"training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens"};
-  const auto kernel = static_cast<size_t>(t.attention_kernel);
-  if (kernel != 0 && t.flash_attention && s.system.device.efficiency.attention_kernel[kernel][0] <= 0)
-    return I{"training.attention_kernel", "the device has no efficiency for this attention kernel (it does not run there)"};
-  return std::nullopt;
-}
-
-std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
-  const Inference& i = s.infer;
-  using I = Inconsistency;
-  if (s.system.device.matmul_flops[static_cast<int>(i.compute_precision)] <= 0)
-    return I{"inference.compute_precision", std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak"};
-  if (1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) > 1e12)
-    return I{"inference.batch", "batch x (input + output tokens) exceeds 1e12"};
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<Inconsistency> find_inconsistency(const Scenario& s) {
-  // Each rule returns its message only when broken: the search calls this
-  // for every candidate plan, so nothing is built or thrown for the rest.
-  const Model& m = s.model;
-  const Parallelism& p = s.par;
-  using I = Inconsistency;
-  if (m.heads % p.tp != 0)
-    return I{"parallelism.tp", "tp=" + std::to_string(p.tp) + " must divide the " + std::to_string(m.heads) + " attention heads"};
-  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
-    return I{"parallelism.tp", "tp and kv_heads=" + std::to_string(m.kv_heads) + " must divide one another"};
-  if (m.ffn_hidden % p.tp != 0) return I{"parallelism.tp", "tp must divide ffn_hidden=" + std::to_string(m.ffn_hidden)};
-  if (m.layers < p.pp) return I{"parallelism.pp", "more pipeline stages than layers"};
-  if (p.virtual_stages != 1 && p.schedule != PipeSchedule::interleaved)
-    return I{"parallelism.virtual_stages", "virtual_stages > 1 needs pp_schedule \"interleaved\""};
-  if (1LL * p.pp * p.virtual_stages > m.layers)
-    return I{"parallelism.virtual_stages", "pp x virtual_stages exceeds the number of layers"};
-  return s.mode == Mode::training ? training_inconsistency(s) : inference_inconsistency(s);
-}
-
-void check_consistency(const Scenario& s) {
-  if (const auto e = find_inconsistency(s)) throw InputError(e->path, e->message);
-}
-
-namespace {
-
 // The mode: given, or implied by the one mode section present. A section of
 // the other mode is an error, not silently ignored.
 Mode parse_mode(StrictObject& top, const nlohmann::json& root) {
@@ -417,35 +352,6 @@ Mode parse_mode(StrictObject& top, const nlohmann::json& root) {
     throw InputError(other, std::string("belongs to mode \"") + other + "\" but mode is \"" +
                                 (mode == Mode::training ? "training" : "inference") + "\"");
   return mode;
-}
-
-}  // namespace
-
-namespace {
-
-// inference.moe_gemm "auto": the legacy 16-bit grouped GEMM (TensorRT-LLM's
-// MoE plugin up to 0.9) served 16-bit and fp8 checkpoints on Ampere and
-// Hopper; fp4-family experts (MXFP4, NVFP4) and Blackwell GPUs (fp4 tensor
-// cores) came with the newer kernels, which run at the device's own rate.
-// A deployment that runs must fit: where the legacy kernel's 16-bit experts
-// would not fit but the checkpoint's own format does, the newer kernels are
-// what serves it.
-MoeGemm resolve_moe_gemm(const Scenario& s) {
-  const Inference& in = s.infer;
-  const Device& d = s.system.device;
-  if (in.moe_gemm != MoeGemm::auto_pick) return in.moe_gemm;
-  if (s.mode == Mode::inference && s.model.is_moe()) {
-    Scenario legacy = s;
-    legacy.infer.moe_gemm = MoeGemm::legacy16;
-    Scenario native = s;
-    native.infer.moe_gemm = MoeGemm::native;
-    const InferenceMemory a = inference_memory(legacy), b = inference_memory(native);
-    if (a.total > a.capacity && b.total <= b.capacity) return MoeGemm::native;
-  }
-  const Precision w = in.weight_precision;
-  const bool fp4_experts = w == Precision::fp4;  // nvfp4, mxfp4
-  const bool blackwell = d.matmul_flops[static_cast<int>(Precision::fp4)] > 0;
-  return fp4_experts || blackwell ? MoeGemm::native : MoeGemm::legacy16;
 }
 
 }  // namespace

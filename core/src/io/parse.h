@@ -29,5 +29,7 @@ struct Inconsistency {
 std::optional<Inconsistency> find_inconsistency(const Scenario& s);
 // The same, thrown as an InputError.
 void check_consistency(const Scenario& s);
+// inference.moe_gemm "auto" resolved for a consistent scenario.
+MoeGemm resolve_moe_gemm(const Scenario& s);
 
 }  // namespace llmcalc

@@ -127,6 +127,7 @@ void training_fields(Fields& f) {
   add({"training.recompute", "rc", "enum", "", "selective", 0, 0, names_of(recompute_names()), "Activation recomputation: selective = Megatron's (attention core), full = whole layers.", "training", kTrain});
   add({"training.recompute_layers", "rcl", "int", "layers", 0, 0, 100000, {}, "With full recompute: layers per checkpointed chunk (uniform) or recomputed per stage (block); 0 = every layer.", "training", kTrain});
   add({"training.recompute_method", "rcm", "enum", "", "uniform", 0, 0, names_of(recompute_method_names()), "Megatron --recompute-method: uniform chunks of recompute_layers, or only recompute_layers layers per stage.", "training", kTrain});
+  add({"training.recompute_to_fit", "rcf", "bool", "", true, 0, 0, {}, "With recompute none on a plan whose activations exceed the device memory, recompute the fewest whole layers per stage (block method) that make it fit, as the framework must have; false keeps none and reports the overflow.", "training", kTrain});
   add({"training.optimizer", "op", "enum", "", "adam", 0, 0, names_of(optimizer_names()), "Optimizer.", "training", kTrain});
   add({"training.flash_attention", "fa", "bool", "", true, 0, 0, {}, "Fused FlashAttention (no s^2 score tensor).", "training", kTrain});
   add({"training.attention_kernel", "atk", "enum", "", "best", 0, 0, {"best", "fa1", "fa2", "fa3"}, "Fused attention kernel: best on the GPU, fa1 (FlashAttention 1 / Triton), fa2, fa3 (FlashAttention-3 / cuDNN, Hopper+).", "training", kTrain});

@@ -62,13 +62,18 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   const double sbh = s * b * h;
   const double mask = m.dropout ? 1.0 : 0.0;
   if (t.recompute == Recompute::full) return 2 * sbh / (p.sp ? tp : 1.0);  // the layer input only
+  // Bytes of each saved GEMM input: Transformer Engine's fp8 layers keep the
+  // quantised copy their wgrad GEMM reads, not the 16-bit tensor (TE
+  // Linear / LayerNormLinear save_for_backward of the fp8 input; MXFP8 adds
+  // one E8M0 scale per 32 elements, OCP MX spec v1.0).
+  const double g = t.precision != Precision::fp8 ? 2.0 : t.fp8_recipe == Fp8Recipe::mxfp8 ? 1 + 1.0 / 32 : 1.0;
   // Korthikanti et al. 2022 §4.1, generalised to GQA and gated MLPs.
-  // Replicated over tp unless sequence parallel: two norm inputs, the QKV and
-  // MLP inputs (2 bytes each) and the two dropout masks.
-  const double replicated = sbh * (8 + 2 * mask);
+  // Replicated over tp unless sequence parallel: two norm inputs (2 bytes
+  // each), the QKV and MLP inputs (g bytes each) and the two dropout masks.
+  const double replicated = sbh * (4 + 2 * g + 2 * mask);
   const double qd = m.heads * m.head_dim / tp, kvd = kv_dim_local(m, p.tp);
   double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
-                            : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + 2 * s * b * qd;  // Q, K; V; context
+                            : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + g * s * b * qd;  // Q, K; V; context (proj input)
   double ffn = m.ffn_hidden, k = 1;
   if (moe_layer) {
     ffn = m.moe.ffn_hidden;
@@ -77,7 +82,9 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
     if (m.moe.shared_width() != m.moe.ffn_hidden)
       split += m.moe.shared_experts * s * b * (m.moe.shared_width() / tp) * (is_gated(m.ffn_type) ? 6 : 4);
   }
-  split += k * s * b * (ffn / tp) * (is_gated(m.ffn_type) ? 6 : 4);
+  // Up-projection output (2 bytes per column, two halves when gated) and the
+  // activation's output, which is the down-projection's GEMM input (g bytes).
+  split += k * s * b * (ffn / tp) * ((is_gated(m.ffn_type) ? 4 : 2) + g);
   // Attention scores: softmax output (2 B), dropout mask (1 B) and output
   // (2 B) per score; FlashAttention keeps only a float log-sum-exp per row.
   double scores = 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "inference.h"
+#include "memory.h"
 #include "training.h"
 
 namespace llmcalc {
@@ -48,17 +49,62 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
   return w;
 }
 
+// A measured run fitted in its GPUs' memory; a plan without recomputation
+// whose activations do not fit must have recomputed some of them (Chen et al.
+// 2016, arXiv 1604.06174: checkpointing trades a forward pass for the
+// activations). The cheapest whole-layer policy is Megatron's block method
+// (--recompute-method block --recompute-num-layers N; JAX remat per layer):
+// the fewest layers N per stage that make the plan fit. 0 when it fits as
+// given or the scenario opts out.
+int layers_to_fit(const Scenario& s) {
+  const Training& t = s.train;
+  if (!t.recompute_to_fit || t.recompute != Recompute::none) return 0;
+  const TrainingMemory none = training_memory(s);
+  if (none.total <= none.capacity) return 0;
+  const int max_layers = stage_layout(s.model, s.par).max_layers;
+  Scenario r = s;
+  r.train.recompute = Recompute::full;
+  r.train.recompute_block = true;
+  // Memory falls monotonically in N: bisect for the smallest N that fits.
+  int lo = 1, hi = max_layers;
+  while (lo < hi) {
+    r.train.recompute_layers = (lo + hi) / 2;
+    const TrainingMemory m = training_memory(r);
+    if (m.total <= m.capacity)
+      hi = r.train.recompute_layers;
+    else
+      lo = r.train.recompute_layers + 1;
+  }
+  return lo;
+}
+
 }  // namespace
 
-Result evaluate(const Scenario& s) {
+Result evaluate(const Scenario& given) {
   Result r;
-  r.mode = s.mode;
-  r.params = count_params(s.model);
+  r.mode = given.mode;
+  r.params = count_params(given.model);
+  Scenario s = given;
+  const int fit_layers = given.mode == Mode::training ? layers_to_fit(given) : 0;
+  if (fit_layers > 0) {
+    s.train.recompute = Recompute::full;
+    s.train.recompute_block = true;
+    s.train.recompute_layers = fit_layers;
+  }
   if (s.mode == Mode::training)
     r.training = evaluate_training(s);
   else
     r.inference = evaluate_inference(s);
-  r.warnings = warnings_for(s, r);
+  if (fit_layers > 0) {
+    // Memory is reported for the plan as given (it does not fit); the time
+    // is the recomputing plan's.
+    r.training.memory = training_memory(given);
+    r.training.fits = false;
+  }
+  r.warnings = warnings_for(given, r);
+  if (fit_layers > 0)
+    r.warnings.push_back("recompute none does not fit: " + std::to_string(fit_layers) +
+                         " layers per stage are recomputed whole to fit (training.recompute_to_fit)");
   return r;
 }
 

@@ -158,17 +158,53 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   return lt;
 }
 
+namespace {
+
+// Cross-entropy over the [tokens x vocab/tp] logits, in fp32 as Megatron-Core
+// computes it (tensor_parallel/cross_entropy.py), bytes per logit.
+// Fused (--cross-entropy-loss-fusion; NeMo 2 and Megatron-Bridge default,
+// megatron/core/fusions/fused_cross_entropy.py, four jit-fused kernels):
+// cast to fp32 with the row max (read 2, write 4), subtract + exp + row sum
+// (4 + 4), divide by the sum into the softmax kept for backward (4 + 4) = 22;
+// backward scales it by the incoming gradient and writes the 16-bit gradient
+// for the LM head (4 + 2) = 6. Unfused (Megatron-LM's default, and PyTorch's
+// F.cross_entropy on upcast logits in llm-foundry / torchtitan): one pass per
+// step, cast (2 + 4), max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide
+// (4 + 4) = 38 in 6 kernels; backward scale in place (4 + 4) and cast (4 + 2)
+// = 14 in 2 kernels.
+std::pair<OpSpec, OpSpec> cross_entropy_ops(double logits, bool fused) {
+  OpSpec f = make_elementwise("cross_entropy", (fused ? 22 : 38) * logits, 5 * logits);
+  f.kernels = fused ? 3 : 6;
+  OpSpec b = make_elementwise("cross_entropy.bwd", (fused ? 6 : 14) * logits, 2 * logits);
+  b.kernels = fused ? 1 : 2;
+  return {f, b};
+}
+
+// The input embedding: forward gathers rows; backward builds the dense
+// [vocab/tp x h] weight gradient (PyTorch embedding_dense_backward: zero-fill,
+// read the incoming gradient, write the rows) and Megatron-Core's DDP hook adds
+// it into the fp32 main_grad buffer (param.main_grad.add_(param.grad): read 2 +
+// 4, write 4), 12 bytes per table element; the table does not shrink with the
+// tokens, which makes it a fixed cost per micro-batch for large vocabularies.
+std::pair<OpSpec, OpSpec> embedding_ops(double tokens, double table, double hidden, double act_bytes) {
+  OpSpec f = make_elementwise("embedding", 2 * tokens * hidden * act_bytes, 0);
+  OpSpec b = make_elementwise("embedding.bwd", 2 * tokens * hidden * act_bytes + 12 * table, table);
+  b.kernels = 3;
+  return {f, b};
+}
+
+}  // namespace
+
 PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* ops) {
   PassTime t;
   const Model& m = s.model;
   const double tokens = s.train.micro_batch * s.train.seq_len / static_cast<double>(s.par.cp);
+  const double vocab = m.vocab / static_cast<double>(s.par.tp);
   const LayerPass pass = training_pass(s, make_groups(s.par), false);
-  std::vector<std::pair<OpSpec, bool>> list;  // (op, is forward)
+  std::vector<std::pair<OpSpec, std::vector<OpSpec>>> list;  // (forward op, its backward ops)
   if (first) {
-    OpSpec e;
-    e.name = "embedding";
-    e.bytes = 2 * tokens * m.hidden * pass.act_bytes;
-    list.push_back({e, true});
+    auto [f, b] = embedding_ops(tokens, vocab * m.hidden, m.hidden, pass.act_bytes);
+    list.push_back({f, {b}});
   }
   if (last) {
     OpSpec head;
@@ -177,21 +213,18 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
     // Transformer Engine's fp8 covers the transformer layers only: Megatron's
     // output layer is a plain ColumnParallelLinear and runs in 16-bit.
     const bool fp8 = pass.math == Precision::fp8 || pass.math == Precision::fp4;
-    head.gemm = {tokens, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
+    head.gemm = {tokens, vocab, static_cast<double>(m.hidden), 1,
                  fp8 ? 2.0 : pass.gemm_act_bytes, fp8 ? 2.0 : pass.weight_bytes, pass.act_bytes,
                  fp8 ? Precision::bf16 : pass.math};
-    list.push_back({head, true});
-    OpSpec ce;
-    ce.name = "cross_entropy";
-    ce.bytes = tokens * m.vocab / static_cast<double>(s.par.tp) * (pass.act_bytes + 4);
-    ce.flops = 5 * tokens * m.vocab / static_cast<double>(s.par.tp);
-    list.push_back({ce, true});
+    list.push_back({head, backward_of(head)});
+    auto [f, b] = cross_entropy_ops(tokens * vocab, true);
+    list.push_back({f, {b}});
   }
-  for (auto& [spec, _] : list) {
+  for (const auto& [spec, bwd] : list) {
     Op f = cost_op(s.system, spec, "fwd", 1);
     t.add(f);
     if (ops) ops->push_back(f);
-    for (const OpSpec& b : backward_of(spec)) {
+    for (const OpSpec& b : bwd) {
       Op bo = cost_op(s.system, b, "bwd", 1);
       t.add(bo);  // folded into the same pass total
       if (ops) ops->push_back(bo);
