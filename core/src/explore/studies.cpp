@@ -83,8 +83,10 @@ json gpu_generations() {
   const double t0 = base["iteration_time_s"].get<double>();
   for (const char* id : {"dgx-a100-80gb", "dgx-h100", "dgx-b200", "gb200-nvl72"}) {
     const json sys = system_preset(id);
-    for (const char* prec : {"bf16", "fp8"}) {
-      if (!sys["device"]["matmul_tflops"].contains(prec)) continue;
+    // nvfp4: the NVFP4 training recipe on fp4 tensor cores (Blackwell).
+    for (const char* prec : {"bf16", "fp8", "nvfp4"}) {
+      const char* peak = std::string(prec) == "nvfp4" ? "fp4" : prec;
+      if (!sys["device"]["matmul_tflops"].contains(peak)) continue;
       json row = plan_row(std::string(id) + " " + prec, best_plan(gpt3_run(sys, prec), nullptr), t0);
       gens.push_back(row);
     }
@@ -120,6 +122,8 @@ json gpu_generations() {
   sys["gpus_per_node"] = gb200["gpus_per_node"];
   sys["network"][0]["span_gpus"] = gb200["network"][0]["span_gpus"];
   step("+ NVLink domain 8 -> 72 GPUs (= GB200 NVL72)", true);
+  prec = "nvfp4";
+  step("+ precision fp8 -> nvfp4 (NVFP4 recipe, fp4 tensor cores)", true);
   return {{"study", "gpu-generations"},
           {"workload", "gpt3-175b training, 1024 GPUs, global batch 1536, seq 2048, flash attention; "
                        "parallelism, micro-batch and recompute searched"},
