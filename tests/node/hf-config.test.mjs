@@ -159,3 +159,247 @@ test('an imported model becomes the closest preset plus only the fields that dif
   assert.deepEqual(Object.keys(values).filter((k) => k !== 'model.name').sort(), ['model.seq_len']);
   assert.equal(values['model.seq_len'], '131072');
 });
+
+// The families of issue 13: MLA (DeepSeek-V3, Kimi K2), Qwen3 dense and MoE,
+// GPT-OSS (sliding window + sinks), Llama 4 and Gemma 3 (text_config inside).
+const DEEPSEEK_V3 = {
+  architectures: ['DeepseekV3ForCausalLM'], attention_bias: false, attention_dropout: 0.0,
+  auto_map: { AutoConfig: 'configuration_deepseek.DeepseekV3Config', AutoModel: 'modeling_deepseek.DeepseekV3Model', AutoModelForCausalLM: 'modeling_deepseek.DeepseekV3ForCausalLM' },
+  aux_loss_alpha: 0.001, bos_token_id: 0, eos_token_id: 1, ep_size: 1, first_k_dense_replace: 3, hidden_act: 'silu', hidden_size: 7168,
+  initializer_range: 0.02, intermediate_size: 18432, kv_lora_rank: 512, max_position_embeddings: 163840, model_type: 'deepseek_v3',
+  moe_intermediate_size: 2048, moe_layer_freq: 1, n_group: 8, n_routed_experts: 256, n_shared_experts: 1, norm_topk_prob: true,
+  num_attention_heads: 128, num_experts_per_tok: 8, num_hidden_layers: 61, num_key_value_heads: 128, num_nextn_predict_layers: 1,
+  q_lora_rank: 1536, qk_nope_head_dim: 128, qk_rope_head_dim: 64,
+  quantization_config: { activation_scheme: 'dynamic', fmt: 'e4m3', quant_method: 'fp8', weight_block_size: [128, 128] },
+  rms_norm_eps: 1e-6,
+  rope_scaling: { beta_fast: 32, beta_slow: 1, factor: 40, mscale: 1.0, mscale_all_dim: 1.0, original_max_position_embeddings: 4096, type: 'yarn' },
+  rope_theta: 10000, routed_scaling_factor: 2.5, scoring_func: 'sigmoid', seq_aux: true, tie_word_embeddings: false, topk_group: 4,
+  topk_method: 'noaux_tc', torch_dtype: 'bfloat16', transformers_version: '4.33.1', use_cache: true, v_head_dim: 128, vocab_size: 129280,
+};
+
+const KIMI_K2 = {
+  ...DEEPSEEK_V3, model_type: 'kimi_k2', first_k_dense_replace: 1, n_group: 1, n_routed_experts: 384, num_attention_heads: 64,
+  num_key_value_heads: 64, num_nextn_predict_layers: 0, routed_scaling_factor: 2.827, topk_group: 1, vocab_size: 163840,
+  max_position_embeddings: 131072, rope_theta: 50000.0,
+};
+
+const QWEN3_8B = {
+  architectures: ['Qwen3ForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 151643, eos_token_id: 151645, head_dim: 128,
+  hidden_act: 'silu', hidden_size: 4096, initializer_range: 0.02, intermediate_size: 12288, max_position_embeddings: 40960, max_window_layers: 36,
+  model_type: 'qwen3', num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, rms_norm_eps: 1e-6, rope_scaling: null,
+  rope_theta: 1000000, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16', transformers_version: '4.51.0', use_cache: true,
+  use_sliding_window: false, vocab_size: 151936,
+};
+
+const QWEN3_30B_A3B = {
+  architectures: ['Qwen3MoeForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 151643, decoder_sparse_step: 1,
+  eos_token_id: 151645, head_dim: 128, hidden_act: 'silu', hidden_size: 2048, initializer_range: 0.02, intermediate_size: 6144,
+  max_position_embeddings: 40960, max_window_layers: 48, mlp_only_layers: [], model_type: 'qwen3_moe', moe_intermediate_size: 768,
+  norm_topk_prob: true, num_attention_heads: 32, num_experts: 128, num_experts_per_tok: 8, num_hidden_layers: 48, num_key_value_heads: 4,
+  output_router_logits: false, rms_norm_eps: 1e-6, rope_scaling: null, rope_theta: 1000000.0, router_aux_loss_coef: 0.001, sliding_window: null,
+  tie_word_embeddings: false, torch_dtype: 'bfloat16', transformers_version: '4.51.0', use_cache: true, use_sliding_window: false, vocab_size: 151936,
+};
+
+const GPT_OSS_120B = {
+  architectures: ['GptOssForCausalLM'], attention_bias: true, attention_dropout: 0.0, eos_token_id: 200002, experts_per_token: 4, head_dim: 64,
+  hidden_act: 'silu', hidden_size: 2880, initial_context_length: 4096, initializer_range: 0.02, intermediate_size: 2880,
+  layer_types: Array.from({ length: 36 }, (_, i) => (i % 2 === 0 ? 'sliding_attention' : 'full_attention')),
+  max_position_embeddings: 131072, model_type: 'gpt_oss', num_attention_heads: 64, num_experts_per_tok: 4, num_hidden_layers: 36,
+  num_key_value_heads: 8, num_local_experts: 128, output_router_logits: false, pad_token_id: 199999,
+  quantization_config: { modules_to_not_convert: ['model.layers.*.self_attn', 'model.layers.*.mlp.router', 'model.embed_tokens', 'lm_head'], quant_method: 'mxfp4' },
+  rms_norm_eps: 1e-5, rope_scaling: { beta_fast: 32.0, beta_slow: 1.0, factor: 32.0, original_max_position_embeddings: 4096, rope_type: 'yarn', truncate: false },
+  rope_theta: 150000, router_aux_loss_coef: 0.9, sliding_window: 128, swiglu_limit: 7.0, tie_word_embeddings: false,
+  transformers_version: '4.55.0.dev0', use_cache: true, vocab_size: 201088,
+};
+
+const LLAMA4_TEXT = {
+  attention_bias: false, attention_chunk_size: 8192, attention_dropout: 0.0, attn_scale: 0.1, attn_temperature_tuning: true, bos_token_id: 200000,
+  eos_token_id: [200001, 200007, 200008], floor_scale: 8192, for_llm_compressor: false, head_dim: 128, hidden_act: 'silu', hidden_size: 5120,
+  initializer_range: 0.02, interleave_moe_layer_step: 1, intermediate_size: 8192, intermediate_size_mlp: 16384, max_position_embeddings: 10485760,
+  model_type: 'llama4_text', moe_layers: Array.from({ length: 48 }, (_, i) => i),
+  no_rope_layers: Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 === 0 ? 0 : 1)),
+  num_attention_heads: 40, num_experts_per_tok: 1, num_hidden_layers: 48, num_key_value_heads: 8, num_local_experts: 16,
+  output_router_logits: false, pad_token_id: 200018, rms_norm_eps: 1e-5,
+  rope_scaling: { factor: 16.0, high_freq_factor: 1.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+  rope_theta: 500000.0, router_aux_loss_coef: 0.001, router_jitter_noise: 0.0, torch_dtype: 'bfloat16', use_cache: true, use_qk_norm: true,
+  vocab_size: 202048,
+};
+const LLAMA4_SCOUT = {
+  architectures: ['Llama4ForConditionalGeneration'], boi_token_index: 200080, eoi_token_index: 200081, image_token_index: 200092,
+  model_type: 'llama4', text_config: LLAMA4_TEXT, tie_word_embeddings: false, torch_dtype: 'bfloat16', transformers_version: '4.51.0.dev0',
+  vision_config: { hidden_size: 1408, image_size: 336, model_type: 'llama4_vision_model', num_hidden_layers: 34, patch_size: 14 },
+};
+const LLAMA4_MAVERICK = {
+  ...LLAMA4_SCOUT,
+  text_config: {
+    ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, max_position_embeddings: 1048576,
+    moe_layers: Array.from({ length: 24 }, (_, i) => 2 * i + 1),
+  },
+};
+
+// google/gemma-3-27b-it: text_config leaves vocab_size and the layer pattern to Gemma 3's defaults.
+const GEMMA3_27B = {
+  architectures: ['Gemma3ForConditionalGeneration'], boi_token_index: 255999, eoi_token_index: 256000, eos_token_id: [1, 106],
+  image_token_index: 262144, initializer_range: 0.02, mm_tokens_per_image: 256, model_type: 'gemma3',
+  text_config: {
+    head_dim: 128, hidden_size: 5376, intermediate_size: 21504, model_type: 'gemma3_text', num_attention_heads: 32, num_hidden_layers: 62,
+    num_key_value_heads: 16, query_pre_attn_scalar: 168, rope_scaling: { factor: 8.0, rope_type: 'linear' }, sliding_window: 1024,
+  },
+  torch_dtype: 'bfloat16', transformers_version: '4.50.0.dev0',
+  vision_config: { hidden_size: 1152, image_size: 896, intermediate_size: 4304, model_type: 'siglip_vision_model', num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+};
+
+// The preset's model with what config.json says differently: the label and
+// the context length (the presets keep the pre-training length).
+function asPreset(r, presetId) {
+  const p = presets.models[presetId].model;
+  const { name: _n, seq_len: _s, ...got } = r.model;
+  const { name: _pn, seq_len: _ps, ...want } = p;
+  assert.deepEqual(got, want, presetId);
+}
+
+async function closest(model) {
+  const { closestPreset } = await import('../../web/src/form/hf-config.js');
+  const schema = JSON.parse(mod.schema());
+  const keys = schema.fields.filter((f) => f.key.startsWith('model.') && f.key !== 'model.name').map((f) => f.key.slice(6));
+  return closestPreset(model, presets.models, keys);
+}
+
+function kvTypes(model, system = 'gb200-nvl72', tp = 8) {
+  const scenario = { mode: 'inference', model, system, parallelism: { tp }, inference: { batch: 1, input_tokens: 1024, output_tokens: 8 } };
+  const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+  assert.equal(out.error, undefined, JSON.stringify(out.error));
+  return out.inference.kv_cache_by_layer_type;
+}
+
+test('DeepSeek-V3: MLA ranks, routed and shared experts, dense layers and MTP', async () => {
+  const r = importHfConfig(DEEPSEEK_V3);
+  assert.equal(r.family, 'deepseek_v3');
+  assert.deepEqual(r.model.mla, { q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 });
+  assert.deepEqual(r.model.moe, { experts: 256, top_k: 8, ffn_hidden: 2048, shared_experts: 1, dense_layers: 3 });
+  assert.equal(r.model.mtp_layers, 1);
+  assert.equal(r.model.ffn_hidden, 18432);
+  assert.equal(r.model.seq_len, 163840);
+  asPreset(r, 'deepseek-v3');
+  assert.deepEqual(r.unknown, []);
+  for (const k of ['topk_method', 'scoring_func', 'auto_map', 'quantization_config']) assert.ok(r.ignored.includes(k), k);
+  assert.match(r.warnings.join(' '), /fp8/);
+  assert.equal(await closest(r.model), 'deepseek-v3');
+  const kv = kvTypes(r.model);
+  assert.equal(kv.length, 1);
+  assert.equal(kv[0].layers, 61);
+  assert.equal(kv[0].bytes_per_token_per_layer, (512 + 64) * 2);
+  assert.equal(kv[0].bytes_per_token, 70272);
+});
+
+test('Kimi K2: the DeepSeek-V3 layout under model_type kimi_k2 or by its architecture', async () => {
+  const r = importHfConfig(KIMI_K2);
+  assert.equal(r.family, 'kimi_k2');
+  assert.equal(r.model.mtp_layers, undefined);
+  asPreset(r, 'kimi-k2');
+  assert.deepEqual(r.unknown, []);
+  assert.equal(await closest(r.model), 'kimi-k2');
+  const byArch = importHfConfig({ ...KIMI_K2, model_type: 'something_new' });
+  assert.equal(byArch.family, 'deepseek_v3');
+  assert.deepEqual(byArch.model.mla, r.model.mla);
+  // DeepSeek-V2-Lite: no query compression (q_lora_rank null)
+  const lite = importHfConfig({
+    ...DEEPSEEK_V3, architectures: ['DeepseekV2ForCausalLM'], model_type: 'deepseek_v2', q_lora_rank: null, hidden_size: 2048, num_hidden_layers: 27,
+    num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 64,
+    n_shared_experts: 2, num_experts_per_tok: 6, first_k_dense_replace: 1, vocab_size: 102400, num_nextn_predict_layers: undefined,
+  });
+  asPreset(lite, 'deepseek-v2-lite');
+});
+
+test('Qwen3 dense and MoE: head_dim, num_experts, moe_intermediate_size, decoder_sparse_step', async () => {
+  const dense = importHfConfig(QWEN3_8B);
+  assert.equal(dense.family, 'qwen3');
+  assert.equal(dense.model.attention, undefined, 'use_sliding_window false: full attention');
+  asPreset(dense, 'qwen3-8b');
+  assert.deepEqual(dense.unknown, []);
+  assert.equal(await closest(dense.model), 'qwen3-8b');
+  const moe = importHfConfig(QWEN3_30B_A3B);
+  assert.equal(moe.family, 'qwen3_moe');
+  assert.deepEqual(moe.model.moe, { experts: 128, top_k: 8, ffn_hidden: 768, shared_experts: 0, dense_layers: 0 });
+  asPreset(moe, 'qwen3-30b-a3b');
+  assert.deepEqual(moe.unknown, []);
+  assert.equal(await closest(moe.model), 'qwen3-30b-a3b');
+  const sparse = importHfConfig({ ...QWEN3_30B_A3B, decoder_sparse_step: 2, mlp_only_layers: [0, 1] });
+  assert.equal(sparse.model.moe.every, 2);
+  assert.equal(sparse.model.moe.dense_layers, 2);
+  evaluates(moe.model);
+});
+
+test('GPT-OSS: sliding window and layer_types, sinks, biases, experts_per_token', async () => {
+  const r = importHfConfig(GPT_OSS_120B);
+  assert.equal(r.family, 'gpt_oss');
+  assert.deepEqual(r.model.attention, { window: 128, global_every: 2, sinks: true });
+  assert.equal(r.model.bias, true);
+  asPreset(r, 'gpt-oss-120b');
+  assert.deepEqual(r.unknown, []);
+  assert.match(r.warnings.join(' '), /mxfp4/);
+  assert.equal(await closest(r.model), 'gpt-oss-120b');
+  const small = importHfConfig({ ...GPT_OSS_120B, num_hidden_layers: 24, num_local_experts: 32, layer_types: GPT_OSS_120B.layer_types.slice(0, 24) });
+  assert.equal(await closest(small.model), 'gpt-oss-20b');
+  const only = { ...GPT_OSS_120B, num_experts_per_tok: undefined };
+  delete only.num_experts_per_tok;
+  assert.equal(importHfConfig(only).model.moe.top_k, 4);
+  const kv = kvTypes(r.model, 'gb200-nvl72', 1);
+  assert.equal(kv.length, 2);
+  for (const t of kv) assert.equal(t.layers, 18);
+});
+
+test('Llama 4: text_config, chunked attention, NoPE global layers, shared expert, interleaved MoE', async () => {
+  const scout = importHfConfig(LLAMA4_SCOUT);
+  assert.equal(scout.family, 'llama4');
+  assert.deepEqual(scout.model.attention, { chunk: 8192, global_every: 4 });
+  assert.deepEqual(scout.model.moe, { experts: 16, top_k: 1, ffn_hidden: 8192, shared_experts: 1, dense_layers: 0 });
+  assert.equal(scout.model.ffn_hidden, 16384);
+  asPreset(scout, 'llama4-scout');
+  assert.deepEqual(scout.unknown, []);
+  assert.ok(scout.ignored.includes('vision_config'));
+  assert.ok(scout.ignored.includes('text_config.use_qk_norm'));
+  assert.match(scout.warnings.join(' '), /vision/);
+  assert.equal(await closest(scout.model), 'llama4-scout');
+  const maverick = importHfConfig(LLAMA4_MAVERICK);
+  assert.equal(maverick.model.moe.every, 2);
+  asPreset(maverick, 'llama4-maverick');
+  assert.equal(await closest(maverick.model), 'llama4-maverick');
+  // no no_rope_layers: every 4th layer global, as transformers' default
+  const { no_rope_layers: _x, ...bare } = LLAMA4_TEXT;
+  assert.equal(importHfConfig({ ...LLAMA4_SCOUT, text_config: bare }).model.attention.global_every, 4);
+  // a text-only config (llama4_text at the top level)
+  assert.equal(importHfConfig(LLAMA4_TEXT).family, 'llama4');
+});
+
+test('Gemma 3: text_config, sliding window 1024 with 5 local layers per global one, Gemma defaults', async () => {
+  const r = importHfConfig(GEMMA3_27B);
+  assert.equal(r.family, 'gemma3');
+  assert.deepEqual(r.model.attention, { window: 1024, global_every: 6 });
+  assert.equal(r.model.ffn_type, 'geglu');
+  assert.equal(r.model.tied_embeddings, true);
+  assert.equal(r.model.vocab, 262208);
+  asPreset(r, 'gemma3-27b');
+  assert.deepEqual(r.unknown, []);
+  assert.match(r.warnings.join(' '), /default taken: .*vocab_size 262208/);
+  assert.equal(await closest(r.model), 'gemma3-27b');
+  // newer configs list layer_types and sliding_window_pattern
+  const types = Array.from({ length: 62 }, (_, i) => ((i + 1) % 6 === 0 ? 'full_attention' : 'sliding_attention'));
+  const newer = importHfConfig({ ...GEMMA3_27B, text_config: { ...GEMMA3_27B.text_config, layer_types: types, sliding_window_pattern: 6, vocab_size: 262208 } });
+  assert.deepEqual(newer.model.attention, { window: 1024, global_every: 6 });
+  assert.deepEqual(newer.unknown, []);
+  const kv = kvTypes(r.model, 'gb200-nvl72', 1);
+  assert.equal(kv.length, 2);
+});
+
+test('an imported model never inherits structure its base preset has and it lacks', async () => {
+  const { modelValues } = await import('../../web/src/form/hf-config.js');
+  const schema = JSON.parse(mod.schema());
+  // Kimi K2 on top of DeepSeek-V3 would keep mtp_layers 1: the import sets 0
+  const k2 = importHfConfig(KIMI_K2).model;
+  const values = modelValues(k2, schema.fields, presets.models['deepseek-v3'].model);
+  assert.equal(values['model.mtp_layers'], '0');
+  // a Llama 4 Scout import based on Maverick goes back to every layer MoE
+  const scout = importHfConfig(LLAMA4_SCOUT).model;
+  assert.equal(modelValues(scout, schema.fields, presets.models['llama4-maverick'].model)['model.moe.every'], '1');
+});

@@ -20,6 +20,17 @@ const IGNORED = new Set([
   'use_parallel_residual', 'parallel_attn', 'alibi', 'layer_norm_epsilon', 'layer_norm_eps',
   'rms_norm_eps', 'classifier_dropout', 'hidden_dropout_prob', 'attention_probs_dropout_prob',
   'n_ctx', 'apply_residual_connection_post_layernorm', 'use_alibi', 'tokenizer_class', 'quantization_config',
+  'auto_map', 'dtype', 'rope_parameters', 'partial_rotary_factor',
+  // router and load-balancing settings: no effect on time or memory here
+  'topk_method', 'n_group', 'topk_group', 'routed_scaling_factor', 'scoring_func', 'norm_topk_prob', 'aux_loss_alpha',
+  'seq_aux', 'ep_size', 'router_aux_loss_coef', 'moe_aux_loss_coef', 'router_z_loss_coef',
+  // numerics of attention and logits (same cost)
+  'query_pre_attn_scalar', 'attn_logit_softcapping', 'final_logit_softcapping', 'rope_local_base_freq',
+  'cache_implementation', 'swiglu_limit', 'use_qk_norm', 'attn_temperature_tuning', 'floor_scale', 'attn_scale',
+  'initial_context_length', 'for_llm_compressor', 'qk_layernorm', 'use_sliding_window',
+  // the multimodal wrapper around a text_config (the vision tower is not modelled)
+  'vision_config', 'image_token_index', 'image_token_id', 'boi_token_index', 'eoi_token_index', 'mm_tokens_per_image',
+  'vision_feature_layer', 'vision_feature_select_strategy', 'projector_hidden_act', 'multi_modal_projector_bias',
 ]);
 
 // Family -> how to read it. Each reader returns the model object; it marks the
@@ -33,6 +44,21 @@ const FAMILIES = {
   gpt2: { gated: false, norm: 'layernorm', tied: true, gpt2: true },
   gpt_neox: { gated: false, norm: 'layernorm', tied: false },
   falcon: { gated: false, norm: 'layernorm', tied: true, falcon: true },
+  // MLA + DeepSeekMoE (Kimi K2 ships the same layout under model_type kimi_k2)
+  deepseek_v3: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
+  deepseek_v2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
+  kimi_k2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
+  qwen3: { gated: true, norm: 'rmsnorm', tied: false },
+  qwen3_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
+  // alternating sliding-window / full attention with per-head sinks, biased
+  gpt_oss: { gated: true, norm: 'rmsnorm', tied: false, moe: true, sinks: true, bias: true },
+  // iRoPE: chunked local attention, every 4th layer global (NoPE); one shared expert
+  llama4: { gated: true, norm: 'rmsnorm', tied: false, moe: true, llama4: true },
+  // 5 sliding-window layers per global layer; Gemma defaults when config.json omits them
+  gemma3: {
+    gated: true, norm: 'rmsnorm', tied: true,
+    defaults: { vocab_size: 262208, sliding_window: 4096, sliding_window_pattern: 6, hidden_activation: 'gelu_pytorch_tanh', max_position_embeddings: 131072 },
+  },
 };
 
 const ALIASES = {
@@ -46,14 +72,28 @@ const ALIASES = {
   GPT2LMHeadModel: 'gpt2',
   GPTNeoXForCausalLM: 'gpt_neox',
   FalconForCausalLM: 'falcon',
+  DeepseekV3ForCausalLM: 'deepseek_v3',
+  DeepseekV2ForCausalLM: 'deepseek_v2',
+  Qwen3ForCausalLM: 'qwen3',
+  Qwen3MoeForCausalLM: 'qwen3_moe',
+  GptOssForCausalLM: 'gpt_oss',
+  Llama4ForConditionalGeneration: 'llama4',
+  Llama4ForCausalLM: 'llama4',
+  llama4_text: 'llama4',
+  Gemma3ForConditionalGeneration: 'gemma3',
+  Gemma3ForCausalLM: 'gemma3',
+  gemma3_text: 'gemma3',
 };
 
-function detectFamily(cfg) {
-  const t = typeof cfg.model_type === 'string' ? cfg.model_type : '';
-  if (FAMILIES[t]) return t;
-  if (ALIASES[t]) return ALIASES[t];
-  const arch = Array.isArray(cfg.architectures) ? cfg.architectures.find((a) => typeof a === 'string') : null;
-  if (arch && ALIASES[arch]) return ALIASES[arch];
+function detectFamily(cfg, text) {
+  for (const c of [cfg, text]) {
+    if (!c) continue;
+    const t = typeof c.model_type === 'string' ? c.model_type : '';
+    if (FAMILIES[t]) return t;
+    if (ALIASES[t]) return ALIASES[t];
+    const arch = Array.isArray(c.architectures) ? c.architectures.find((a) => typeof a === 'string') : null;
+    if (arch && ALIASES[arch]) return ALIASES[arch];
+  }
   if ('n_embd' in cfg && 'n_layer' in cfg) return 'gpt2';
   return null;
 }
@@ -84,17 +124,59 @@ export function parseConfigText(text) {
   return cfg;
 }
 
+// Layer pattern of local attention from HF `layer_types` (["sliding_attention",
+// "full_attention", ...]): every G-th layer full -> G; none full -> 0.
+function globalEveryFrom(types, warnings) {
+  const full = [];
+  types.forEach((t, i) => {
+    if (!/slid|chunk|local/i.test(String(t))) full.push(i);
+  });
+  if (!full.length) return 0;
+  const g = full[0] + 1;
+  const regular = full.every((i) => (i + 1) % g === 0) && full.length === Math.floor(types.length / g);
+  if (regular) return g;
+  const approx = Math.max(1, Math.round(types.length / full.length));
+  warnings.push(`layer_types: ${full.length} full-attention layers of ${types.length} in an irregular pattern: read as every ${approx}-th layer full`);
+  return approx;
+}
+
 export function importHfConfig(input) {
   const cfg = typeof input === 'string' ? parseConfigText(input) : input;
   if (!cfg || typeof cfg !== 'object' || Array.isArray(cfg)) throw new Error('config.json must be a JSON object');
+  const isObj = (o) => o && typeof o === 'object' && !Array.isArray(o);
+  // Multimodal wrappers (Llama 4, Gemma 3) keep the language model in text_config.
+  const text = isObj(cfg.text_config) ? cfg.text_config : null;
   const used = new Set();
+  const usedText = new Set();
   const warnings = [];
-  const has = (k) => Object.prototype.hasOwnProperty.call(cfg, k) && cfg[k] !== null;
+  const own = (o, k) => o && Object.prototype.hasOwnProperty.call(o, k) && o[k] !== null;
+  const has = (k) => own(text, k) || own(cfg, k);
+
+  let family = detectFamily(cfg, text);
+  if (!family) {
+    warnings.push(`model_type ${JSON.stringify((text || cfg).model_type ?? cfg.model_type ?? null)} is not one this importer knows: read as Llama-style`);
+    family = 'llama';
+  }
+  const fam = FAMILIES[family];
+  const defaults = fam.defaults || {};
+  const defaulted = [];
+  // The first of `keys` present (text_config first, then the top level, then
+  // the family's default), marked as used.
   const get = (...keys) => {
     for (const k of keys) {
-      if (has(k)) {
+      if (own(text, k)) {
+        usedText.add(k);
+        return text[k];
+      }
+      if (own(cfg, k)) {
         used.add(k);
         return cfg[k];
+      }
+    }
+    for (const k of keys) {
+      if (k in defaults) {
+        defaulted.push(`${k} ${JSON.stringify(defaults[k])}`);
+        return defaults[k];
       }
     }
     return undefined;
@@ -103,18 +185,21 @@ export function importHfConfig(input) {
     const v = get(...keys);
     if (v === undefined) return undefined;
     if (!Number.isInteger(v) || v < 1) {
-      warnings.push(`${keys.find(has)} = ${JSON.stringify(v)} is not a positive integer: ignored (${name})`);
+      warnings.push(`${keys.find(has) ?? keys[0]} = ${JSON.stringify(v)} is not a positive integer: ignored (${name})`);
+      return undefined;
+    }
+    return v;
+  };
+  const nonNegInt = (name, ...keys) => {
+    const v = get(...keys);
+    if (v === undefined) return undefined;
+    if (!Number.isInteger(v) || v < 0) {
+      warnings.push(`${keys.find(has) ?? keys[0]} = ${JSON.stringify(v)} is not a non-negative integer: ignored (${name})`);
       return undefined;
     }
     return v;
   };
 
-  let family = detectFamily(cfg);
-  if (!family) {
-    warnings.push(`model_type ${JSON.stringify(cfg.model_type ?? null)} is not one this importer knows: read as Llama-style`);
-    family = 'llama';
-  }
-  const fam = FAMILIES[family];
   const m = {};
   m.layers = posInt('layers', 'num_hidden_layers', 'n_layer', 'num_layers');
   m.hidden = posInt('hidden', 'hidden_size', 'n_embd', 'd_model');
@@ -137,11 +222,36 @@ export function importHfConfig(input) {
   if (headDim) m.head_dim = headDim;
   else if (m.hidden && m.heads) m.head_dim = Math.floor(m.hidden / m.heads);
 
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2): the cache holds
+  // kv_lora_rank + qk_rope_head_dim values per token per layer. kv_heads and
+  // head_dim are unused with MLA: heads and qk_nope_head_dim, as the presets.
+  const kvRank = posInt('mla.kv_lora_rank', 'kv_lora_rank');
+  if (kvRank) {
+    const mla = {
+      q_lora_rank: nonNegInt('mla.q_lora_rank', 'q_lora_rank') ?? 0,
+      kv_lora_rank: kvRank,
+      qk_nope_head_dim: posInt('mla.qk_nope_head_dim', 'qk_nope_head_dim'),
+      qk_rope_head_dim: nonNegInt('mla.qk_rope_head_dim', 'qk_rope_head_dim'),
+      v_head_dim: posInt('mla.v_head_dim', 'v_head_dim'),
+    };
+    for (const k of ['qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim']) {
+      if (mla[k] === undefined) throw new Error(`config.json has kv_lora_rank (MLA) but no usable ${k}`);
+    }
+    m.mla = mla;
+    m.kv_heads = m.heads;
+    m.head_dim = mla.qk_nope_head_dim;
+  } else if (fam.mla) {
+    warnings.push('an MLA family without kv_lora_rank: read as multi-head attention');
+  }
+
   // Feed-forward.
-  const act = get('hidden_act', 'activation_function', 'activation');
+  const act = get('hidden_act', 'hidden_activation', 'activation_function', 'activation');
   m.ffn_type = ffnTypeFor(act, fam.gated, warnings);
-  let ffn = posInt('ffn_hidden', 'intermediate_size', 'n_inner', 'ffn_hidden_size');
-  if (fam.gpt2 && has('n_inner') === false) used.add('n_inner');
+  // Llama 4: intermediate_size is the expert's width, intermediate_size_mlp the dense layers'.
+  let ffn = fam.llama4
+    ? posInt('ffn_hidden', 'intermediate_size_mlp', 'intermediate_size')
+    : posInt('ffn_hidden', 'intermediate_size', 'n_inner', 'ffn_hidden_size');
+  if (fam.gpt2 && !has('n_inner')) used.add('n_inner');
   if (!ffn && m.hidden) ffn = 4 * m.hidden;
   m.ffn_hidden = ffn;
 
@@ -164,39 +274,101 @@ export function importHfConfig(input) {
     m.bias = typeof b === 'boolean' ? b : false;
     m.learned_positions = false;
   } else {
-    m.bias = false;
+    const b = fam.bias ? get('attention_bias') : undefined;
+    m.bias = typeof b === 'boolean' ? b : Boolean(fam.bias);
     m.learned_positions = false;
   }
   m.dropout = false;
 
+  // Local attention: sliding window (GPT-OSS, Gemma 3) or chunks (Llama 4).
+  const slidingOff = get('use_sliding_window') === false; // Qwen2/3 carry a window they do not use
+  const types = get('layer_types');
+  const window = family === 'gpt_oss' || family === 'gemma3' ? posInt('attention.window', 'sliding_window') : undefined;
+  const chunk = fam.llama4 ? posInt('attention.chunk', 'attention_chunk_size') : undefined;
+  if (!slidingOff && (window || chunk)) {
+    const att = window ? { window } : { chunk };
+    let every;
+    if (Array.isArray(types) && types.length) {
+      every = globalEveryFrom(types, warnings);
+      if (types.length !== m.layers) warnings.push(`layer_types has ${types.length} entries for ${m.layers} layers`);
+      if (has('sliding_window_pattern')) get('sliding_window_pattern'); // says the same as layer_types
+    } else if (fam.llama4) {
+      // no_rope_layers: 1 = RoPE (chunked, local), 0 = NoPE (global); default every 4th layer
+      const nope = get('no_rope_layers');
+      if (Array.isArray(nope) && nope.length) every = globalEveryFrom(nope.map((x) => (x ? 'chunked_attention' : 'full_attention')), warnings);
+      else every = posInt('attention.global_every', 'no_rope_layer_interval') ?? 4;
+    } else {
+      // Gemma 3: sliding_window_pattern N = N-1 local layers then one global
+      every = posInt('attention.global_every', 'sliding_window_pattern') ?? 0;
+    }
+    att.global_every = every;
+    if (fam.sinks) att.sinks = true;
+    m.attention = att;
+  } else if (Array.isArray(types)) {
+    if (types.some((t) => /slid|chunk/i.test(String(t)))) warnings.push('layer_types names local layers but no window size was found: read as full attention');
+  }
+
   // Mixture of experts.
   const experts = posInt('moe.experts', 'num_local_experts', 'num_experts', 'n_routed_experts');
   if (experts && experts > 1) {
-    const moe = { experts, top_k: posInt('moe.top_k', 'num_experts_per_tok', 'top_k', 'moe_top_k') ?? 2 };
-    const expertFfn = posInt('moe.ffn_hidden', 'moe_intermediate_size');
+    const moe = { experts, top_k: posInt('moe.top_k', 'num_experts_per_tok', 'experts_per_token', 'top_k', 'moe_top_k') ?? 2 };
+    if (has('num_experts_per_tok') && has('experts_per_token')) get('experts_per_token');
+    const expertFfn = fam.llama4 ? posInt('moe.ffn_hidden', 'intermediate_size') : posInt('moe.ffn_hidden', 'moe_intermediate_size');
     moe.ffn_hidden = expertFfn ?? m.ffn_hidden;
-    const sharedFfn = posInt('moe.shared_experts', 'shared_expert_intermediate_size');
-    moe.shared_experts = sharedFfn && expertFfn ? Math.max(1, Math.round(sharedFfn / expertFfn)) : 0;
-    moe.dense_layers = 0;
+    const nShared = nonNegInt('moe.shared_experts', 'n_shared_experts');
+    const sharedFfn = posInt('moe.shared_ffn_hidden', 'shared_expert_intermediate_size');
+    if (nShared !== undefined) moe.shared_experts = nShared;
+    else if (sharedFfn) moe.shared_experts = 1;
+    else moe.shared_experts = fam.llama4 ? 1 : 0;
+    if (sharedFfn && sharedFfn !== moe.ffn_hidden) moe.shared_ffn_hidden = sharedFfn;
+    moe.dense_layers = nonNegInt('moe.dense_layers', 'first_k_dense_replace') ?? 0;
+    const every = posInt('moe.every', 'interleave_moe_layer_step', 'decoder_sparse_step', 'moe_layer_freq');
+    if (every && every > 1) moe.every = every;
+    const mlpOnly = get('mlp_only_layers');
+    if (Array.isArray(mlpOnly) && mlpOnly.length) {
+      if (mlpOnly.every((x, i) => x === i)) moe.dense_layers = Math.max(moe.dense_layers, mlpOnly.length);
+      else warnings.push(`mlp_only_layers ${JSON.stringify(mlpOnly)}: only leading dense layers can be expressed; read as MoE`);
+    }
+    get('moe_layers'); // Llama 4 lists them; interleave_moe_layer_step says the same
     m.moe = moe;
   } else if (fam.moe) {
     warnings.push('a mixture-of-experts family without a number of experts: read as dense');
   }
+  const mtp = nonNegInt('mtp_layers', 'num_nextn_predict_layers');
+  if (mtp) m.mtp_layers = mtp;
 
   for (const k of ['layers', 'hidden', 'heads', 'vocab']) {
     if (!m[k]) throw new Error(`config.json has no usable ${k} (looked for ${READS[k]})`);
   }
   for (const k of Object.keys(m)) if (m[k] === undefined) delete m[k];
 
+  if (defaulted.length) warnings.push(`not in config.json, ${family}'s default taken: ${defaulted.join(', ')}`);
+  if (isObj(cfg.vision_config)) warnings.push('vision_config: the vision encoder is not modelled (text model only)');
+  const q = own(text, 'quantization_config') ? text.quantization_config : cfg.quantization_config;
+  if (isObj(q) && typeof q.quant_method === 'string') {
+    warnings.push(`quantization_config: ${q.quant_method} weights; set the inference weight precision to match (the model fields do not carry it)`);
+  }
+
   const name = get('_name_or_path');
   if (typeof name === 'string' && name.trim()) m.name = name.trim().slice(0, 80);
   else m.name = `${family} (config.json)`;
   used.delete('_name_or_path');
+  if (text) used.add('text_config');
 
-  const keys = Object.keys(cfg);
-  const unknown = keys.filter((k) => !used.has(k) && !IGNORED.has(k));
-  const ignored = keys.filter((k) => !used.has(k) && IGNORED.has(k));
-  return { model: m, family, used: [...used], ignored, unknown, warnings };
+  const sort = (keys, u, prefix) => ({
+    unknown: keys.filter((k) => !u.has(k) && !IGNORED.has(k)).map((k) => prefix + k),
+    ignored: keys.filter((k) => !u.has(k) && IGNORED.has(k)).map((k) => prefix + k),
+  });
+  const top = sort(Object.keys(cfg), used, '');
+  const inner = text ? sort(Object.keys(text), usedText, 'text_config.') : { unknown: [], ignored: [] };
+  return {
+    model: m,
+    family,
+    used: [...used, ...[...usedText].map((k) => `text_config.${k}`)],
+    ignored: [...top.ignored, ...inner.ignored],
+    unknown: [...top.unknown, ...inner.unknown],
+    warnings,
+  };
 }
 
 const READS = {
@@ -209,13 +381,18 @@ const READS = {
 const getPath = (o, path) => path.split('.').reduce((a, k) => (a && typeof a === 'object' ? a[k] : undefined), o);
 
 // The preset whose model differs from `model` in the fewest architecture
-// fields (dense with dense, MoE with MoE): the base of the custom model.
+// fields, among those of the same shape (dense with dense, MoE with MoE, MLA
+// with MLA, sliding with sliding): the base of the custom model.
+// What a preset cannot take back by overriding fields: the moe, mla and
+// attention objects and the kind of local attention.
+const shape = (m) => [Boolean(m.moe), Boolean(m.mla), Boolean(m.attention?.window), Boolean(m.attention?.chunk)].join();
+
 export function closestPreset(model, presetModels, keys) {
   let best = '';
   let bestDiff = Infinity;
   for (const [id, p] of Object.entries(presetModels || {})) {
     const pm = p?.model || {};
-    if (Boolean(pm.moe) !== Boolean(model.moe)) continue;
+    if (shape(pm) !== shape(model)) continue;
     const diff = keys.filter((k) => getPath(model, k) !== undefined && getPath(model, k) !== getPath(pm, k)).length;
     if (diff < bestDiff) {
       best = id;
@@ -232,9 +409,15 @@ export function modelValues(model, fields, baseModel) {
   for (const f of fields) {
     if (!f.key.startsWith('model.')) continue;
     const sub = f.key.slice(6);
-    const v = getPath(model, sub);
-    if (v === undefined) continue;
+    let v = getPath(model, sub);
     const b = getPath(baseModel || {}, sub) ?? f.default;
+    if (v === undefined && b !== undefined && b !== null && b !== f.default) {
+      // a field the base preset sets and the imported model leaves out: its
+      // default (a shared expert as wide as a routed one)
+      if (sub === 'moe.shared_ffn_hidden') v = model.moe?.ffn_hidden;
+      else if (f.default !== null && f.default !== undefined) v = f.default;
+    }
+    if (v === undefined) continue;
     if (v === b) continue;
     values[f.key] = typeof v === 'number' ? String(v) : v;
   }
