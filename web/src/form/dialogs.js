@@ -23,6 +23,7 @@ const VIEW_LABELS = {
   time: 'Time breakdown / latency',
   pipeline: 'Pipeline schedule (training)',
   phases: 'Prefill vs decode (inference)',
+  kv: 'KV cache per layer type (inference)',
   roofline: 'Roofline',
   ops: 'Operations table',
   compare: 'Pinned vs current',

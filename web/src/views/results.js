@@ -143,7 +143,57 @@ function verdict(result, scenario, onFit) {
   return el('div', { class: 'verdict-box' }, [line, el('div', { class: 'fit-row' }, [button, status])]);
 }
 
-export const VIEWS = ['summary', 'compare', 'memory', 'time', 'pipeline', 'phases', 'roofline', 'ops'];
+// KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the
+// first stage, per sequence; the types sum, times the sequences in flight, to
+// the memory chart's KV cache.
+const KV_TYPES = {
+  mla: ['MLA latent', 'latent + RoPE key, shared by the heads'],
+  full: ['full attention', 'keys and values of every token'],
+  sliding_window: ['sliding window', 'the last window of tokens'],
+  chunked: ['chunked', 'the tokens of the current chunk'],
+};
+
+export function kvTable(result) {
+  const rows = result?.inference?.kv_cache_by_layer_type;
+  if (!Array.isArray(rows) || !rows.length) return null;
+  const num = (x, f) => (Number.isFinite(x) ? f(x) : '–');
+  const cell = (text, cls) => el('td', { class: cls, text });
+  const head = ['Layer type', 'Layers', 'Bytes / token / layer', 'Bytes / token', 'Tokens cached', 'Per sequence'];
+  const body = rows.map((r) => {
+    const [name, note] = KV_TYPES[r.type] || [String(r.type || '?').replace(/_/g, ' '), ''];
+    return el('tr', { 'data-type': String(r.type || '') }, [
+      el('th', { scope: 'row', title: note }, [name]),
+      cell(num(r.layers, fmt.int), 'num'),
+      cell(num(r.bytes_per_token_per_layer, (x) => `${fmt.int(x)} B`), 'num'),
+      cell(num(r.bytes_per_token, (x) => `${fmt.int(x)} B`), 'num'),
+      cell(num(r.tokens_cached, fmt.int), 'num'),
+      cell(num(r.bytes_per_sequence, fmt.bytes), 'num'),
+    ]);
+  });
+  const sum = (k) => rows.reduce((a, r) => a + (Number.isFinite(r[k]) ? r[k] : 0), 0);
+  const foot = rows.length > 1
+    ? el('tfoot', {}, [el('tr', {}, [
+      el('th', { scope: 'row', text: 'all' }),
+      cell(fmt.int(sum('layers')), 'num'),
+      cell('', 'num'),
+      cell(`${fmt.int(sum('bytes_per_token'))} B`, 'num'),
+      cell('', 'num'),
+      cell(fmt.bytes(sum('bytes_per_sequence')), 'num'),
+    ])])
+    : null;
+  const table = el('table', { class: 'kv-types' }, [
+    el('thead', {}, [el('tr', {}, head.map((t, i) => el('th', { scope: 'col', class: i ? 'num' : '', text: t })))]),
+    el('tbody', {}, body),
+    foot,
+  ]);
+  return el('figure', { class: 'chart-box kv-box', 'data-view': 'kv' }, [
+    el('figcaption', { text: 'KV cache per layer type' }),
+    table,
+    el('p', { class: 'chart-note', text: 'One GPU of the first stage, one sequence at its full length; local layers keep at most their window or chunk.' }),
+  ]);
+}
+
+export const VIEWS = ['summary', 'compare', 'memory', 'time', 'pipeline', 'phases', 'kv', 'roofline', 'ops'];
 
 function chartTools(fig, name, onExport) {
   const cap = fig.querySelector('figcaption');
@@ -224,6 +274,8 @@ export class ResultsView {
       const fig = phaseChart(result);
       if (fig) v.set('phases', tool(fig, 'phases'));
     }
+    const kv = scenario.mode === 'inference' ? kvTable(result) : null;
+    if (kv) v.set('kv', kv);
     const roof = roofline(result);
     if (roof) v.set('roofline', tool(roof, 'roofline'));
     if (Array.isArray(result.ops) && result.ops.length) {
@@ -243,7 +295,7 @@ export class ResultsView {
       nodes.push(v.get('summary'));
       if (v.has('compare')) nodes.push(v.get('compare'));
       const charts = el('div', { class: 'charts' });
-      for (const name of ['memory', 'time', 'pipeline', 'phases', 'roofline']) if (v.has(name)) charts.append(v.get(name));
+      for (const name of ['memory', 'time', 'pipeline', 'phases', 'kv', 'roofline']) if (v.has(name)) charts.append(v.get(name));
       nodes.push(charts);
       if (Array.isArray(result.warnings) && result.warnings.length) {
         const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });

@@ -1,0 +1,81 @@
+// The architectures of issue 13 on the page: DeepSeek-V3 (MLA) and gpt-oss-120b
+// (sliding-window + full layers) evaluate in inference on GB200 NVL72 and the
+// "KV cache per layer type" table shows their layer types; the form shows the
+// nested model groups (model.mla.*, model.attention.*).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { h, openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+async function kvRows(page) {
+  await page.waitForSelector('[data-view="kv"] table.kv-types tbody tr');
+  return page.$$eval('[data-view="kv"] table.kv-types tbody tr', (trs) =>
+    trs.map((tr) => ({ type: tr.dataset.type, cells: [...tr.children].map((c) => c.textContent.trim()) })),
+  );
+}
+
+test('DeepSeek-V3 on GB200 NVL72 (tp 8): one MLA layer type, 1,152 bytes per token per layer in bf16', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=deepseek-v3&s=gb200-nvl72&tp=8&b=1&in=1024&out=128');
+  await waitEvaluated(page);
+  const verdict = await page.textContent('.verdict');
+  assert.match(verdict, /^Fits/, verdict);
+  const rows = await kvRows(page);
+  assert.equal(rows.length, 1, JSON.stringify(rows));
+  assert.equal(rows[0].type, 'mla');
+  assert.match(rows[0].cells[0], /MLA/);
+  assert.equal(rows[0].cells[1], '61');
+  assert.match(rows[0].cells[2], /^1,?152 B$/);
+  assert.match(rows[0].cells[3], /^70,?272 B$/);
+  assert.match(rows[0].cells[4], /^1,?152$/);
+  assert.equal(await page.locator('[data-view="kv"] figcaption').textContent(), 'KV cache per layer type');
+  // the nested model groups are in the form with the preset's values
+  for (const [key, value] of [['model.mla.kv_lora_rank', '512'], ['model.mla.qk_rope_head_dim', '64'], ['model.mtp_layers', '1']]) {
+    const input = page.locator(`[data-key="${key}"] input, input[data-key="${key}"], [name="${key}"]`).first();
+    assert.equal(await input.count(), 1, `${key} in the form`);
+    const v = (await input.inputValue()) || (await input.getAttribute('placeholder'));
+    assert.equal(String(v).replace(/,/g, ''), value, key);
+  }
+  await shot(page, 'architectures-deepseek-v3');
+  await page.screenshot({ path: '/tmp/web13-deepseek.png', fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('gpt-oss-120b on GB200 NVL72 (tp 2): sliding-window and full layers, 18 each', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=gpt-oss-120b&s=gb200-nvl72&tp=2&b=1&in=1024&out=128');
+  await waitEvaluated(page);
+  const verdict = await page.textContent('.verdict');
+  assert.match(verdict, /^Fits/, verdict);
+  const rows = await kvRows(page);
+  assert.deepEqual(rows.map((r) => r.type).sort(), ['full', 'sliding_window']);
+  for (const r of rows) assert.equal(r.cells[1], '18');
+  const sliding = rows.find((r) => r.type === 'sliding_window');
+  const full = rows.find((r) => r.type === 'full');
+  assert.equal(sliding.cells[4], '128', 'a sliding layer keeps its window');
+  assert.match(full.cells[4], /^1,?152$/, 'a full layer keeps the whole sequence');
+  // 8 kv heads over tp 2: 4 x 64 x 2 (K and V) x 2 bytes
+  assert.match(full.cells[2], /^1,?024 B$/);
+  const foot = await page.$$eval('[data-view="kv"] tfoot td', (tds) => tds.map((t) => t.textContent.trim()));
+  assert.equal(foot[0], '36');
+  await shot(page, 'architectures-gpt-oss-120b');
+  await page.screenshot({ path: '/tmp/web13-gpt-oss.png', fullPage: true });
+  // the embed view shows the table alone
+  const embed = await openPage('v=1&mode=inference&m=gpt-oss-120b&s=gb200-nvl72&tp=2&b=1&in=1024&out=128&embed=1&view=kv');
+  await waitEvaluated(embed.page).catch(() => {});
+  await embed.page.waitForSelector('[data-view="kv"] table.kv-types');
+  assert.equal(await embed.page.locator('.summary').count(), 0);
+  await embed.page.screenshot({ path: '/tmp/web13-embed-kv.png', fullPage: true });
+  assert.deepEqual([...errors, ...embed.errors], []);
+  await embed.page.close();
+  await page.close();
+});
+
+test('a training scenario has no KV view', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b');
+  await waitEvaluated(page);
+  assert.equal(await page.locator('[data-view="kv"]').count(), 0);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(h.problems, []);
+  await page.close();
+});
