@@ -4,27 +4,20 @@
 #include "enum_names.h"
 #include "parse.h"
 #include "schema.h"
+#include "table_fields.h"
 
 namespace llmcalc {
 
 namespace {
 
-// An integer field of the input table under `o`: default and range from its row.
-long long table_int(StrictObject& o, const std::string& key) {
-  const FieldSpec& f = field_spec(join_path(o.path(), key));
-  const auto lo = static_cast<long long>(f.lo), hi = static_cast<long long>(f.hi);
-  if (f.def.is_null()) return o.required_integer(key, lo, hi);
-  return o.integer(key, f.def.get<long long>(), lo, hi);
-}
-
 Mla parse_mla(StrictObject& m) {
   StrictObject o(m.raw("mla"), m.child_path("mla"));
   Mla a;
-  a.q_lora_rank = static_cast<int>(table_int(o, "q_lora_rank"));
-  a.kv_lora_rank = static_cast<int>(table_int(o, "kv_lora_rank"));
-  a.qk_nope_head_dim = static_cast<int>(table_int(o, "qk_nope_head_dim"));
-  a.qk_rope_head_dim = static_cast<int>(table_int(o, "qk_rope_head_dim"));
-  a.v_head_dim = static_cast<int>(table_int(o, "v_head_dim"));
+  a.q_lora_rank = static_cast<int>(int_field(o, "q_lora_rank"));
+  a.kv_lora_rank = static_cast<int>(int_field(o, "kv_lora_rank"));
+  a.qk_nope_head_dim = static_cast<int>(int_field(o, "qk_nope_head_dim"));
+  a.qk_rope_head_dim = static_cast<int>(int_field(o, "qk_rope_head_dim"));
+  a.v_head_dim = static_cast<int>(int_field(o, "v_head_dim"));
   o.finish();
   return a;
 }
@@ -37,10 +30,10 @@ AttentionPattern parse_attention(StrictObject& m) {
     if (!o.has(name)) continue;
     ++given;
     a.kind = kind;
-    a.span = static_cast<int>(table_int(o, name));
+    a.span = static_cast<int>(int_field(o, name));
   }
   if (given != 1) throw InputError(o.path(), "give exactly one of window or chunk");
-  a.global_every = static_cast<int>(table_int(o, "global_every"));
+  a.global_every = static_cast<int>(int_field(o, "global_every"));
   a.sinks = o.boolean("sinks", field_spec(o.child_path("sinks")).def.get<bool>());
   o.finish();
   return a;
@@ -51,7 +44,7 @@ AttentionPattern parse_attention(StrictObject& m) {
 void parse_architecture(StrictObject& o, Model& m) {
   if (o.has("mla")) m.mla = parse_mla(o);
   if (o.has("attention")) m.attention = parse_attention(o);
-  m.mtp_layers = static_cast<int>(table_int(o, "mtp_layers"));
+  m.mtp_layers = static_cast<int>(int_field(o, "mtp_layers"));
   if (m.mla.on() && m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim > 65536)
     throw InputError(o.child_path("mla"), "query-key head width exceeds 65536");
 }
