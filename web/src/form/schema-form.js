@@ -17,6 +17,17 @@ const GROUPS = [
 const CUSTOM = '\u0000custom';
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
+// Subheadings for the nested objects of a group (model.moe.*, model.mla.*, ...).
+const SUBGROUPS = {
+  'model.moe': 'Mixture of experts',
+  'model.mla': 'Multi-head latent attention (MLA)',
+  'model.attention': 'Local attention (sliding window / chunks)',
+};
+const subgroupOf = (key) => {
+  const parts = key.split('.');
+  return parts.length > 2 ? parts.slice(0, -1).join('.') : '';
+};
+
 function labelFor(field) {
   const parts = field.key.split('.');
   const rest = parts.length > 1 ? parts.slice(1) : parts;
@@ -72,7 +83,15 @@ export class SchemaForm {
       if (!members.length) continue;
       const summary = el('summary', { text: title });
       const body = el('div', { class: 'fields' });
-      for (const f of members) body.append(this.buildField(f));
+      let sub = '';
+      // the group's own fields first, then each nested object under its heading
+      const ordered = [...members.filter((f) => !subgroupOf(f.key)), ...members.filter((f) => subgroupOf(f.key))];
+      for (const f of ordered) {
+        const next = subgroupOf(f.key);
+        if (next && next !== sub && SUBGROUPS[next]) body.append(el('p', { class: 'subgroup', 'data-subgroup': next, text: SUBGROUPS[next] }));
+        sub = next;
+        body.append(this.buildField(f));
+      }
       const set = el('details', { class: `group group-${group}`, open: group !== 'model' && group !== 'system' }, [summary, body]);
       this.fieldsets.push({ set, members, summary, title, group });
       this.root.append(set);
