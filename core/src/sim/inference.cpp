@@ -75,6 +75,7 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
   std::vector<double> by_bound(s.system.device.memory.size() + 3, 0.0);
   auto account = [&](const OpSpec& spec, double count) {
     Op op = cost_op(s.system, spec, phase, count);  // count x the op's layer share
+    if (op.count <= 0) return;  // a layer kind this model lacks (dense layers of an all-MoE model)
     pc.time += op.cost.time_s * op.count;
     pc.flops += op.cost.flops * op.count;
     by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * op.count;
