@@ -161,22 +161,19 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
 namespace {
 
 // Cross-entropy over the [tokens x vocab/tp] logits, in fp32 as Megatron-Core
-// computes it (tensor_parallel/cross_entropy.py), bytes per logit.
-// Fused (--cross-entropy-loss-fusion; NeMo 2 and Megatron-Bridge default,
-// megatron/core/fusions/fused_cross_entropy.py, four jit-fused kernels):
-// cast to fp32 with the row max (read 2, write 4), subtract + exp + row sum
-// (4 + 4), divide by the sum into the softmax kept for backward (4 + 4) = 22;
-// backward scales it by the incoming gradient and writes the 16-bit gradient
-// for the LM head (4 + 2) = 6. Unfused (Megatron-LM's default, and PyTorch's
-// F.cross_entropy on upcast logits in llm-foundry / torchtitan): one pass per
-// step, cast (2 + 4), max (4), subtract (4 + 4), exp (4 + 4), sum (4), divide
-// (4 + 4) = 38 in 6 kernels; backward scale in place (4 + 4) and cast (4 + 2)
-// = 14 in 2 kernels.
-std::pair<OpSpec, OpSpec> cross_entropy_ops(double logits, bool fused) {
-  OpSpec f = make_elementwise("cross_entropy", (fused ? 22 : 38) * logits, 5 * logits);
-  f.kernels = fused ? 3 : 6;
-  OpSpec b = make_elementwise("cross_entropy.bwd", (fused ? 6 : 14) * logits, 2 * logits);
-  b.kernels = fused ? 1 : 2;
+// computes it (tensor_parallel/cross_entropy.py), bytes per logit, fused as
+// --cross-entropy-loss-fusion runs it (NeMo 2 and Megatron-Bridge default,
+// megatron/core/fusions/fused_cross_entropy.py): cast to fp32 with the row
+// max (read 2, write 4), subtract + exp + row sum (4 + 4), divide by the sum
+// into the softmax kept for backward (4 + 4) = 22 in three kernels; backward
+// scales it by the incoming gradient and writes the 16-bit gradient for the
+// LM head (4 + 2) = 6 in one. (Unfused, one pass per step, it would be 38 and
+// 14 bytes in 6 and 2 kernels; not modelled: no scenario input selects it.)
+std::pair<OpSpec, OpSpec> cross_entropy_ops(double logits) {
+  OpSpec f = make_elementwise("cross_entropy", 22 * logits, 5 * logits);
+  f.kernels = 3;
+  OpSpec b = make_elementwise("cross_entropy.bwd", 6 * logits, 2 * logits);
+  b.kernels = 1;
   return {f, b};
 }
 
@@ -217,7 +214,7 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
                  fp8 ? 2.0 : pass.gemm_act_bytes, fp8 ? 2.0 : pass.weight_bytes, pass.act_bytes,
                  fp8 ? Precision::bf16 : pass.math};
     list.push_back({head, backward_of(head)});
-    auto [f, b] = cross_entropy_ops(tokens * vocab, true);
+    auto [f, b] = cross_entropy_ops(tokens * vocab);
     list.push_back({f, {b}});
   }
   for (const auto& [spec, bwd] : list) {
