@@ -402,12 +402,12 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   const double rec_share = recomputed_share(s.train, layers);
   for (Op op : parts.dense->ops) {
     op.count *= layers * (1 - moe_frac) * mb * (op.phase == "recompute" ? rec_share : 1.0);
-    r.ops.push_back(std::move(op));
+    if (op.count > 0) r.ops.push_back(std::move(op));  // none for the dense kind of an all-MoE model
   }
   if (parts.moe)
     for (Op op : parts.moe->ops) {
       op.count *= layers * moe_frac * mb * (op.phase == "recompute" ? rec_share : 1.0);
-      r.ops.push_back(std::move(op));
+      if (op.count > 0) r.ops.push_back(std::move(op));
     }
   for (Op op : edge_list) {
     op.count *= mb;
