@@ -29,6 +29,9 @@ TEST(Search, FastPathEqualsEvaluate) {
        {"training", {{"global_batch", 128}, {"seq_len", 4096}, {"overlap", {{"dp", false}, {"tp", true}, {"pp", false}}}}}},
       {{"mode", "training"}, {"model", "megatron-22b"}, {"system", "gb200-nvl72"},
        {"training", {{"global_batch", 256}, {"optimizer", "sgd"}, {"precision", "fp32"}}}},
+      // MTP: a MoE layer on the last stage's edge, so ep and recompute change it.
+      {{"mode", "training"}, {"model", "deepseek-v3"}, {"system", "gb200-nvl72"},
+       {"training", {{"global_batch", 512}, {"seq_len", 4096}, {"precision", "fp8"}}}},
   };
   std::mt19937 rng(7);
   auto pick = [&](std::vector<int> v) { return v[rng() % v.size()]; };

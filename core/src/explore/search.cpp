@@ -77,8 +77,13 @@ struct FastTraining::Impl {
                 p.gpus()};
     return (moe_layer ? moe : dense).get(k, [&] { return layer_times(s, moe_layer, false); });
   }
+  // The edges hold the MTP layers too (MoE in DeepSeek-V3): ep and
+  // recompute change them.
   double edge_time(bool first, bool last) {
-    const Key k{s.par.tp, s.par.cp, s.train.micro_batch, first, last, s.par.gpus(), 0};
+    const Parallelism& p = s.par;
+    const long long where = first + 2LL * last + 4LL * (p.sp && p.tp > 1) + 8LL * static_cast<long long>(s.train.recompute);
+    const long long experts = (1LL * p.ep << 21) + p.expert_tp();
+    const Key k{p.tp, p.cp, s.train.micro_batch, where, experts, p.gpus(), 0};
     return edge.get(k, [&] { return edge_times(s, first, last, nullptr).compute; });
   }
   double hop_time() {
