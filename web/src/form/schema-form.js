@@ -28,10 +28,31 @@ const subgroupOf = (key) => {
   return parts.length > 2 ? parts.slice(0, -1).join('.') : '';
 };
 
-function labelFor(field) {
+// Key suffixes that spell a unit: GB/s -> gbps or gbs, TFLOP/s -> tflops.
+const unitSpellings = (unit) => {
+  const u = unit.toLowerCase();
+  return [u.replace('/', 'p'), u.replace('/', '')].map((x) => x.replace(/[^a-z0-9]/g, ''));
+};
+// A unit that is a plain word (tokens, layers, sequences).
+const wordUnit = (unit) => /^[a-z]{3,}$/.test(unit);
+
+function labelWords(field) {
   const parts = field.key.split('.');
-  const rest = parts.length > 1 ? parts.slice(1) : parts;
-  return rest.join(' ').replace(/_/g, ' ');
+  const words = (parts.length > 1 ? parts.slice(1) : parts).join(' ').split(/[ _]/);
+  // The unit follows the label in brackets, so a key ending in its
+  // abbreviation (host_overhead_us, hbm_GBps) drops that last word.
+  const last = words.at(-1).toLowerCase();
+  if (field.unit && !wordUnit(field.unit) && words.length > 1 && unitSpellings(field.unit).includes(last)) words.pop();
+  return words;
+}
+
+function labelFor(field) {
+  return labelWords(field).join(' ');
+}
+
+// The bracketed unit, unless the label already ends with it ("input tokens").
+function unitFor(field) {
+  return field.unit && labelWords(field).at(-1) !== field.unit ? field.unit : '';
 }
 
 function shown(v) {
@@ -234,7 +255,8 @@ export class SchemaForm {
     if (field.type === 'int' || field.type === 'number') input.setAttribute('title', `${field.min} to ${field.max}`);
     const help = el('p', { class: 'help', id: `h-${s}`, text: field.help || '' });
     const error = el('p', { class: 'error', id: `e-${s}`, hidden: true, 'aria-live': 'polite' });
-    const label = el('label', { for: id }, [labelFor(field), field.unit ? el('span', { class: 'unit', text: ` (${field.unit})` }) : null]);
+    const unit = unitFor(field);
+    const label = el('label', { for: id }, [labelFor(field), unit ? el('span', { class: 'unit', text: ` (${unit})` }) : null]);
     const row = el('div', { class: `field type-${field.type}`, 'data-key': field.key }, [label, input, help, error]);
     this.rows.set(field.key, { field, row, input, help, error });
     return row;
