@@ -168,6 +168,12 @@ struct Device {
   const MemoryLevel& dram() const { return memory.back(); }
 };
 
+// How a tier's GPUs are wired: through a switch (NVSwitch, InfiniBand: any
+// group gets each member's full link), a full mesh of point-to-point links
+// (AMD Infinity Fabric, Gaudi: a group of g uses g-1 of a GPU's links), or a
+// torus (TPU ICI: a group uses the links of the torus axes it spans).
+enum class Topology { switched, mesh, torus };
+
 struct NetworkTier {
   std::string name;
   int span_gpus = 0;          // 0: the whole cluster
@@ -175,6 +181,7 @@ struct NetworkTier {
   double latency_s = 0;
   double efficiency = 0.8;    // achievable collective bus bandwidth / wire rate
   double half_bandwidth_bytes = 0;  // message size at which NCCL's bandwidth protocol reaches half its peak
+  Topology topology = Topology::switched;
 };
 
 struct System {

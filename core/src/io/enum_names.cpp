@@ -136,6 +136,11 @@ const EnumTable<LocalAttention>& local_attention_names() {
   return t;
 }
 
+const EnumTable<Topology>& topology_names() {
+  static const EnumTable<Topology> t{{Topology::switched, "switch"}, {Topology::mesh, "mesh"}, {Topology::torus, "torus"}};
+  return t;
+}
+
 std::string training_precision_name(const Training& t) {
   if (t.precision == Precision::fp4) return t.fp4_mx ? "mxfp4" : "nvfp4";
   return to_string(t.precision);

@@ -42,6 +42,7 @@ const EnumTable<Precision>& math_precision_names();
 const EnumTable<Precision>& all_precision_names();
 // model.attention: which key names the local span ("window" or "chunk").
 const EnumTable<LocalAttention>& local_attention_names();
+const EnumTable<Topology>& topology_names();
 // The names search and sweep write back for a parsed format.
 std::string training_precision_name(const Training& t);
 std::string weight_precision_name(const Inference& in);

@@ -165,6 +165,8 @@ std::vector<NetworkTier> parse_network(StrictObject& sys) {
     t.latency_s = o.number("latency_us", 5, 0, 1e7) * 1e-6;
     t.efficiency = o.number("efficiency", 0.8, 0.01, 1.2);
     t.half_bandwidth_bytes = o.number("half_bandwidth_MiB", 0, 0, 1e6) * 1048576.0;
+    const auto topologies = names_of(topology_names());
+    value_named(topology_names(), topologies.at(static_cast<size_t>(o.choice("topology", 0, topologies))), &t.topology);
     o.finish();
     tiers.push_back(t);
   }
