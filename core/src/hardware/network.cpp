@@ -27,6 +27,20 @@ bool fits_in(long long span, long long extent, long long ranks) {
     if ((k * extent) / span != ((k + 1) * extent - 1) / span) return false;
   return true;
 }
+
+// Share of tier k's bandwidth that `peers` other devices reach. A switch
+// gives every group each member's full link. A full mesh of `span` devices
+// splits a device's bandwidth over span-1 point-to-point links, one per
+// peer, so a group reaches only the links to its own members: 8x MI300X
+// all-reduce bus bandwidth is 47.7 GB/s on 2 GPUs and 312.9 on 8
+// (docs/sources.md [HF8.3]; [HF11.2], measured, [R101n]).
+double mesh_share(const System& sys, size_t k, double peers) {
+  if (sys.network[k].topology != Topology::mesh) return 1.0;
+  // Links per device by the mesh as wired, even where gpus_per_node holds fewer.
+  const double links = static_cast<double>(sys.network[k].span_gpus) - 1;
+  if (links < 1) return 1.0;  // a lone device: no mesh link is used
+  return std::min(std::max(peers, 1.0), links) / links;
+}
 }  // namespace
 
 LinkModel group_link(const System& sys, const Group& g) {
@@ -37,7 +51,7 @@ LinkModel group_link(const System& sys, const Group& g) {
   LinkModel l;
   l.tier = static_cast<int>(k);
   l.latency_s = tiers[k].latency_s;
-  l.bandwidth_Bps = effective_bw(tiers[k]);
+  l.bandwidth_Bps = effective_bw(tiers[k]) * mesh_share(sys, k, static_cast<double>(g.size) - 1);
   l.half_bandwidth_bytes = tiers[k].half_bandwidth_bytes;
   if (k > 0) {
     // Members of the group inside one inner domain cross the outer tier
@@ -46,7 +60,10 @@ LinkModel group_link(const System& sys, const Group& g) {
     const double stride = static_cast<double>(g.stride);
     const double members = stride >= inner_span ? 1.0
                                                   : std::min(static_cast<double>(g.size), inner_span / stride);
-    l.bandwidth_Bps = std::min(effective_bw(tiers[k - 1]), members * effective_bw(tiers[k]));
+    // On an inner mesh the members' ring hops use the links among
+    // themselves; a lone member goes straight to its NIC, crossing no link.
+    const double inner = effective_bw(tiers[k - 1]) * (members > 1 ? mesh_share(sys, k - 1, members - 1) : 1.0);
+    l.bandwidth_Bps = std::min(inner, members * effective_bw(tiers[k]));
     l.members = members;
     l.domains = std::ceil(static_cast<double>(g.size) / members);
     l.inner_latency_s = tiers[k - 1].latency_s;
@@ -109,7 +126,8 @@ double all_to_all_time(const System& sys, const Group& g, double bytes) {
   LinkModel outer = tier_link(sys, k);
   outer.bandwidth_Bps = std::min(outer.bandwidth_Bps, effective_bw(sys.network[k - 1]));
   const double far = protocol_time(outer, (n - 1) * outer.latency_s, (n - near) / n * bytes, bytes);
-  const LinkModel in = tier_link(sys, k - 1);
+  LinkModel in = tier_link(sys, k - 1);
+  in.bandwidth_Bps *= mesh_share(sys, k - 1, near - 1);  // the near peers' direct links on a mesh
   const double inside = near > 1 ? protocol_time(in, (near - 1) * in.latency_s, (near - 1) / n * bytes, bytes) : 0.0;
   return std::max(far, inside);
 }
@@ -135,8 +153,12 @@ double collective_time(const System& sys, Collective c, const Group& g, double b
       return protocol_time(l, ring_latency(l, n - 1, l.domains - 1), frac * bytes, bytes);
     case Collective::all_to_all:
       return all_to_all_time(sys, g, bytes);
-    case Collective::p2p:
-      return protocol_time(l, l.latency_s, bytes, bytes);
+    case Collective::p2p: {
+      // One peer: inside a mesh, a single point-to-point link carries it.
+      LinkModel one = l;
+      if (l.tier == 0) one.bandwidth_Bps = effective_bw(sys.network[0]) * mesh_share(sys, 0, 1);
+      return protocol_time(one, one.latency_s, bytes, bytes);
+    }
   }
   return 0;
 }

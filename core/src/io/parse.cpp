@@ -144,6 +144,15 @@ Device parse_device(StrictObject& sys) {
   return d;
 }
 
+// A mesh wires a fixed set of devices to each other (AMD Infinity Fabric:
+// 8 GPUs, 7 links each): it is the innermost tier, names its span, and joins
+// at least two devices; outer tiers (NICs, switches) join the meshes.
+void check_mesh(StrictObject& o, const NetworkTier& t, size_t index, bool last) {
+  if (index != 0 || last)
+    throw InputError(o.child_path("topology"), "only the innermost tier, with span_gpus and an outer tier, can be a mesh");
+  if (t.span_gpus < 2) throw InputError(o.child_path("span_gpus"), "a mesh joins at least 2 devices");
+}
+
 std::vector<NetworkTier> parse_network(StrictObject& sys) {
   const nlohmann::json& net = sys.raw("network");
   const std::string path = sys.child_path("network");
@@ -167,6 +176,7 @@ std::vector<NetworkTier> parse_network(StrictObject& sys) {
     t.half_bandwidth_bytes = o.number("half_bandwidth_MiB", 0, 0, 1e6) * 1048576.0;
     const auto topologies = names_of(topology_names());
     value_named(topology_names(), topologies.at(static_cast<size_t>(o.choice("topology", 0, topologies))), &t.topology);
+    if (t.topology == Topology::mesh) check_mesh(o, t, i, last);
     o.finish();
     tiers.push_back(t);
   }
