@@ -31,7 +31,7 @@ void each_number(const json& j, const std::string& path, const std::function<voi
 }
 
 TEST(Presets, RequiredIdsExist) {
-  for (const char* id : {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"})
+  for (const char* id : {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", "tpu-v5p", "tpu-v6e"})
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
   for (const char* id : {"gpt3-175b", "megatron-22b", "mt-nlg-530b", "megatron-1t", "llama2-7b", "llama2-13b",
                          "llama2-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "gpt-j-6b", "falcon-180b",
