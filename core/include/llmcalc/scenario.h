@@ -177,11 +177,12 @@ enum class Topology { switched, mesh, torus };
 struct NetworkTier {
   std::string name;
   int span_gpus = 0;          // 0: the whole cluster
-  double bandwidth_Bps = 0;   // per GPU, per direction
+  double bandwidth_Bps = 0;   // per GPU, per direction (mesh, torus: summed over its links)
   double latency_s = 0;
   double efficiency = 0.8;    // achievable collective bus bandwidth / wire rate
   double half_bandwidth_bytes = 0;  // message size at which NCCL's bandwidth protocol reaches half its peak
   Topology topology = Topology::switched;
+  int torus_dims = 0;  // torus: axes of the torus its span forms (2 links per chip per axis)
 };
 
 struct System {

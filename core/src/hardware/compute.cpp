@@ -73,9 +73,10 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   // Each wave also pays a fixed per-tile time (pipeline fill from DRAM,
   // epilogue), fitted once on the cuBLASLt shape sweep of docs/sources.md [HF2.2].
   r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff) + std::ceil(tiles / sms) * d.efficiency.tile_overhead_s;
-  if (g.dequant_ops > 0) {
-    // The dequantising instructions share the SMs' issue slots with the MMAs.
-    const double vec = d.vector_flops[static_cast<int>(Precision::bf16)] * d.efficiency.vector;
+  const double vec = d.vector_flops[static_cast<int>(Precision::bf16)] * d.efficiency.vector;
+  if (g.dequant_ops > 0 && vec > 0) {
+    // The dequantising instructions share the SMs' issue slots with the MMAs
+    // (a device without a published vector peak, a TPU, is not charged).
     r.compute_time += g.dequant_ops * g.k * g.n * g.batch * tiles_m / vec;
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "torus.h"
+
 namespace llmcalc {
 
 namespace {
@@ -138,6 +140,9 @@ double collective_time(const System& sys, Collective c, const Group& g, double b
   const double n = static_cast<double>(g.size);
   if (g.size <= 1 || bytes <= 0) return 0;
   const LinkModel l = group_link(sys, g);
+  // A group bound by a torus tier (TPU ICI) uses the links of the axes it spans.
+  const size_t k = static_cast<size_t>(l.tier);
+  if (sys.network[k].topology == Topology::torus) return torus_collective_time(sys.network[k], span_of(sys, k), c, g, bytes);
   const double frac = (n - 1) / n;
   switch (c) {
     case Collective::all_reduce: {

@@ -77,7 +77,7 @@ bool integer_input(const std::string& input) {
                                               "experts", "top_k", "shared_experts", "dense_layers",
                                               "shared_ffn_hidden", "every", "q_lora_rank", "kv_lora_rank",
                                               "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "window", "chunk",
-                                              "global_every", "mtp_layers"};
+                                              "global_every", "mtp_layers", "torus_dims"};
   if (const FieldSpec* f = find_field(input)) return f->type == "int";
   const std::vector<std::string> segs = split_path(input);
   return kInts.count(segs.back()) > 0;

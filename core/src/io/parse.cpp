@@ -153,6 +153,19 @@ void check_mesh(StrictObject& o, const NetworkTier& t, size_t index, bool last) 
   if (t.span_gpus < 2) throw InputError(o.child_path("span_gpus"), "a mesh joins at least 2 devices");
 }
 
+namespace {
+// torus_dims: the torus's axes, on a torus tier only. A torus needs a span
+// (its axes are cut from it), so it cannot be the outermost tier.
+void parse_torus(StrictObject& o, NetworkTier& t, bool last) {
+  if (t.topology != Topology::torus) {
+    if (o.has("torus_dims")) throw InputError(o.child_path("torus_dims"), "applies to a \"torus\" tier only");
+    return;
+  }
+  if (last) throw InputError(o.child_path("topology"), "a torus tier needs span_gpus, so it cannot be the outermost tier");
+  t.torus_dims = static_cast<int>(o.required_integer("torus_dims", 1, 3));
+}
+}  // namespace
+
 std::vector<NetworkTier> parse_network(StrictObject& sys) {
   const nlohmann::json& net = sys.raw("network");
   const std::string path = sys.child_path("network");
@@ -177,6 +190,7 @@ std::vector<NetworkTier> parse_network(StrictObject& sys) {
     const auto topologies = names_of(topology_names());
     value_named(topology_names(), topologies.at(static_cast<size_t>(o.choice("topology", 0, topologies))), &t.topology);
     if (t.topology == Topology::mesh) check_mesh(o, t, i, last);
+    parse_torus(o, t, last);
     o.finish();
     tiers.push_back(t);
   }
