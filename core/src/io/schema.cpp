@@ -96,9 +96,9 @@ void system_fields(Fields& f) {
   add("system.hbm_GBps", "shb", "number", "GB/s", 0.001, 1e7, "Device memory (HBM) bandwidth.", "device.memory.hbm.bandwidth_GBps");
   add("system.l2_MiB", "sl2", "number", "MiB", 1e-6, 1e5, "L2 cache capacity.", "device.memory.l2.capacity_MiB", {"capacity_GiB"});
   add("system.l2_GBps", "slb", "number", "GB/s", 0.001, 1e7, "L2 cache bandwidth.", "device.memory.l2.bandwidth_GBps");
-  add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "NVLink bandwidth per GPU, one direction.", "network.nvlink.bandwidth_GBps");
-  add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one NVLink domain.", "network.nvlink.span_gpus");
-  add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "InfiniBand bandwidth per GPU, one direction.", "network.infiniband.bandwidth_GBps");
+  add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "Scale-up bandwidth per GPU, one direction: the innermost network tier (NVLink, Infinity Fabric, TPU ICI).", "network.0.bandwidth_GBps");
+  add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one scale-up domain (NVLink, Infinity Fabric, ICI slice).", "network.0.span_gpus");
+  add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "Scale-out bandwidth per GPU, one direction: the second network tier (InfiniBand, Ethernet, TPU DCN).", "network.1.bandwidth_GBps");
   add("system.gpus_per_node", "sgn", "int", "GPUs", 1, 1 << 20, "GPUs per node.", "gpus_per_node");
 }
 

@@ -4,7 +4,7 @@
 //
 // A system field carries `at`, the path of its value inside the system
 // object; a segment after an array (device.memory, network) names the
-// element by its "name" field. `clear` lists sibling keys that the value
+// element by its "name" field or its index. `clear` lists sibling keys that the value
 // replaces (a capacity given in GiB drops the MiB one). The page sends edited
 // system figures as {"preset": id, ...}: the core merges objects into the
 // preset key by key and replaces arrays whole, so an array on the path is
@@ -29,7 +29,13 @@ export const requestFields = (schema, request) => schema.fields.filter((f) => f.
 
 const segments = (at) => String(at).split('.').filter(Boolean);
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const byName = (list, name) => list.findIndex((e) => e && e.name === name);
+// The element of a list named `seg`, or at index `seg` (network.0: the
+// innermost tier, whatever its name), as core/src/io/inputs.cpp resolves it.
+const byName = (list, seg) => {
+  const named = list.findIndex((e) => e && e.name === seg);
+  if (named >= 0 || !/^[0-9]+$/.test(seg)) return named;
+  return Number(seg) < list.length ? Number(seg) : -1;
+};
 
 // The value of a system field in a system object, or null. A plain number
 // where the path goes on (efficiency.matmul: 0.8) holds for every key below it.
