@@ -83,10 +83,11 @@ void model_fields(Fields& f) {
 // one number inside it by `at`, so the page and the sweep change it in place.
 void system_fields(Fields& f) {
   auto add = [&](const char* key, const char* url, const char* type, const char* unit, double lo, double hi,
-                 const char* help, const char* at, std::vector<std::string> clear = {}) {
+                 const char* help, const char* at, std::vector<std::string> clear = {}, const char* label = "") {
     FieldSpec s{key, url, type, unit, nullptr, lo, hi, {}, help, "system", kBoth};
     s.at = at;
     s.clear = std::move(clear);
+    s.label = label;
     f.push_back(std::move(s));
   };
   add("system.peak_bf16_tflops", "sbf", "number", "TFLOP/s", 0.001, 1e6, "Device dense bf16 matmul peak.", "device.matmul_tflops.bf16");
@@ -96,9 +97,9 @@ void system_fields(Fields& f) {
   add("system.hbm_GBps", "shb", "number", "GB/s", 0.001, 1e7, "Device memory (HBM) bandwidth.", "device.memory.hbm.bandwidth_GBps");
   add("system.l2_MiB", "sl2", "number", "MiB", 1e-6, 1e5, "L2 cache capacity.", "device.memory.l2.capacity_MiB", {"capacity_GiB"});
   add("system.l2_GBps", "slb", "number", "GB/s", 0.001, 1e7, "L2 cache bandwidth.", "device.memory.l2.bandwidth_GBps");
-  add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "Scale-up bandwidth per GPU, one direction: the innermost network tier (NVLink, Infinity Fabric, TPU ICI).", "network.0.bandwidth_GBps");
-  add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one scale-up domain (NVLink, Infinity Fabric, ICI slice).", "network.0.span_gpus");
-  add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "Scale-out bandwidth per GPU, one direction: the second network tier (InfiniBand, Ethernet, TPU DCN).", "network.1.bandwidth_GBps");
+  add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "Scale-up bandwidth per GPU, one direction: the innermost network tier (NVLink, Infinity Fabric, TPU ICI).", "network.0.bandwidth_GBps", {}, "scale-up link");
+  add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one scale-up domain (NVLink, Infinity Fabric, ICI slice).", "network.0.span_gpus", {}, "scale-up domain");
+  add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "Scale-out bandwidth per GPU, one direction: the second network tier (InfiniBand, Ethernet, TPU DCN).", "network.1.bandwidth_GBps", {}, "scale-out link");
   add("system.gpus_per_node", "sgn", "int", "GPUs", 1, 1 << 20, "GPUs per node.", "gpus_per_node");
 }
 
@@ -223,6 +224,7 @@ json field_json(const FieldSpec& f) {
   if (f.type == "preset") j["kind"] = f.values.at(0);
   if (!f.at.empty()) j["at"] = f.at;
   if (!f.clear.empty()) j["clear"] = f.clear;
+  if (!f.label.empty()) j["label"] = f.label;
   if (!f.request.empty()) j["request"] = f.request;
   return j;
 }

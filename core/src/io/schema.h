@@ -24,10 +24,14 @@ struct FieldSpec {
   std::string group;
   std::vector<std::string> modes;   // modes where the field is used
   // System figures: where the value lives inside the system object (a
-  // segment after an array names the element by its "name"), and sibling
-  // keys that setting it removes (a capacity in GiB replaces one in MiB).
+  // segment after an array names the element by its "name" or its index),
+  // and sibling keys that setting it removes (a capacity in GiB replaces one
+  // in MiB).
   std::string at;
   std::vector<std::string> clear;
+  // The form's label where the key's own words would mislead (the scale-up
+  // link is NVLink only on NVIDIA systems); empty: the key's words.
+  std::string label;
   // Request fields: the request they belong to ("search", "sweep", "study",
   // "derive"); empty for scenario fields.
   std::string request;

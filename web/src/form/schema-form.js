@@ -47,12 +47,12 @@ function labelWords(field) {
 }
 
 function labelFor(field) {
-  return labelWords(field).join(' ');
+  return field.label || labelWords(field).join(' ');
 }
 
 // The bracketed unit, unless the label already ends with it ("input tokens").
 function unitFor(field) {
-  return field.unit && labelWords(field).at(-1) !== field.unit ? field.unit : '';
+  return field.unit && labelFor(field).split(' ').at(-1) !== field.unit ? field.unit : '';
 }
 
 function shown(v) {
