@@ -37,7 +37,6 @@ test('DeepSeek-V3 on GB200 NVL72 (tp 8): one MLA layer type, 1,152 bytes per tok
     assert.equal(String(v).replace(/,/g, ''), value, key);
   }
   await shot(page, 'architectures-deepseek-v3');
-  await page.screenshot({ path: '/tmp/web13-deepseek.png', fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -59,13 +58,11 @@ test('gpt-oss-120b on GB200 NVL72 (tp 2): sliding-window and full layers, 18 eac
   const foot = await page.$$eval('[data-view="kv"] tfoot td', (tds) => tds.map((t) => t.textContent.trim()));
   assert.equal(foot[0], '36');
   await shot(page, 'architectures-gpt-oss-120b');
-  await page.screenshot({ path: '/tmp/web13-gpt-oss.png', fullPage: true });
   // the embed view shows the table alone
   const embed = await openPage('v=1&mode=inference&m=gpt-oss-120b&s=gb200-nvl72&tp=2&b=1&in=1024&out=128&embed=1&view=kv');
   await waitEvaluated(embed.page).catch(() => {});
   await embed.page.waitForSelector('[data-view="kv"] table.kv-types');
   assert.equal(await embed.page.locator('.summary').count(), 0);
-  await embed.page.screenshot({ path: '/tmp/web13-embed-kv.png', fullPage: true });
   assert.deepEqual([...errors, ...embed.errors], []);
   await embed.page.close();
   await page.close();

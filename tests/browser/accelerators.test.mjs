@@ -1,0 +1,43 @@
+// Accelerators beyond NVIDIA on the page: an AMD MI300X system (Infinity
+// Fabric mesh) and a TPU v6e pod (ICI torus) evaluate, and the system form
+// names the network tiers by role (scale-up, scale-out), not as NVLink.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openPage, setup, shot, waitEvaluated } from './harness.mjs';
+
+setup();
+
+async function systemField(page, key) {
+  const row = page.locator(`[data-key="${key}"]`).first();
+  const input = row.locator('input').first();
+  const value = (await input.inputValue()) || (await input.getAttribute('placeholder'));
+  return { label: (await row.locator('label').first().textContent()).trim(), value: String(value).replace(/,/g, '') };
+}
+
+test('Llama 3.1 70B on 8x MI300X (tp 8, pp 4, dp 2): evaluates; the scale-up link is the 448 GB/s mesh', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&s=amd-mi300x&tp=8&pp=4&dp=2&gb=64');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Fits/);
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+  const up = await systemField(page, 'system.nvlink_GBps');
+  assert.equal(up.label, 'scale-up link (GB/s)');
+  assert.equal(up.value, '448');
+  const out = await systemField(page, 'system.ib_GBps');
+  assert.equal(out.label, 'scale-out link (GB/s)');
+  assert.equal(out.value, '50');
+  await shot(page, 'accelerators-mi300x');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Llama 3.1 8B serving on a TPU v6e pod (tp 4): evaluates with the ICI as the scale-up tier', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-8b&s=tpu-v6e&tp=4&b=16&in=1024&out=256');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Fits/);
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+  const span = await systemField(page, 'system.nvlink_span');
+  assert.equal(span.label, 'scale-up domain (GPUs)');
+  assert.equal(span.value, '256');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
