@@ -81,7 +81,7 @@ json gpu_generations() {
   const json a100 = system_preset("dgx-a100-80gb"), gb200 = system_preset("gb200-nvl72");
   const json base = best_plan(gpt3_run(a100, "bf16"), nullptr);
   const double t0 = base["iteration_time_s"].get<double>();
-  for (const char* id : {"dgx-a100-80gb", "dgx-h100", "dgx-b200", "gb200-nvl72"}) {
+  for (const char* id : {"dgx-a100-80gb", "dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72"}) {
     const json sys = system_preset(id);
     // nvfp4: the NVFP4 training recipe on fp4 tensor cores (Blackwell).
     for (const char* prec : {"bf16", "fp8", "nvfp4"}) {
