@@ -1,5 +1,5 @@
 // Every citation id used in the presets, the core, the tests and the README
-// ([HF1.1], [TS7a], [R5], [R28b]) resolves to an entry of docs/sources.md, and
+// ([HF1.1], [TS7a], [CE4.1], [CE-K38], [R5], [R28b]) resolves to an entry of docs/sources.md, and
 // the presets and README cite no document outside the repository.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -27,7 +27,7 @@ const cited = [
 // "[R28a,R28d]" -> R28, "[HF1.3]" -> HF1.3; R codes with a letter suffix resolve to their group.
 function ids(text) {
   const out = [];
-  for (const m of text.matchAll(/\[((?:HF|TS)[0-9][0-9.a-z]*|R[0-9]+[a-z]?(?:\s*,\s*R[0-9]+[a-z]?)*)\]/g)) {
+  for (const m of text.matchAll(/\[((?:HF|TS|CE)[0-9][0-9.a-z]*|CE-K[0-9]+|R[0-9]+[a-z]?(?:\s*,\s*R[0-9]+[a-z]?)*)\]/g)) {
     for (const id of m[1].split(',').map((x) => x.trim())) out.push(id);
   }
   return out;
@@ -35,7 +35,7 @@ function ids(text) {
 const resolves = (id) => entries.has(id) || (/^R[0-9]+[a-z]$/.test(id) && entries.has(id.replace(/[a-z]$/, '')));
 
 test('docs/sources.md has the entries the ids point at', () => {
-  for (const id of ['HF1.1', 'HF3', 'TS7a', 'TS12c', 'R1', 'R22', 'Korthikanti22', 'Kundu24', 'DF-HW']) assert.ok(entries.has(id), id);
+  for (const id of ['HF1.1', 'HF3', 'TS7a', 'TS12c', 'CE4.1', 'CE-K38', 'R1', 'R22', 'Korthikanti22', 'Kundu24', 'DF-HW']) assert.ok(entries.has(id), id);
 });
 
 test('every citation id resolves in docs/sources.md', () => {

@@ -24,6 +24,27 @@ export function num(x, digits = 3) {
   return fixed(x, digits);
 }
 
+// US dollars: $0.42, $12.3, $4.56k, $1.2M.
+export function usd(x) {
+  return Number.isFinite(x) ? `$${num(x)}` : '–';
+}
+
+// Energy from kWh: Wh below 1 kWh, MWh and GWh above.
+export function energy(kwh) {
+  if (!Number.isFinite(kwh)) return '–';
+  const a = Math.abs(kwh);
+  if (a < 1) return fixed(kwh * 1000) + NBSP + 'Wh';
+  if (a < 1e3) return fixed(kwh) + NBSP + 'kWh';
+  if (a < 1e6) return fixed(kwh / 1e3) + NBSP + 'MWh';
+  return fixed(kwh / 1e6) + NBSP + 'GWh';
+}
+
+// Mass from kg: kg below a tonne, t above.
+export function mass(kg) {
+  if (!Number.isFinite(kg)) return '–';
+  return Math.abs(kg) < 1000 ? fixed(kg) + NBSP + 'kg' : num(kg / 1000) + NBSP + 't';
+}
+
 export function int(x) {
   return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–';
 }

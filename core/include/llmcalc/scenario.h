@@ -160,6 +160,9 @@ struct Device {
   std::array<double, kPrecisionCount> vector_flops{};
   std::vector<MemoryLevel> memory;  // nearest first; last is device memory
   double tdp_W = 0;
+  // Maximum power of the node per device: the devices plus host CPUs,
+  // memory, NICs and fans (DGX H100: 10.2 kW / 8); 0 = unknown.
+  double node_power_W = 0;
   int sm_count = 108;
   // Special-function (MUFU: exp2, rcp) throughput, ops/s; 0 = unknown. Bounds
   // the softmax of fused attention at small head dims (Shah et al. 2024).
@@ -262,6 +265,17 @@ struct Inference {
   MoeGemm moe_gemm = MoeGemm::native;
 };
 
+// What a GPU-hour costs and what the energy behind it is: the price is the
+// user's (cloud or ownership, per GPU-hour; 0 = no dollar figures), the power
+// and grid figures default to cited typical values (schema `cost.*`).
+struct Costs {
+  double gpu_hour_usd = 0;
+  double power_fraction = 0.75;  // average node power / its maximum
+  double pue = 1.25;             // facility power / IT power
+  double usd_per_kwh = 0.0806;
+  double g_co2_per_kwh = 481;
+};
+
 struct Scenario {
   Mode mode = Mode::training;
   Model model;
@@ -269,6 +283,7 @@ struct Scenario {
   Parallelism par;
   Training train;
   Inference infer;
+  Costs costs;
 };
 
 }  // namespace llmcalc

@@ -52,6 +52,38 @@ json device_json(const System& sys, Precision p) {
           {"roofs", roofs}};
 }
 
+json cost_figures_json(const CostResult& c, const CostFigures& f) {
+  json j = {{"gpu_hours", f.gpu_hours}};
+  if (c.priced) j["usd"] = f.usd;
+  if (c.metered) {
+    j["kwh"] = f.kwh;
+    j["electricity_usd"] = f.electricity_usd;
+    j["co2_kg"] = f.co2_kg;
+  }
+  return j;
+}
+
+// Cost and energy: per iteration and per million tokens (training; to train
+// when tokens are given), per million output tokens (serving). Dollar keys
+// only with a GPU-hour price, energy keys only where the device has a power.
+json training_cost_json(const CostResult& c) {
+  json j = {{"per_iteration", cost_figures_json(c, c.per_iteration)},
+            {"per_million_tokens", cost_figures_json(c, c.per_million_tokens)}};
+  if (c.has_to_train) j["to_train"] = cost_figures_json(c, c.to_train);
+  if (c.metered) j["power_W_per_gpu"] = c.power_W_per_gpu;
+  return j;
+}
+
+json inference_cost_json(const CostResult& c, double output_tokens_per_s) {
+  json j = {{"per_million_output_tokens", cost_figures_json(c, c.per_million_tokens)}};
+  if (c.metered && output_tokens_per_s > 0) {
+    j["power_W_per_gpu"] = c.power_W_per_gpu;
+    // kWh per million tokens -> J per token: x 3.6e6 J/kWh / 1e6.
+    j["joules_per_output_token"] = c.per_million_tokens.kwh * 3.6;
+  }
+  return j;
+}
+
 json training_json(const TrainingResult& t) {
   const TimeBreakdown& b = t.breakdown;
   const TrainingMemory& m = t.memory;
@@ -75,6 +107,7 @@ json training_json(const TrainingResult& t) {
               {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
               {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}}}};
   if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;
+  j["cost"] = training_cost_json(t.cost);
   return j;
 }
 
@@ -92,7 +125,8 @@ json inference_json(const InferenceResult& r) {
           {"max_batch", m.max_batch},
           {"concurrency", r.concurrency},
           {"flops", {{"prefill", r.prefill_flops}, {"decode_per_step", r.decode_flops_per_step}}},
-          {"bound", {{"prefill", r.prefill_bound}, {"decode", r.decode_bound}}}};
+          {"bound", {{"prefill", r.prefill_bound}, {"decode", r.decode_bound}}},
+          {"cost", inference_cost_json(r.cost, r.output_tokens_per_s)}};
 }
 
 // The KV cache of the first (most loaded) stage's layers on one GPU, by layer

@@ -30,6 +30,11 @@ std::vector<OutputSpec> build() {
       {"training.time_breakdown_s.pp_bubble", "pipeline bubble", "s", T, [](R r) { return r.training.breakdown.pp_bubble; }},
       {"training.time_breakdown_s.dp_comm", "data-parallel comm.", "s", T, [](R r) { return r.training.breakdown.dp_comm; }},
       {"training.time_breakdown_s.optimizer", "optimizer step", "s", T, [](R r) { return r.training.breakdown.optimizer; }},
+      {"training.cost.per_million_tokens.usd", "cost per million tokens", "USD", T, [](R r) { return r.training.cost.per_million_tokens.usd; }},
+      {"training.cost.per_million_tokens.kwh", "energy per million tokens", "kWh", T, [](R r) { return r.training.cost.per_million_tokens.kwh; }},
+      {"training.cost.to_train.usd", "cost to train", "USD", T, [](R r) { return r.training.cost.to_train.usd; }},
+      {"training.cost.to_train.kwh", "energy to train", "kWh", T, [](R r) { return r.training.cost.to_train.kwh; }},
+      {"training.cost.to_train.co2_kg", "CO2 to train", "kg", T, [](R r) { return r.training.cost.to_train.co2_kg; }},
       {"inference.output_tokens_per_s", "output tokens/s", "tokens/s", I, [](R r) { return r.inference.output_tokens_per_s; }, true},
       {"inference.ttft_s", "time to first token", "s", I, [](R r) { return r.inference.ttft_s; }, true},
       {"inference.tpot_s", "time per output token", "s", I, [](R r) { return r.inference.tpot_s; }, true},
@@ -39,6 +44,9 @@ std::vector<OutputSpec> build() {
       {"inference.memory_bytes.weights", "weights per GPU", "bytes", I, [](R r) { return r.inference.memory.weights; }},
       {"inference.memory_bytes.kv_cache", "KV cache per GPU", "bytes", I, [](R r) { return r.inference.memory.kv_cache; }},
       {"inference.memory_bytes.activations", "activations per GPU", "bytes", I, [](R r) { return r.inference.memory.activations; }},
+      {"inference.cost.per_million_output_tokens.usd", "cost per million output tokens", "USD", I, [](R r) { return r.inference.cost.per_million_tokens.usd; }},
+      {"inference.cost.per_million_output_tokens.kwh", "energy per million output tokens", "kWh", I, [](R r) { return r.inference.cost.per_million_tokens.kwh; }},
+      {"inference.cost.joules_per_output_token", "energy per output token", "J", I, [](R r) { return r.inference.cost.per_million_tokens.kwh * 3.6; }},
   };
   // clang-format on
 }

@@ -133,6 +133,7 @@ Device parse_device(StrictObject& sys) {
       throw InputError(o.child_path("memory") + "[" + std::to_string(i) + "].name", "duplicate level name");
   }
   d.tdp_W = o.number("tdp_W", 0, 0, 1e6);
+  d.node_power_W = o.number("node_power_W", 0, 0, 1e7);
   d.sm_count = static_cast<int>(o.integer("sm_count", 108, 1, 100000));
   d.sfu_ops = o.number("sfu_tops", 0, 0, 1e6) * 1e12;
   d.efficiency = parse_efficiency(o);
@@ -262,6 +263,19 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   return t;
 }
 
+Costs parse_costs(const nlohmann::json& root) {
+  Costs c;
+  if (!root.contains("cost")) return c;
+  StrictObject o(root.at("cost"), "cost");
+  c.gpu_hour_usd = number_field(o, "gpu_hour_usd");
+  c.power_fraction = number_field(o, "power_fraction");
+  c.pue = number_field(o, "pue");
+  c.usd_per_kwh = number_field(o, "usd_per_kwh");
+  c.g_co2_per_kwh = number_field(o, "g_co2_per_kwh");
+  o.finish();
+  return c;
+}
+
 Inference parse_inference(const nlohmann::json& root) {
   Inference inf;
   if (!root.contains("inference")) return inf;
@@ -363,6 +377,8 @@ Scenario parse_scenario(const nlohmann::json& root) {
   s.train = parse_training(root, s.model.seq_len);
   top.has("inference");
   s.infer = parse_inference(root);
+  top.has("cost");
+  s.costs = parse_costs(root);
   // A search request rides on its scenario (llmcalc search); it is checked
   // here so that a bad one is an error wherever the scenario goes.
   if (top.has("search")) parse_search_request(root);

@@ -173,6 +173,17 @@ std::vector<std::string> technology_keys(const char* table) {
 
 // Fields of the requests that run on a scenario (search, sweep) or stand
 // alone (study, derive). They are not scenario inputs: the form skips them.
+// Cost and energy (docs/sources.md [CE4.1], [CE4.2], [CE6]): the price of a
+// GPU-hour is the user's; the power and grid defaults are cited typical values.
+void cost_fields(Fields& f) {
+  auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
+  add({"cost.gpu_hour_usd", "cgh", "number", "USD", 0, 0, 1e6, {}, "Price of one GPU-hour (cloud on-demand or reserved, or ownership); 0: no dollar figures. H100 on-demand was $2-4 in 2025-26, A100 $1-4 (Epoch AI price archive).", "cost", kBoth});
+  add({"cost.power_fraction", "cpf", "number", "", 0.75, 0.01, 1.5, {}, "Average node power over its maximum (devices, host, NICs) while running: 0.75 (Epoch AI default; 0.76 measured on an 8x H100 node in training).", "cost", kBoth});
+  add({"cost.pue", "cpu", "number", "", 1.25, 1, 3, {}, "Facility power / IT power: 1.25 (Epoch AI default outside hyperscalers; those run ~1.1, the industry average is 1.58).", "cost", kBoth});
+  add({"cost.usd_per_kwh", "cek", "number", "USD", 0.0806, 0, 10, {}, "Electricity price per kWh: 0.0806 (US industrial, 2023, EIA).", "cost", kBoth});
+  add({"cost.g_co2_per_kwh", "cco", "number", "g", 481, 0, 2000, {}, "Grid carbon intensity, gCO2 per kWh: 481 (world average 2023, Ember); US 390, France 56.", "cost", kBoth});
+}
+
 void request_fields(Fields& f) {
   auto add = [&](const char* request, FieldSpec s) {
     s.request = request;
@@ -209,6 +220,7 @@ Fields build() {
   parallelism_fields(f);
   training_fields(f);
   inference_fields(f);
+  cost_fields(f);
   request_fields(f);
   return f;
 }

@@ -21,6 +21,12 @@ inline long long int_field(StrictObject& o, const std::string& key) {
 }
 inline int int32_field(StrictObject& o, const std::string& key) { return static_cast<int>(int_field(o, key)); }
 
+inline double number_field(StrictObject& o, const std::string& key) {
+  const FieldSpec& f = field_spec(join_path(o.path(), key));
+  if (f.def.is_null()) return o.required_number(key, f.lo, f.hi);
+  return o.number(key, f.def.get<double>(), f.lo, f.hi);
+}
+
 inline long long optional_int(StrictObject& o, const std::string& key, long long def) {
   const FieldSpec& f = field_spec(join_path(o.path(), key));
   return o.integer(key, def, static_cast<long long>(f.lo), static_cast<long long>(f.hi));

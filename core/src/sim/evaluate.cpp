@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "energy_cost.h"
 #include "inference.h"
 #include "memory.h"
 #include "training.h"
@@ -101,6 +102,10 @@ Result evaluate(const Scenario& given) {
     r.training.memory = training_memory(given);
     r.training.fits = false;
   }
+  if (s.mode == Mode::training)
+    r.training.cost = training_costs(s, r.training.iteration_time_s);
+  else
+    r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s);
   r.warnings = warnings_for(given, r);
   if (fit_layers > 0)
     r.warnings.push_back("recompute none does not fit: " + std::to_string(fit_layers) +

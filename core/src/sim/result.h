@@ -6,6 +6,7 @@
 #include "memory.h"
 #include "model_math.h"
 #include "cost.h"
+#include "energy_cost.h"
 
 namespace llmcalc {
 
@@ -34,6 +35,7 @@ struct TrainingResult {
   bool fits = true;
   PipelineInfo pipeline;
   std::string bound;  // what limits the iteration
+  CostResult cost;
   std::vector<Op> ops;
 };
 
@@ -45,6 +47,7 @@ struct InferenceResult {
   InferenceMemory memory;
   bool fits = true;
   std::string prefill_bound, decode_bound;
+  CostResult cost;  // per million output tokens of one replica
   std::vector<Op> ops;
 };
 

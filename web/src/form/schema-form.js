@@ -12,6 +12,7 @@ const GROUPS = [
   ['parallelism', 'Parallelism'],
   ['training', 'Training'],
   ['inference', 'Inference'],
+  ['cost', 'Cost and energy'],
 ];
 
 const CUSTOM = '\u0000custom';

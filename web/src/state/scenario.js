@@ -78,6 +78,9 @@ export function buildScenario(schema, state, presets) {
   scenario.system = sys.system;
   scenario.parallelism = sections.parallelism;
   scenario[state.mode] = sections[state.mode];
+  // Optional sections of both modes (cost) only when something is set.
+  for (const [key, section] of Object.entries(sections))
+    if (!(key in scenario) && Object.keys(section).length) scenario[key] = section;
   return { scenario, errors };
 }
 

@@ -97,6 +97,7 @@ function headline(result, scenario) {
     dl.append(card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), 'per replica', 'output_tokens_per_s'));
     if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
   }
+  for (const c of costCards(result, scenario)) dl.append(c);
   const mem = (result.training || result.inference || {}).memory_bytes;
   if (mem) dl.append(card('Memory / GPU', fmt.bytes(mem.total), Number.isFinite(mem.capacity) ? `of ${fmt.bytes(mem.capacity)}` : null, 'memory'));
   dl.append(card('GPUs', fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
@@ -104,6 +105,28 @@ function headline(result, scenario) {
   const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.num(active)} active` : null;
   if (Number.isFinite(params)) dl.append(card('Parameters', fmt.num(params), activeNote, 'parameters'));
   return dl;
+}
+
+// Cost and energy cards: dollars only when the scenario gives a GPU-hour
+// price, energy when the device has a power figure (core: training.cost,
+// inference.cost).
+function costCards(result, scenario) {
+  const cards = [];
+  if (scenario.mode === 'training' && result.training?.cost) {
+    const c = result.training.cost;
+    const run = c.to_train;
+    const m = c.per_million_tokens || {};
+    if (Number.isFinite(run?.usd)) cards.push(card('Cost to train', fmt.usd(run.usd), `${fmt.num(run.gpu_hours)} GPU-hours`, 'cost_to_train'));
+    else if (Number.isFinite(m.usd)) cards.push(card('Cost / M tokens', fmt.usd(m.usd), null, 'cost_per_million_tokens'));
+    if (Number.isFinite(run?.kwh)) cards.push(card('Energy to train', fmt.energy(run.kwh), `${fmt.mass(run.co2_kg)} CO₂`, 'energy_to_train'));
+    else if (Number.isFinite(m.kwh)) cards.push(card('Energy / M tokens', fmt.energy(m.kwh), `${fmt.mass(m.co2_kg)} CO₂`, 'energy_per_million_tokens'));
+  } else if (result.inference?.cost) {
+    const c = result.inference.cost;
+    const m = c.per_million_output_tokens || {};
+    if (Number.isFinite(m.usd)) cards.push(card('Cost / M output tokens', fmt.usd(m.usd), 'per replica', 'cost_per_million_output_tokens'));
+    if (Number.isFinite(c.joules_per_output_token)) cards.push(card('Energy / output token', `${fmt.num(c.joules_per_output_token)}\u00a0J`, `${fmt.energy(m.kwh)} per M`, 'joules_per_output_token'));
+  }
+  return cards;
 }
 
 // onFit(box): offered when the scenario does not fit; box: {gpus, button, status}.
