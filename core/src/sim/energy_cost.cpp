@@ -32,11 +32,19 @@ CostFigures cost_of(const Scenario& s, double gpus, double seconds) {
   return c;
 }
 
-CostResult training_costs(const Scenario& s, double iteration_time_s) {
+namespace {
+// What every cost result states: whether dollars and energy are known.
+CostResult cost_basis(const Scenario& s) {
   CostResult r;
   r.priced = s.costs.gpu_hour_usd > 0;
   r.power_W_per_gpu = wall_power_per_gpu(s);
   r.metered = r.power_W_per_gpu > 0;
+  return r;
+}
+}  // namespace
+
+CostResult training_costs(const Scenario& s, double iteration_time_s) {
+  CostResult r = cost_basis(s);
   const double gpus = static_cast<double>(s.par.gpus());
   r.per_iteration = cost_of(s, gpus, iteration_time_s);
   const double tokens = static_cast<double>(s.train.global_batch) * s.train.seq_len;
@@ -51,10 +59,7 @@ CostResult training_costs(const Scenario& s, double iteration_time_s) {
 // [CE6] formulas 11-12: the replica's GPU-hours and energy per million
 // output tokens at its throughput (prefill included in the time).
 CostResult inference_costs(const Scenario& s, double output_tokens_per_s) {
-  CostResult r;
-  r.priced = s.costs.gpu_hour_usd > 0;
-  r.power_W_per_gpu = wall_power_per_gpu(s);
-  r.metered = r.power_W_per_gpu > 0;
+  CostResult r = cost_basis(s);
   if (output_tokens_per_s <= 0) return r;
   const double gpus = static_cast<double>(s.par.tp) * s.par.pp;
   r.per_million_tokens = cost_of(s, gpus, 1e6 / output_tokens_per_s);
