@@ -145,6 +145,7 @@ Device parse_device(StrictObject& sys) {
   return d;
 }
 
+namespace {
 // A mesh wires a fixed set of devices to each other (AMD Infinity Fabric:
 // 8 GPUs, 7 links each): it is the innermost tier, names its span, and joins
 // at least two devices; outer tiers (NICs, switches) join the meshes.
@@ -154,7 +155,6 @@ void check_mesh(StrictObject& o, const NetworkTier& t, size_t index, bool last) 
   if (t.span_gpus < 2) throw InputError(o.child_path("span_gpus"), "a mesh joins at least 2 devices");
 }
 
-namespace {
 // torus_dims: the torus's axes, on a torus tier only. A torus needs a span
 // (its axes are cut from it), so it cannot be the outermost tier.
 void parse_torus(StrictObject& o, NetworkTier& t, bool last) {
