@@ -78,8 +78,7 @@ json inference_cost_json(const CostResult& c, double output_tokens_per_s) {
   json j = {{"per_million_output_tokens", cost_figures_json(c, c.per_million_tokens)}};
   if (c.metered && output_tokens_per_s > 0) {
     j["power_W_per_gpu"] = c.power_W_per_gpu;
-    // kWh per million tokens -> J per token: x 3.6e6 J/kWh / 1e6.
-    j["joules_per_output_token"] = c.per_million_tokens.kwh * 3.6;
+    j["joules_per_output_token"] = c.joules_per_token;
   }
   return j;
 }

@@ -46,7 +46,7 @@ std::vector<OutputSpec> build() {
       {"inference.memory_bytes.activations", "activations per GPU", "bytes", I, [](R r) { return r.inference.memory.activations; }},
       {"inference.cost.per_million_output_tokens.usd", "cost per million output tokens", "USD", I, [](R r) { return r.inference.cost.per_million_tokens.usd; }},
       {"inference.cost.per_million_output_tokens.kwh", "energy per million output tokens", "kWh", I, [](R r) { return r.inference.cost.per_million_tokens.kwh; }},
-      {"inference.cost.joules_per_output_token", "energy per output token", "J", I, [](R r) { return r.inference.cost.per_million_tokens.kwh * 3.6; }},
+      {"inference.cost.joules_per_output_token", "energy per output token", "J", I, [](R r) { return r.inference.cost.joules_per_token; }},
   };
   // clang-format on
 }

@@ -171,8 +171,6 @@ std::vector<std::string> technology_keys(const char* table) {
   return out;
 }
 
-// Fields of the requests that run on a scenario (search, sweep) or stand
-// alone (study, derive). They are not scenario inputs: the form skips them.
 // Cost and energy (docs/sources.md [CE4.1], [CE4.2], [CE6]): the price of a
 // GPU-hour is the user's; the power and grid defaults are cited typical values.
 void cost_fields(Fields& f) {
@@ -184,6 +182,8 @@ void cost_fields(Fields& f) {
   add({"cost.g_co2_per_kwh", "cco", "number", "g", 481, 0, 2000, {}, "Grid carbon intensity, gCO2 per kWh: 481 (world average 2023, Ember); US 390, France 56.", "cost", kBoth});
 }
 
+// Fields of the requests that run on a scenario (search, sweep) or stand
+// alone (study, derive). They are not scenario inputs: the form skips them.
 void request_fields(Fields& f) {
   auto add = [&](const char* request, FieldSpec s) {
     s.request = request;

@@ -12,6 +12,15 @@ constexpr double kNodeToTdp = 10200.0 / (8 * 700);
 CostFigures scaled(const CostFigures& c, double k) {
   return {c.gpu_hours * k, c.usd * k, c.kwh * k, c.electricity_usd * k, c.co2_kg * k};
 }
+
+// What every cost result states: whether dollars and energy are known.
+CostResult cost_basis(const Scenario& s) {
+  CostResult r;
+  r.priced = s.costs.gpu_hour_usd > 0;
+  r.power_W_per_gpu = wall_power_per_gpu(s);
+  r.metered = r.power_W_per_gpu > 0;
+  return r;
+}
 }  // namespace
 
 double wall_power_per_gpu(const Scenario& s) {
@@ -31,17 +40,6 @@ CostFigures cost_of(const Scenario& s, double gpus, double seconds) {
   c.co2_kg = c.kwh * s.costs.g_co2_per_kwh / 1000;
   return c;
 }
-
-namespace {
-// What every cost result states: whether dollars and energy are known.
-CostResult cost_basis(const Scenario& s) {
-  CostResult r;
-  r.priced = s.costs.gpu_hour_usd > 0;
-  r.power_W_per_gpu = wall_power_per_gpu(s);
-  r.metered = r.power_W_per_gpu > 0;
-  return r;
-}
-}  // namespace
 
 CostResult training_costs(const Scenario& s, double iteration_time_s) {
   CostResult r = cost_basis(s);
@@ -63,6 +61,8 @@ CostResult inference_costs(const Scenario& s, double output_tokens_per_s) {
   if (output_tokens_per_s <= 0) return r;
   const double gpus = static_cast<double>(s.par.tp) * s.par.pp;
   r.per_million_tokens = cost_of(s, gpus, 1e6 / output_tokens_per_s);
+  // kWh per million tokens -> J per token: x 3.6e6 J/kWh / 1e6 tokens.
+  r.joules_per_token = r.per_million_tokens.kwh * 3.6;
   return r;
 }
 

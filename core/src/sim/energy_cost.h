@@ -21,6 +21,7 @@ struct CostResult {
   double power_W_per_gpu = 0;  // average wall power per GPU
   CostFigures per_iteration, per_million_tokens, to_train;
   bool has_to_train = false;
+  double joules_per_token = 0;  // serving: wall energy per output token
 };
 
 // Average wall power per GPU (W): power_fraction x node power per GPU x PUE
