@@ -1,5 +1,7 @@
 // Regenerates (or, with --check, verifies) the validation tables in README.md
-// from `llmcalc validate --markdown DIR`: one table per marker pair below.
+// from `llmcalc validate --markdown DIR`: one table per marker pair below;
+// the "regimes" table renders core/presets/validation/accuracy.json (what
+// every result quotes), kept current by scripts/update-golden.sh.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -7,9 +9,24 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // marker name -> the case folder whose summary sits between its markers
-export const tables = { validation: 'tests/validation/public', kernels: 'tests/validation/device' };
+export const tables = { validation: 'tests/validation/public', kernels: 'tests/validation/device', regimes: null };
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+function regimeTable() {
+  const table = JSON.parse(readFileSync(path.join(root, 'core/presets/validation/accuracy.json'), 'utf8'));
+  let md = '| kind of run | measured output | cases | mean abs. error | max abs. error | bias |\n|---|---|---|---|---|---|\n';
+  for (const [id, r] of Object.entries(table.regimes)) {
+    for (const m of r.metrics) {
+      const bias = `${m.mean_error >= 0 ? '+' : '-'}${pct(Math.abs(m.mean_error))}`;
+      md += `| ${r.label} (\`${id}\`) | \`${m.metric}\` | ${m.cases} | ${pct(m.mean_abs_error)} | ${pct(m.max_abs_error)} | ${bias} |\n`;
+    }
+  }
+  return md;
+}
 
 export function currentTable(name = 'validation', cli = path.join(root, 'build/native/llmcalc')) {
+  if (name === 'regimes') return regimeTable();
   return execFileSync(cli, ['validate', '--markdown', path.join(root, tables[name])], { encoding: 'utf8' });
 }
 

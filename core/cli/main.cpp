@@ -84,7 +84,7 @@ int study(const std::string& name, bool as_json) {
   return out.rfind("error:", 0) == 0 ? 2 : 0;
 }
 
-enum class Format { text, json, markdown };
+enum class Format { text, json, markdown, accuracy };
 
 int validate(const std::vector<std::string>& paths, Format format) {
   std::vector<std::string> files;
@@ -113,6 +113,7 @@ int validate(const std::vector<std::string>& paths, Format format) {
     case Format::json: std::cout << llmcalc::report_json(report) << "\n"; break;
     case Format::markdown: std::cout << llmcalc::report_markdown(report); break;
     case Format::text: std::cout << llmcalc::report_text(report) << "\n"; break;
+    case Format::accuracy: std::cout << llmcalc::report_accuracy(report); break;
   }
   return 0;
 }
@@ -129,8 +130,11 @@ struct Command {
 };
 
 int validate_command(const Args& a) {
-  const bool flag = a[0] == "--json" || a[0] == "--markdown";
-  const Format format = a[0] == "--json" ? Format::json : a[0] == "--markdown" ? Format::markdown : Format::text;
+  const bool flag = a[0] == "--json" || a[0] == "--markdown" || a[0] == "--accuracy";
+  const Format format = a[0] == "--json"       ? Format::json
+                        : a[0] == "--markdown" ? Format::markdown
+                        : a[0] == "--accuracy" ? Format::accuracy
+                                               : Format::text;
   if (flag && a.size() < 2) return -1;
   return validate(Args(a.begin() + (flag ? 1 : 0), a.end()), format);
 }
@@ -147,7 +151,7 @@ int print(const std::string& text) { return std::cout << text << "\n", 0; }
 const std::vector<Command>& commands() {
   static const std::vector<Command> k = {
       {"run", "FILE|-", "evaluate one scenario", 1, 1, [](const Args& a) { return run(a[0]); }},
-      {"validate", "[--json|--markdown] PATH...", "run validation cases (files or folders)", 1, 10000, validate_command},
+      {"validate", "[--json|--markdown|--accuracy] PATH...", "run validation cases (files or folders)", 1, 10000, validate_command},
       {"search", "FILE|-", "search the parallelism (scenario with a \"search\" section)", 1, 1,
        [](const Args& a) { return explore(a[0], llmcalc::search_json); }},
       {"sweep", "FILE|-", "sweep one input (scenario with a \"sweep\" section)", 1, 1,

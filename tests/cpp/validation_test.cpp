@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "llmcalc/validate.h"
 
 namespace llmcalc {
@@ -207,6 +209,27 @@ TEST(KernelValidation, DecodeGemmsAttentionAndNorms) {
   EXPECT_LE(kernel_errors("kernel.attention.fwd", &n).first, 0.12);
   EXPECT_LE(kernel_errors("kernel.attention.bwd", &n).first, 0.12);
   EXPECT_LE(kernel_errors("kernel.elementwise", &n).first, 0.35);
+}
+
+// Results quote the accuracy of their regime from the committed table
+// (core/presets/validation/accuracy.json); it must be what the published runs
+// give today, or the page would quote stale figures.
+TEST(Accuracy, CommittedTableIsCurrent) {
+  std::ifstream in(std::string(LLMCALC_TEST_DATA) + "/../core/presets/validation/accuracy.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json committed = nlohmann::json::parse(in);
+  const nlohmann::json fresh = nlohmann::json::parse(report_accuracy(report()));
+  EXPECT_EQ(committed, fresh) << "the model's errors changed: run scripts/update-golden.sh";
+  // Every scenario row falls in a regime; the table covers each row once.
+  int rows = 0, covered = 0;
+  for (const auto& row : report().rows)
+    if (!row.skipped) {
+      ++rows;
+      EXPECT_FALSE(row.regime.empty()) << row.id;
+    }
+  for (const auto& [id, regime] : fresh.at("regimes").items())
+    for (const auto& m : regime.at("metrics")) covered += m.at("cases").get<int>();
+  EXPECT_EQ(covered, rows);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ struct ValidationRow {
   double predicted = 0, measured = 0, error = 0;  // error = (predicted - measured) / measured
   bool skipped = false;
   std::string note;  // why skipped
+  std::string regime = {};  // the kind of run (io/accuracy.h); empty for kernel cases
 };
 
 struct ValidationGroup {
@@ -32,5 +33,7 @@ std::string report_text(const ValidationReport& r);
 std::string report_json(const ValidationReport& r);
 // The per-source summary as a Markdown table (the README embeds it).
 std::string report_markdown(const ValidationReport& r);
+// The per-regime summary that results quote (core/presets/validation/accuracy.json).
+std::string report_accuracy(const ValidationReport& r);
 
 }  // namespace llmcalc

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "accuracy.h"
 #include "attention_pattern.h"
 #include "boundary.h"
 #include "evaluate.h"
@@ -169,6 +170,7 @@ json result_to_json(const Scenario& s, const Result& r) {
     out["device"] = device_json(s.system, s.infer.compute_precision);
     out["ops"] = ops_json(s.system.device, r.inference.ops);
   }
+  out["accuracy"] = accuracy_json(s);
   out["warnings"] = r.warnings;
   return out;
 }

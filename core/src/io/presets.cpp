@@ -12,8 +12,9 @@ const nlohmann::json& all_presets() {
     nlohmann::json all = {{"models", nlohmann::json::object()}, {"systems", nlohmann::json::object()},
                           {"technology", nlohmann::json::object()}};
     for (const auto& [rel, text] : embedded_presets()) {
-      nlohmann::json j = nlohmann::json::parse(text);  // validated by the preset tests
       const std::string path = rel;
+      if (path.rfind("validation/", 0) == 0) continue;  // data about the model, not an input
+      nlohmann::json j = nlohmann::json::parse(text);  // validated by the preset tests
       const std::string kind = path.rfind("models/", 0) == 0       ? "models"
                                : path.rfind("technology/", 0) == 0 ? "technology"
                                                                    : "systems";
@@ -23,6 +24,12 @@ const nlohmann::json& all_presets() {
     return all;
   }();
   return kAll;
+}
+
+nlohmann::json embedded_file(const std::string& rel) {
+  for (const auto& [name, text] : embedded_presets())
+    if (rel == name) return nlohmann::json::parse(text);
+  return nullptr;
 }
 
 const nlohmann::json* find_preset(const std::string& kind, const std::string& id) {

@@ -10,4 +10,8 @@ const nlohmann::json& all_presets();
 // The "model" or "system" object of a preset, or nullptr when the id is unknown.
 const nlohmann::json* find_preset(const std::string& kind, const std::string& id);
 
+// Any embedded file by its path under core/presets/ (such as
+// "validation/accuracy.json"), parsed; null when there is none.
+nlohmann::json embedded_file(const std::string& rel);
+
 }  // namespace llmcalc

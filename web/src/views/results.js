@@ -166,6 +166,37 @@ function verdict(result, scenario, onFit) {
   return el('div', { class: 'verdict-box' }, [line, el('div', { class: 'fit-row' }, [button, status])]);
 }
 
+// How far the model has been from published runs of this kind
+// (result.accuracy, from the validation set): one line under the verdict.
+const ACCURACY_METRICS = {
+  'training.iteration_time_s': 'iteration time',
+  'training.memory_bytes.activations': 'activation memory',
+  'training.memory_bytes.weights+training.memory_bytes.gradients+training.memory_bytes.optimizer': 'weight, gradient and optimizer memory',
+  'inference.output_tokens_per_s': 'output tokens/s',
+  'inference.ttft_s': 'time to first token',
+  'inference.tpot_s': 'time per output token',
+};
+
+export function accuracyNote(result) {
+  const a = result?.accuracy;
+  if (!a || typeof a.label !== 'string' || !Array.isArray(a.metrics)) return null;
+  let text;
+  if (!a.metrics.length) {
+    text = `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
+  } else {
+    const order = Object.keys(ACCURACY_METRICS);
+    const rank = (m) => (order.includes(m.metric) ? order.indexOf(m.metric) : order.length);
+    const parts = [...a.metrics].sort((x, y) => rank(x) - rank(y)).map((m) => {
+      const name = ACCURACY_METRICS[m.metric] || m.metric;
+      const lean = `predicted ${fmt.percent(Math.abs(m.mean_error))} ${m.mean_error >= 0 ? 'high' : 'low'} on balance`;
+      const runs = `${m.cases} run${m.cases === 1 ? '' : 's'}`;
+      return `${name} off by ${fmt.percent(m.mean_abs_error)} on average (${lean}, worst ${fmt.percent(m.max_abs_error)}, ${runs})`;
+    });
+    text = `Validation against published runs of this kind (${a.label}): ${parts.join('; ')}.`;
+  }
+  return el('p', { class: 'accuracy-note', 'data-regime': String(a.regime || ''), text });
+}
+
 // KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the
 // first stage, per sequence; the types sum, times the sequences in flight, to
 // the memory chart's KV cache.
@@ -248,6 +279,8 @@ export class ResultsView {
     ]);
     const verdictEl = verdict(result, scenario, this.onFit);
     if (verdictEl) summary.append(verdictEl);
+    const acc = accuracyNote(result);
+    if (acc) summary.append(acc);
     if (note) summary.append(el('p', { class: 'plan-note', role: 'status', text: note }));
     v.set('summary', summary);
     if (compare) v.set('compare', compare);

@@ -1,0 +1,61 @@
+#include "accuracy.h"
+
+#include "presets.h"
+
+namespace llmcalc {
+
+const std::vector<Regime>& regimes() {
+  static const std::vector<Regime> kAll = {
+      {"dense_model_parallel_training", "dense training with tensor or pipeline parallelism (Megatron-style)"},
+      {"dense_data_parallel_training", "dense data-parallel training (DDP or ZeRO-1/2, with or without context parallelism)"},
+      {"sharded_data_parallel_training", "fully sharded data parallel training (ZeRO-3 / FSDP) without tensor or pipeline parallelism"},
+      {"moe_training", "mixture-of-experts training"},
+      {"dense_inference", "dense-model serving"},
+      {"weight_only_inference", "serving with int8/int4 weight-only quantisation"},
+      {"moe_inference", "mixture-of-experts serving"},
+  };
+  return kAll;
+}
+
+namespace {
+const Regime& regime(const char* id) {
+  for (const Regime& r : regimes())
+    if (std::string(r.id) == id) return r;
+  return regimes().front();  // unreachable: every id below is in the table
+}
+}  // namespace
+
+// The split follows the regimes of the published runs (issue 12's table):
+// what the model costs differently (expert routing, per-layer parameter
+// gathers, model-parallel collectives, weight dequantisation) decides the
+// kind, not the model's size.
+const Regime& regime_of(const Scenario& s) {
+  if (s.mode == Mode::inference) {
+    if (s.model.is_moe()) return regime("moe_inference");
+    const Precision w = s.infer.weight_precision;
+    return regime(w == Precision::int8 || w == Precision::int4 ? "weight_only_inference" : "dense_inference");
+  }
+  if (s.model.is_moe()) return regime("moe_training");
+  // Context parallelism splits the sequence, not the weights: such runs stay
+  // data parallel (their costs are the replicated model's).
+  const bool model_parallel = s.par.tp > 1 || s.par.pp > 1;
+  if (model_parallel) return regime("dense_model_parallel_training");
+  return regime(s.par.zero >= 3 ? "sharded_data_parallel_training" : "dense_data_parallel_training");
+}
+
+const json& accuracy_table() {
+  static const json kTable = [] {
+    json t = embedded_file("validation/accuracy.json");
+    return t.is_object() && t.contains("regimes") ? t : json{{"regimes", json::object()}};
+  }();
+  return kTable;
+}
+
+json accuracy_json(const Scenario& s) {
+  const Regime& r = regime_of(s);
+  const json& all = accuracy_table().at("regimes");
+  json metrics = all.contains(r.id) ? all.at(r.id).at("metrics") : json::array();
+  return {{"regime", r.id}, {"label", r.label}, {"metrics", metrics}};
+}
+
+}  // namespace llmcalc

@@ -1,0 +1,31 @@
+// How far the model has been from published runs of the same kind as a
+// scenario: the validation set (tests/validation/public) summarised per
+// regime, committed as core/presets/validation/accuracy.json and embedded,
+// so every result can say how much to trust it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llmcalc/scenario.h"
+#include "output.h"
+
+namespace llmcalc {
+
+struct Regime {
+  const char* id;
+  const char* label;
+};
+
+// Every regime, in the order reports list them.
+const std::vector<Regime>& regimes();
+// The regime a scenario belongs to (one per scenario; MoE first, then how
+// the model is split).
+const Regime& regime_of(const Scenario& s);
+// The embedded summary: {"regimes": {id: {"label", "metrics": [{metric, cases, ...}]}}}.
+const json& accuracy_table();
+// {"regime", "label", "metrics": [...]} for the result of `s`; metrics is
+// empty when no published run of that kind is in the validation set.
+json accuracy_json(const Scenario& s);
+
+}  // namespace llmcalc

@@ -1,0 +1,34 @@
+// The summary quotes how far the model has been from published runs of the
+// scenario's kind (result.accuracy, from tests/validation/public): the
+// regime follows the plan in the form, and the figures are the core's.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openPage, setup, waitEvaluated } from './harness.mjs';
+
+setup();
+
+const note = (page) => page.locator('.summary .accuracy-note');
+
+test('a ZeRO-3 data-parallel plan quotes the sharded-data-parallel runs', async () => {
+  const { page, errors } = await openPage('v=1&dp=8&z=3&gb=64&sl=4096');
+  await waitEvaluated(page);
+  assert.equal(await note(page).getAttribute('data-regime'), 'sharded_data_parallel_training');
+  const text = await note(page).textContent();
+  assert.match(text, /^Validation against published runs of this kind \(fully sharded data parallel/);
+  assert.match(text, /iteration time off by [0-9.]+% on average \(predicted [0-9.]+% (high|low) on balance, worst [0-9.]+%, [0-9]+ runs\)/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('serving quotes each measured metric; a tensor-parallel plan changes the regime', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=4&b=32');
+  await waitEvaluated(page);
+  assert.equal(await note(page).getAttribute('data-regime'), 'dense_inference');
+  assert.match(await note(page).textContent(), /output tokens\/s .* time to first token .* time per output token/);
+  await page.close();
+  const { page: p2 } = await openPage('v=1&tp=2&dp=4&gb=64&sl=4096');
+  await waitEvaluated(p2);
+  assert.equal(await note(p2).getAttribute('data-regime'), 'dense_model_parallel_training');
+  assert.deepEqual(errors, []);
+  await p2.close();
+});

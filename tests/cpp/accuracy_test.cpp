@@ -1,0 +1,54 @@
+// Every result names the kind of run it is (core/src/io/accuracy.cpp) and
+// quotes how far the model has been from published runs of that kind.
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+json training(json par, const std::string& model = "llama3.1-8b") {
+  return {{"mode", "training"},
+          {"model", model},
+          {"system", "dgx-h100"},
+          {"parallelism", par},
+          {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
+}
+
+json inference(const std::string& model, const std::string& weights) {
+  return {{"mode", "inference"},
+          {"model", model},
+          {"system", "dgx-h100"},
+          {"parallelism", {{"tp", 8}}},
+          {"inference", {{"weight_precision", weights}}}};
+}
+
+std::string regime(const json& scenario) { return eval_ok(scenario)["accuracy"]["regime"].get<std::string>(); }
+
+TEST(Accuracy, RegimeFollowsHowTheModelIsSplit) {
+  EXPECT_EQ(regime(training({{"tp", 2}, {"dp", 4}})), "dense_model_parallel_training");
+  EXPECT_EQ(regime(training({{"pp", 2}, {"dp", 4}})), "dense_model_parallel_training");
+  EXPECT_EQ(regime(training({{"cp", 2}, {"dp", 4}})), "dense_data_parallel_training");
+  EXPECT_EQ(regime(training({{"dp", 8}, {"zero", 1}})), "dense_data_parallel_training");
+  EXPECT_EQ(regime(training({{"dp", 8}, {"zero", 3}})), "sharded_data_parallel_training");
+  // Experts decide first, whatever the split.
+  EXPECT_EQ(regime(training({{"dp", 8}, {"ep", 8}, {"zero", 3}}, "mixtral-8x7b")), "moe_training");
+  EXPECT_EQ(regime(inference("llama3.1-70b", "bf16")), "dense_inference");
+  EXPECT_EQ(regime(inference("llama3.1-70b", "int4")), "weight_only_inference");
+  EXPECT_EQ(regime(inference("mixtral-8x7b", "fp8")), "moe_inference");
+}
+
+TEST(Accuracy, QuotedFiguresAreWellFormed) {
+  const json a = eval_ok(training({{"dp", 8}, {"zero", 3}}))["accuracy"];
+  EXPECT_FALSE(a["label"].get<std::string>().empty());
+  ASSERT_TRUE(a["metrics"].is_array());
+  ASSERT_FALSE(a["metrics"].empty()) << "the public set holds FSDP / ZeRO-3 runs";
+  for (const json& m : a["metrics"]) {
+    EXPECT_GT(m["cases"].get<int>(), 0);
+    EXPECT_LE(std::fabs(m["mean_error"].get<double>()), m["mean_abs_error"].get<double>() + 1e-12);
+    EXPECT_LE(m["mean_abs_error"].get<double>(), m["max_abs_error"].get<double>() + 1e-12);
+  }
+}
+
+}  // namespace
+}  // namespace llmcalc::test
