@@ -210,5 +210,33 @@ TEST(Training, HostOverheadMakesShortStepsCpuBound) {
   EXPECT_DOUBLE_EQ(eval_ok(big)["training"]["iteration_time_s"].get<double>(), t0);
 }
 
+// FP8 with sequence parallelism: the column-parallel GEMM inputs are cast on
+// the local shard and all-gathered in FP8 (Transformer Engine 2.x), so the
+// forward gather moves half the bytes and the cast covers 1/tp of the
+// tokens; the gradient's reduce-scatter stays 16-bit.
+TEST(Training, Fp8SequenceParallelGathersQuantisedInputs) {
+  json s = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 8}, {"dp", 1}, {"sp", true}}},
+            {"training", {{"global_batch", 8}, {"seq_len", 8192}, {"precision", "fp8"}, {"recompute", "full"}}}};
+  const json sp = eval_ok(s);
+  s["parallelism"]["sp"] = false;
+  const json no_sp = eval_ok(s);
+  s["parallelism"]["sp"] = true;
+  s["training"]["precision"] = "bf16";
+  const json bf16 = eval_ok(s);
+  auto t = [](const json& out, const char* name, const char* phase) {
+    const json op = find_op(out, name, phase);
+    EXPECT_FALSE(op.is_null()) << name << " " << phase;
+    return op.is_null() ? 0.0 : op["time_s"].get<double>();
+  };
+  EXPECT_LT(t(sp, "attn.tp_all_gather", "fwd"), 0.75 * t(bf16, "attn.tp_all_gather", "fwd"));
+  EXPECT_LT(t(sp, "mlp.tp_all_gather", "recompute"), 0.75 * t(bf16, "mlp.tp_all_gather", "recompute"));
+  EXPECT_DOUBLE_EQ(t(sp, "attn.tp_all_gather.bwd", "bwd"), t(bf16, "attn.tp_all_gather.bwd", "bwd"));
+  const auto hbm = [](const json& out, const char* name) { return find_op(out, name, "fwd")["bytes"]["hbm"].get<double>(); };
+  EXPECT_NEAR(hbm(sp, "mlp.up.cast") * 8, hbm(no_sp, "mlp.up.cast"), 1e-9 * hbm(no_sp, "mlp.up.cast"));
+  // The row-parallel GEMMs' inputs are not gathered: their casts are unchanged.
+  EXPECT_DOUBLE_EQ(t(sp, "mlp.down.cast", "fwd"), t(no_sp, "mlp.down.cast", "fwd"));
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -218,6 +218,7 @@ std::vector<OpSpec> backward_of(const OpSpec& f) {
       OpSpec b = f;
       if (f.coll == Collective::all_gather) b.coll = Collective::reduce_scatter;
       if (f.coll == Collective::reduce_scatter) b.coll = Collective::all_gather;
+      if (f.grad_bytes > 0) b.bytes = f.grad_bytes;
       b.name = f.name + ".bwd";
       out.push_back(b);
       break;

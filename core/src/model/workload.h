@@ -29,6 +29,7 @@ struct OpSpec {
   AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
   double kernels = 1;           // kernel launches the op stands for (each pays the launch overhead)
   double layer_share = 1;       // share of the layers of its kind that run it (local vs global attention)
+  double grad_bytes = 0;        // comm: bytes of the conjugate collective in backward when they differ
 };
 
 // What one forward pass of one layer on one GPU sees.

@@ -90,20 +90,6 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
   return c;
 }
 
-// Transformer Engine's quantisation of each GEMM input, bytes per element:
-// delayed scaling reads 16 bits and writes the fp8 copy and its transpose
-// with the amax fused in (2 + 1 + 1); current scaling first computes the
-// tensor's amax in a separate pass (+2, a second kernel); MXFP8 writes row-
-// and column-wise copies, each with one E8M0 scale per 32 elements (OCP MX
-// spec v1.0), in one pass (2 + 2 x (1 + 1/32)).
-void add_fp8_casts(std::vector<OpSpec>& ops, Fp8Recipe r) {
-  switch (r) {
-    case Fp8Recipe::delayed: add_input_casts(ops, 4); break;
-    case Fp8Recipe::current: add_input_casts(ops, 6, 2); break;
-    case Fp8Recipe::mxfp8: add_input_casts(ops, 2 + 2 * (1 + 1.0 / 32)); break;
-  }
-}
-
 }  // namespace
 
 void PassTime::add(const Op& op) {
@@ -127,7 +113,7 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
   if (keep_ops) lt.ops.reserve(4 * fwd.size());
-  if (s.train.precision == Precision::fp8) add_fp8_casts(fwd, s.train.fp8_recipe);
+  if (s.train.precision == Precision::fp8) apply_fp8_recipe(fwd, s.train.fp8_recipe, pass);
   if (s.train.precision == Precision::fp4) apply_fp4_recipe(fwd, s.train.fp4_mx);
   const System& sys = s.system;
   const Recompute rc = s.train.recompute;

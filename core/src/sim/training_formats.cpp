@@ -18,6 +18,55 @@ constexpr double kFp4CastFlops = 2 + 32;
 // MXFP4: one E8M0 scale per 32 (OCP Microscaling Formats spec v1.0).
 double fp4_gemm_bytes(bool mx) { return 0.5 + (mx ? 1.0 / 32 : 1.0 / 16); }
 
+namespace {
+
+// Transformer Engine's quantisation of each GEMM input, bytes per element:
+// delayed scaling reads 16 bits and writes the fp8 copy and its transpose
+// with the amax fused in (2 + 1 + 1); current scaling first computes the
+// tensor's amax in a separate pass (+2, a second kernel); MXFP8 writes row-
+// and column-wise copies, each with one E8M0 scale per 32 elements (OCP MX
+// spec v1.0), in one pass (2 + 2 x (1 + 1/32)).
+void add_fp8_casts(std::vector<OpSpec>& ops, Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::delayed: add_input_casts(ops, 4); break;
+    case Fp8Recipe::current: add_input_casts(ops, 6, 2); break;
+    case Fp8Recipe::mxfp8: add_input_casts(ops, 2 + 2 * (1 + 1.0 / 32)); break;
+  }
+}
+
+// With sequence parallelism, Transformer Engine quantises a column-parallel
+// GEMM's input on the local shard and all-gathers the FP8 (or MXFP8: data
+// plus one scale per 32) bytes instead of the 16-bit activation
+// (TransformerEngine 2.x, pytorch/distributed.py gather_along_first_dim with
+// a quantizer: _all_gather_fp8 / _all_gather_mxfp8; module/linear.py and
+// layernorm_linear.py quantise before the sequence-parallel all-gather). The
+// cast then covers 1/tp of the tokens; the gradient is still reduce-scattered
+// in 16 bits.
+void gather_quantized_inputs(std::vector<OpSpec>& ops, Fp8Recipe r, int tp, double act_bytes) {
+  const double narrow = r == Fp8Recipe::mxfp8 ? 1 + 1.0 / 32 : 1.0;
+  for (size_t i = 0; i + 2 < ops.size(); ++i) {
+    OpSpec& gather = ops[i];
+    OpSpec& cast = ops[i + 1];
+    const OpSpec& gemm = ops[i + 2];
+    const bool pattern = gather.kind == OpKind::comm && gather.coll == Collective::all_gather &&
+                         gather.comm_axis == "tp" && gemm.kind == OpKind::gemm && gemm.gemm.math == Precision::fp8 &&
+                         cast.name == gemm.name + ".cast";
+    if (!pattern) continue;
+    gather.grad_bytes = gather.bytes;
+    gather.bytes *= narrow / act_bytes;
+    cast.bytes /= tp;
+    cast.flops /= tp;
+    std::swap(gather, cast);
+  }
+}
+
+}  // namespace
+
+void apply_fp8_recipe(std::vector<OpSpec>& fwd, Fp8Recipe r, const LayerPass& pass) {
+  add_fp8_casts(fwd, r);
+  if (pass.sp && pass.tp > 1) gather_quantized_inputs(fwd, r, pass.tp, pass.act_bytes);
+}
+
 void apply_fp4_recipe(std::vector<OpSpec>& fwd, bool mx) {
   std::vector<OpSpec> out;
   for (const OpSpec& op : fwd) {

@@ -1,5 +1,5 @@
-// Training pieces beyond the transformer layer: block-scaled FP4 GEMM recipes
-// (NVFP4, MXFP4) and multi-token prediction modules on the last stage.
+// Training pieces beyond the transformer layer: FP8 and block-scaled FP4 GEMM
+// recipes (NVFP4, MXFP4) and multi-token prediction modules on the last stage.
 #pragma once
 #include <vector>
 
@@ -7,6 +7,10 @@
 
 namespace llmcalc {
 
+// Transformer Engine FP8 (delayed or current per-tensor scaling, MXFP8): the
+// casts of each GEMM input and, with sequence parallelism, the FP8 all-gather
+// of the column-parallel inputs.
+void apply_fp8_recipe(std::vector<OpSpec>& fwd, Fp8Recipe r, const LayerPass& pass);
 // Bytes per element the FP4 GEMMs read (values and their block scales).
 double fp4_gemm_bytes(bool mx);
 // NVFP4 pretraining recipe (NVIDIA 2025, arXiv 2509.25147 §4): the linear
