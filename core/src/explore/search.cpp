@@ -282,7 +282,11 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
   std::vector<int> mbs;
   for (int mb = 1; mb <= 16; mb *= 2) mbs.push_back(mb);
   mbs = one_or(f.mb, base.train.micro_batch, mbs);
-  const auto rcs = one_or(f.rc, base.train.recompute, {Recompute::none, Recompute::selective, Recompute::full});
+  // With FlashAttention, Megatron's selective recompute (the attention core)
+  // is what the fused kernel already does: the same plan as none, listed once.
+  const auto rcs = one_or(f.rc, base.train.recompute,
+                          base.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
+                                                     : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full});
   const auto zeros = one_or(f.zero, base.par.zero, {0, 1, 2, 3});
   for (long long tp : divisors(gpus)) {
     if (f.tp && tp != base.par.tp) continue;
