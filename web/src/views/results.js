@@ -167,30 +167,30 @@ function verdict(result, scenario, onFit) {
 }
 
 // How far the model has been from published runs of this kind
-// (result.accuracy, from the validation set): one line under the verdict.
+// (result.accuracy, from the validation set): one line under the verdict,
+// on the headline figures (training: the iteration time; serving: each
+// measured latency and throughput).
 const ACCURACY_METRICS = {
   'training.iteration_time_s': 'iteration time',
-  'training.memory_bytes.activations': 'activation memory',
-  'training.memory_bytes.weights+training.memory_bytes.gradients+training.memory_bytes.optimizer': 'weight, gradient and optimizer memory',
   'inference.output_tokens_per_s': 'output tokens/s',
   'inference.ttft_s': 'time to first token',
   'inference.tpot_s': 'time per output token',
 };
+const pct1 = (x) => `${(100 * x).toFixed(1)}%`;
 
 export function accuracyNote(result) {
   const a = result?.accuracy;
   if (!a || typeof a.label !== 'string' || !Array.isArray(a.metrics)) return null;
+  const order = Object.keys(ACCURACY_METRICS);
+  const shown = a.metrics.filter((m) => order.includes(m.metric)).sort((x, y) => order.indexOf(x.metric) - order.indexOf(y.metric));
   let text;
-  if (!a.metrics.length) {
+  if (!shown.length) {
     text = `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
   } else {
-    const order = Object.keys(ACCURACY_METRICS);
-    const rank = (m) => (order.includes(m.metric) ? order.indexOf(m.metric) : order.length);
-    const parts = [...a.metrics].sort((x, y) => rank(x) - rank(y)).map((m) => {
-      const name = ACCURACY_METRICS[m.metric] || m.metric;
-      const lean = `predicted ${fmt.percent(Math.abs(m.mean_error))} ${m.mean_error >= 0 ? 'high' : 'low'} on balance`;
+    const parts = shown.map((m) => {
+      const lean = `predicted ${pct1(Math.abs(m.mean_error))} ${m.mean_error >= 0 ? 'high' : 'low'} on balance`;
       const runs = `${m.cases} run${m.cases === 1 ? '' : 's'}`;
-      return `${name} off by ${fmt.percent(m.mean_abs_error)} on average (${lean}, worst ${fmt.percent(m.max_abs_error)}, ${runs})`;
+      return `${ACCURACY_METRICS[m.metric]} off by ${pct1(m.mean_abs_error)} on average (${lean}, worst ${pct1(m.max_abs_error)}, ${runs})`;
     });
     text = `Validation against published runs of this kind (${a.label}): ${parts.join('; ')}.`;
   }
