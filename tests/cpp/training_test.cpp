@@ -234,6 +234,7 @@ TEST(Training, Fp8SequenceParallelGathersQuantisedInputs) {
   EXPECT_DOUBLE_EQ(t(sp, "attn.tp_all_gather.bwd", "bwd"), t(bf16, "attn.tp_all_gather.bwd", "bwd"));
   const auto hbm = [](const json& out, const char* name) { return find_op(out, name, "fwd")["bytes"]["hbm"].get<double>(); };
   EXPECT_NEAR(hbm(sp, "mlp.up.cast") * 8, hbm(no_sp, "mlp.up.cast"), 1e-9 * hbm(no_sp, "mlp.up.cast"));
+  EXPECT_DOUBLE_EQ(t(sp, "mlp.up.cast.bwd", "bwd"), t(no_sp, "mlp.up.cast.bwd", "bwd"));
   // The row-parallel GEMMs' inputs are not gathered: their casts are unchanged.
   EXPECT_DOUBLE_EQ(t(sp, "mlp.down.cast", "fwd"), t(no_sp, "mlp.down.cast", "fwd"));
 }

@@ -208,8 +208,9 @@ std::vector<OpSpec> backward_of(const OpSpec& f) {
       // Read the incoming gradient and the saved input, write the gradient.
       OpSpec b = f;
       b.name = f.name + ".bwd";
-      b.bytes = 1.5 * f.bytes;
-      b.flops = 2 * f.flops;
+      const double basis = f.grad_bytes > 0 ? f.grad_bytes : f.bytes;
+      b.bytes = 1.5 * basis;
+      b.flops = 2 * f.flops * (f.bytes > 0 ? basis / f.bytes : 1.0);
       out.push_back(b);
       break;
     }

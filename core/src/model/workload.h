@@ -29,7 +29,10 @@ struct OpSpec {
   AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
   double kernels = 1;           // kernel launches the op stands for (each pays the launch overhead)
   double layer_share = 1;       // share of the layers of its kind that run it (local vs global attention)
-  double grad_bytes = 0;        // comm: bytes of the conjugate collective in backward when they differ
+  // comm, elementwise: the bytes the backward op is derived from when they
+  // differ from the forward's (an FP8 all-gather's gradient reduce-scatters
+  // in 16 bits; a cast of the local shard still casts the full gradient)
+  double grad_bytes = 0;
 };
 
 // What one forward pass of one layer on one GPU sees.

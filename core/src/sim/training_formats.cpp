@@ -41,7 +41,7 @@ void add_fp8_casts(std::vector<OpSpec>& ops, Fp8Recipe r) {
 // a quantizer: _all_gather_fp8 / _all_gather_mxfp8; module/linear.py and
 // layernorm_linear.py quantise before the sequence-parallel all-gather). The
 // cast then covers 1/tp of the tokens; the gradient is still reduce-scattered
-// in 16 bits.
+// in 16 bits, and the backward casts are unchanged.
 void gather_quantized_inputs(std::vector<OpSpec>& ops, Fp8Recipe r, int tp, double act_bytes) {
   const double narrow = r == Fp8Recipe::mxfp8 ? 1 + 1.0 / 32 : 1.0;
   for (size_t i = 0; i + 2 < ops.size(); ++i) {
@@ -54,6 +54,7 @@ void gather_quantized_inputs(std::vector<OpSpec>& ops, Fp8Recipe r, int tp, doub
     if (!pattern) continue;
     gather.grad_bytes = gather.bytes;
     gather.bytes *= narrow / act_bytes;
+    cast.grad_bytes = cast.bytes;
     cast.bytes /= tp;
     cast.flops /= tp;
     std::swap(gather, cast);
