@@ -145,3 +145,16 @@ test('preset search: typing narrows the model picker; choosing a match updates t
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('op-level selective recompute is a choice in the form: recompute rows appear and the link keeps it', async () => {
+  const { page, errors } = await openPage('v=1&dp=8&z=3&gb=64&sl=8192');
+  await waitEvaluated(page);
+  const select = page.locator('[data-key="training.recompute"] select');
+  assert.ok((await select.locator('option').allTextContents()).includes('selective_op'));
+  await afterEvaluation(page, () => select.selectOption('selective_op'));
+  await page.waitForFunction(() => location.hash.includes('rc=selective_op'));
+  const phases = await page.$$eval('table.ops tbody tr', (rows) => rows.map((r) => r.textContent));
+  assert.ok(phases.some((t) => /recompute/.test(t)), 'the op table has recompute rows');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

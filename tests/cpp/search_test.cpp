@@ -52,7 +52,7 @@ TEST(Search, FastPathEqualsEvaluate) {
       s.par.schedule = static_cast<PipeSchedule>(sched);
       s.par.virtual_stages = sched == 1 ? pick({1, 2, 3, 4}) : 1;
       s.train.micro_batch = pick({1, 2, 4});
-      s.train.recompute = static_cast<Recompute>(pick({0, 1, 2}));
+      s.train.recompute = static_cast<Recompute>(pick({0, 1, 2, 3}));
       // The search enumerates recompute itself and keeps plans that fit, so
       // the fallback for plans given without it (recompute_to_fit) is off.
       s.train.recompute_to_fit = false;

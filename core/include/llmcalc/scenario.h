@@ -16,7 +16,7 @@ double bytes_per_element(Precision p);
 
 enum class FfnType { gelu, relu2, swiglu, geglu };
 enum class NormType { layernorm, rmsnorm };
-enum class Recompute { none, selective, full };
+enum class Recompute { none, selective, full, selective_op };
 // Fused attention kernel generations: best = the device's best (its
 // efficiency.attention); fa1 = FlashAttention 1 or the Triton kernel; fa2 =
 // FlashAttention-2; fa3 = FlashAttention-3 / cuDNN (Hopper and later).

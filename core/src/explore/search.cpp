@@ -140,7 +140,10 @@ json parallelism_json_impl(const Parallelism& p) {
 }
 
 const char* recompute_name(Recompute r) {
-  return r == Recompute::none ? "none" : r == Recompute::selective ? "selective" : "full";
+  return r == Recompute::none        ? "none"
+         : r == Recompute::selective ? "selective"
+         : r == Recompute::full      ? "full"
+                                     : "selective_op";
 }
 
 std::vector<long long> divisors(long long n) {

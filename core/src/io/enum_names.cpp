@@ -20,7 +20,8 @@ const EnumTable<NormType>& norm_names() {
 
 const EnumTable<Recompute>& recompute_names() {
   static const EnumTable<Recompute> t{
-      {Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}};
+      {Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"},
+      {Recompute::selective_op, "selective_op"}};
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include "attention_pattern.h"
 #include "mla.h"
 #include "model_math.h"
+#include "op_checkpoint.h"
 
 namespace llmcalc {
 
@@ -62,6 +63,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   const double sbh = s * b * h;
   const double mask = m.dropout ? 1.0 : 0.0;
   if (t.recompute == Recompute::full) return 2 * sbh / (p.sp ? tp : 1.0);  // the layer input only
+  if (t.recompute == Recompute::selective_op) return op_checkpoint_activation_bytes(m, p, t, moe_layer);
   // Bytes of each saved GEMM input: Transformer Engine's fp8 layers keep the
   // quantised copy their wgrad GEMM reads, not the 16-bit tensor (TE
   // Linear / LayerNormLinear save_for_backward of the fp8 input; MXFP8 adds

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fsdp.h"
+#include "recompute.h"
 #include "training_formats.h"
 
 namespace llmcalc {
@@ -71,11 +72,6 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   return p;
 }
 
-bool is_attention_core(const std::string& name) {
-  return name.rfind("attn.scores", 0) == 0 || name.rfind("attn.softmax", 0) == 0 ||
-         name.rfind("attn.dropout", 0) == 0 || name.rfind("attn.context", 0) == 0 || name.rfind("attn.flash", 0) == 0;
-}
-
 // Context parallelism (ring attention, as in Megatron-Core / TE): K and V
 // blocks circulate cp-1 times forward; K, V and their gradients backward.
 OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
@@ -97,6 +93,7 @@ void PassTime::add(const Op& op) {
   kernels += op.count;
   if (op.kind != OpKind::comm) {
     compute += t;
+    flops += op.cost.flops * op.count;
     if (op.kind == OpKind::attention || is_attention_core(op.name)) attention += t;
   } else if (op.comm_axis == "tp") {
     tp += t;
@@ -122,12 +119,13 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
     into.add(op);
     if (keep_ops) lt.ops.push_back(std::move(op));
   };
+  const std::vector<MatmulPart> mms = rc == Recompute::selective_op ? layer_matmuls(s.model, s.par.tp, moe_layer)
+                                                                     : std::vector<MatmulPart>{};
   for (const OpSpec& f : fwd) {
     account(f, "fwd", lt.fwd);
-    // Selective recompute re-runs the attention core (Korthikanti et al.
-    // 2022 §5); FlashAttention already recomputes it inside its backward.
-    if (rc == Recompute::full || (rc == Recompute::selective && !s.train.flash_attention && is_attention_core(f.name)))
-      account(f, "recompute", lt.rec);
+    const double share = recompute_share(f, rc, s.train.flash_attention, mms);
+    if (share >= 1) account(f, "recompute", lt.rec);
+    else if (share > 0) account(narrowed(f, share), "recompute", lt.rec);
     for (const OpSpec& b : backward_of(f)) account(b, "bwd", lt.bwd);
   }
   if (s.par.cp > 1) {
@@ -343,7 +341,9 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
 
 namespace {
 
-double model_flops_of(const Scenario& s, double* hardware) {
+// recomputed_layer_flops: what op-level checkpointing runs again over the
+// iteration, from the layers' recompute ops.
+double model_flops_of(const Scenario& s, double recomputed_layer_flops, double* hardware) {
   const Model& m = s.model;
   const Training& t = s.train;
   const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
@@ -355,6 +355,8 @@ double model_flops_of(const Scenario& s, double* hardware) {
     extra = recomputed_share(t, stage_layout(m, s.par).max_layers) * (fwd_tok - 2.0 * m.vocab * m.hidden) * tokens;
   else if (t.recompute == Recompute::selective && !t.flash_attention)
     extra = m.layers * attention_core_flops_per_token(m, t.seq_len) * tokens;
+  else if (t.recompute == Recompute::selective_op)
+    extra = recomputed_layer_flops;
   *hardware = 3 * fwd_tok * tokens + extra;
   return 3 * fwd_tok * tokens;
 }
@@ -452,7 +454,13 @@ TrainingResult evaluate_training(const Scenario& s) {
   r.iteration_time_s = r.breakdown.total();
   const double gpus = static_cast<double>(par.gpus());
   r.tokens_per_s = static_cast<double>(t.global_batch) * t.seq_len / r.iteration_time_s;
-  r.model_flops = model_flops_of(s, &r.hardware_flops);
+  // Every GPU runs its layers' recompute for every micro-batch: per-GPU
+  // layer FLOPs x layers x micro-batches of the whole batch x the tp x cp
+  // GPUs that share a layer.
+  const double moe_frac = s.model.is_moe() ? moe_layer_count(s.model) / static_cast<double>(s.model.layers) : 0.0;
+  const double rec_layer = (1 - moe_frac) * dense.rec.flops + moe_frac * moe.rec.flops;
+  const double rec_all = rec_layer * s.model.layers * (static_cast<double>(t.global_batch) / t.micro_batch) * par.tp * par.cp;
+  r.model_flops = model_flops_of(s, rec_all, &r.hardware_flops);
   const double peak = s.system.device.matmul_flops[static_cast<int>(t.precision)];
   r.tflops_per_gpu = r.model_flops / r.iteration_time_s / gpus / 1e12;
   r.mfu = r.model_flops / (r.iteration_time_s * gpus * peak);

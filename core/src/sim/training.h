@@ -14,6 +14,7 @@ struct PassTime {
   double attention = 0;  // of which the attention core (overlaps context-parallel exchange)
   double tp = 0, cp = 0, ep = 0;
   double kernels = 0;    // kernels launched (each costs the host training.host_overhead_us)
+  double flops = 0;      // of the GEMMs, attention and element-wise ops
   void add(const Op& op);
 };
 
