@@ -139,13 +139,6 @@ json parallelism_json_impl(const Parallelism& p) {
           {"pp_schedule", sched}, {"virtual_stages", p.virtual_stages}, {"zero", p.zero}};
 }
 
-const char* recompute_name(Recompute r) {
-  return r == Recompute::none        ? "none"
-         : r == Recompute::selective ? "selective"
-         : r == Recompute::full      ? "full"
-                                     : "selective_op";
-}
-
 std::vector<long long> divisors(long long n) {
   std::vector<long long> d;
   for (long long i = 1; i * i <= n; ++i)
@@ -417,7 +410,7 @@ json parallelism_to_json(const Parallelism& p) { return parallelism_json_impl(p)
 
 json training_to_json(const Training& t) {
   json j = {{"global_batch", t.global_batch}, {"micro_batch", t.micro_batch}, {"seq_len", t.seq_len},
-            {"precision", training_precision_name(t)}, {"recompute", recompute_name(t.recompute)},
+            {"precision", training_precision_name(t)}, {"recompute", name_of(recompute_names(), t.recompute)},
             {"optimizer", t.optimizer == Optimizer::adam ? "adam" : "sgd"}, {"flash_attention", t.flash_attention},
             {"overlap", {{"dp", t.overlap.dp}, {"tp", t.overlap.tp}, {"pp", t.overlap.pp}}}};
   if (t.tokens > 0) j["tokens"] = t.tokens;

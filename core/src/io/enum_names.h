@@ -62,4 +62,12 @@ bool value_named(const EnumTable<E>& t, const std::string& name, E* out) {
   return false;
 }
 
+// The name of `value` (empty when the table lacks it).
+template <class E>
+const char* name_of(const EnumTable<E>& t, E value) {
+  for (const auto& [v, n] : t)
+    if (v == value) return n;
+  return "";
+}
+
 }  // namespace llmcalc
