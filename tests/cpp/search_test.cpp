@@ -191,6 +191,23 @@ TEST(Search, Inference) {
     EXPECT_GE(best[i - 1]["output_tokens_per_s_per_gpu"].get<double>(), best[i]["output_tokens_per_s_per_gpu"].get<double>());
 }
 
+// Each plan names its kind of run; the search quotes the validation of every
+// kind among the best plans (the ranking is the model's).
+TEST(Search, PlansCarryTheirRegimeAndItsValidation) {
+  const json out = json::parse(search_json(small_search().dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  const json& s = out["search"];
+  ASSERT_FALSE(s["best"].empty());
+  for (const json& b : s["best"]) {
+    const std::string id = b["regime"].get<std::string>();
+    ASSERT_TRUE(s["accuracy"].contains(id)) << id;
+    EXPECT_TRUE(s["accuracy"][id]["metrics"].is_array());
+    EXPECT_FALSE(s["accuracy"][id]["label"].get<std::string>().empty());
+    const bool model_parallel = b["parallelism"]["tp"].get<int>() > 1 || b["parallelism"]["pp"].get<int>() > 1;
+    if (model_parallel) EXPECT_EQ(id, "dense_model_parallel_training");
+  }
+}
+
 TEST(Search, Errors) {
   json in = small_search();
   in.erase("search");

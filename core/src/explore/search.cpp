@@ -21,6 +21,7 @@
 #include "requests.h"
 #include "training.h"
 #include "cost.h"
+#include "accuracy.h"
 #include "enum_names.h"
 
 namespace llmcalc {
@@ -371,6 +372,22 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
   }
 }
 
+// The validation of each kind of plan among `plans` (their "regime"s): the
+// ranking is the model's, and kinds of run the model has been optimistic
+// about can rank too high (accuracy.h).
+json regimes_of(const json& plans) {
+  json out = json::object();
+  const json& table = accuracy_table().at("regimes");
+  for (const json& p : plans) {
+    const std::string id = p.value("regime", "");
+    if (id.empty() || out.contains(id)) continue;
+    for (const Regime& r : regimes())
+      if (id == r.id)
+        out[id] = {{"label", r.label}, {"metrics", table.contains(id) ? table.at(id).at("metrics") : json::array()}};
+  }
+  return out;
+}
+
 // One returned configuration, re-evaluated by the reference model.
 json entry_json(const Scenario& base, const Candidate& c) {
   Scenario s = base;
@@ -380,6 +397,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
   if (s.mode == Mode::training) {
     s.train.micro_batch = c.micro_batch;
     s.train.recompute = c.rc;
+    j["regime"] = regime_of(s).id;
     const TrainingResult r = evaluate_training(s);
     j["training"] = training_to_json(s.train);
     j["iteration_time_s"] = r.iteration_time_s;
@@ -389,6 +407,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["bound"] = r.bound;
   } else {
     s.infer.batch = c.batch;
+    j["regime"] = regime_of(s).id;
     const InferenceResult r = evaluate_inference(s);
     const Inference& in = s.infer;
     j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
@@ -435,7 +454,7 @@ json search_scenario(const json& input, long long max_configs) {
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
-              {"best", best}, {"pareto", front}, {"truncated", n.truncated}};
+              {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"accuracy", regimes_of(best)}};
   if (n.truncated) out["limit"] = n.limit;
   if (n.feasible == 0)
     out["warnings"] = json::array({"no configuration fits (or meets the latency bounds) on " + std::to_string(gpus) + " GPUs"});

@@ -9,6 +9,7 @@ import { heatmap, scatter } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { numberInput, readNumber } from '../form/explore-inputs.js';
 import { fieldApplies, requestFields } from '../state/fields.js';
+import { accuracySummary } from './results.js';
 
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
@@ -93,6 +94,21 @@ function planTable(best, mode, onApply) {
   });
   return el('div', { class: 'table-scroll search-table' }, [
     el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}` }), el('thead', {}, [head]), body]),
+  ]);
+}
+
+// The ranking is the model's: how far it has been from published runs of
+// each kind of plan listed (search.accuracy, keyed by the plans' regime).
+function rankingNote(s) {
+  const kinds = Object.entries(s.accuracy || {});
+  if (!kinds.length) return null;
+  const lines = kinds.map(([id, a]) => {
+    const summary = accuracySummary(a.metrics);
+    return el('li', { 'data-regime': id, text: `${a.label}: ${summary || 'no published run of this kind in the validation set'}.` });
+  });
+  return el('div', { class: 'accuracy-note search-accuracy' }, [
+    el('p', { text: 'The ranking is the model\u2019s. Published runs of the kinds listed were this far from it:' }),
+    el('ul', {}, lines),
   ]);
 }
 
@@ -224,6 +240,7 @@ export class SearchView {
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
       this.heat,
       s.best?.length ? planTable(s.best, mode, this.ctx.onApply) : el('p', { class: 'view-missing', text: 'No plan fits.' }),
+      s.best?.length ? rankingNote(s) : null,
       points.length
         ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
         : null,
