@@ -13,9 +13,14 @@ test('a ZeRO-3 data-parallel plan quotes the sharded-data-parallel runs', async 
   const { page, errors } = await openPage('v=1&dp=8&z=3&gb=64&sl=4096');
   await waitEvaluated(page);
   assert.equal(await note(page).getAttribute('data-regime'), 'sharded_data_parallel_training');
-  const text = await note(page).textContent();
+  const text = await note(page).locator('p').textContent();
   assert.match(text, /^Validation against published runs of this kind \(fully sharded data parallel/);
   assert.match(text, /iteration time off by [0-9.]+% on average \(predicted [0-9.]+% (high|low) on balance, worst [0-9.]+%, [0-9]+ runs\)/);
+  // the runs behind the figures, each with its signed error
+  await note(page).locator('details.accuracy-runs summary').click();
+  const runs = await note(page).locator('details.accuracy-runs li').allTextContents();
+  assert.equal(runs.length, Number(text.match(/([0-9]+) runs\)/)[1]));
+  assert.ok(runs.every((r) => /^iteration time, \S+: [+−][0-9.]+% \(.+\)$/.test(r)), runs.join('\n'));
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -24,7 +29,7 @@ test('serving quotes each measured metric; a tensor-parallel plan changes the re
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=4&b=32');
   await waitEvaluated(page);
   assert.equal(await note(page).getAttribute('data-regime'), 'dense_inference');
-  assert.match(await note(page).textContent(), /output tokens\/s .* time to first token .* time per output token/);
+  assert.match(await note(page).locator('p').textContent(), /output tokens\/s .* time to first token .* time per output token/);
   await page.close();
   const { page: p2 } = await openPage('v=1&tp=2&dp=4&gb=64&sl=4096');
   await waitEvaluated(p2);

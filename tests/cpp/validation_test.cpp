@@ -228,7 +228,10 @@ TEST(Accuracy, CommittedTableIsCurrent) {
       EXPECT_FALSE(row.regime.empty()) << row.id;
     }
   for (const auto& [id, regime] : fresh.at("regimes").items())
-    for (const auto& m : regime.at("metrics")) covered += m.at("cases").get<int>();
+    for (const auto& m : regime.at("metrics")) {
+      covered += m.at("cases").get<int>();
+      EXPECT_EQ(m.at("runs").size(), m.at("cases").get<size_t>()) << id;
+    }
   EXPECT_EQ(covered, rows);
 }
 

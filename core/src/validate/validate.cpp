@@ -139,18 +139,20 @@ std::string report_accuracy(const ValidationReport& r) {
               {"regimes", json::object()}};
   for (const Regime& reg : regimes()) {
     std::map<std::string, ValidationGroup> by_metric;
+    std::map<std::string, json> runs;  // the cases behind each figure, so a reader can look them up
     for (const auto& row : r.rows) {
       if (row.skipped || row.regime != reg.id) continue;
       ValidationGroup& g = by_metric[row.metric];
       g.metric = row.metric;
       add_error(g, row.error);
+      runs[row.metric].push_back({{"id", row.id}, {"source", row.source.substr(0, row.source.find(';'))}, {"error", row.error}});
     }
     if (by_metric.empty()) continue;
     json metrics = json::array();
     for (const auto& [name, sum] : by_metric) {
       const ValidationGroup g = averaged(sum);
       metrics.push_back({{"metric", name}, {"cases", g.cases}, {"mean_abs_error", g.mean_abs_error},
-                         {"max_abs_error", g.max_abs_error}, {"mean_error", g.mean_error}});
+                         {"max_abs_error", g.max_abs_error}, {"mean_error", g.mean_error}, {"runs", runs[name]}});
     }
     out["regimes"][reg.id] = {{"label", reg.label}, {"metrics", metrics}};
   }

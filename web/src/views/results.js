@@ -193,6 +193,20 @@ export function accuracySummary(metrics) {
   }).join('; ');
 }
 
+// The published runs behind the figures: case id, signed error, source.
+function accuracyRuns(metrics) {
+  const items = [];
+  for (const m of metrics) {
+    if (!(m.metric in ACCURACY_METRICS) || !Array.isArray(m.runs)) continue;
+    for (const r of m.runs) {
+      const sign = r.error >= 0 ? '+' : '\u2212';
+      items.push(el('li', { text: `${ACCURACY_METRICS[m.metric]}, ${r.id}: ${sign}${pct1(Math.abs(r.error))} (${r.source})` }));
+    }
+  }
+  if (!items.length) return null;
+  return el('details', { class: 'accuracy-runs' }, [el('summary', { text: `The published runs (${items.length})` }), el('ul', {}, items)]);
+}
+
 export function accuracyNote(result) {
   const a = result?.accuracy;
   if (!a || typeof a.label !== 'string' || !Array.isArray(a.metrics)) return null;
@@ -200,7 +214,8 @@ export function accuracyNote(result) {
   const text = summary
     ? `Validation against published runs of this kind (${a.label}): ${summary}.`
     : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
-  return el('p', { class: 'accuracy-note', 'data-regime': String(a.regime || ''), text });
+  const runs = accuracyRuns(a.metrics);
+  return el('div', { class: 'accuracy-note', 'data-regime': String(a.regime || '') }, [el('p', { text }), runs].filter(Boolean));
 }
 
 // KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the
