@@ -145,7 +145,7 @@ std::string report_accuracy(const ValidationReport& r) {
       ValidationGroup& g = by_metric[row.metric];
       g.metric = row.metric;
       add_error(g, row.error);
-      runs[row.metric].push_back({{"id", row.id}, {"source", row.source.substr(0, row.source.find(';'))}, {"error", row.error}});
+      runs[row.metric].push_back({{"id", row.id}, {"source", row.source.substr(0, row.source.find(';'))}, {"signed_error", row.error}});
     }
     if (by_metric.empty()) continue;
     json metrics = json::array();

@@ -199,8 +199,8 @@ function accuracyRuns(metrics) {
   for (const m of metrics) {
     if (!(m.metric in ACCURACY_METRICS) || !Array.isArray(m.runs)) continue;
     for (const r of m.runs) {
-      const sign = r.error >= 0 ? '+' : '\u2212';
-      items.push(el('li', { text: `${ACCURACY_METRICS[m.metric]}, ${r.id}: ${sign}${pct1(Math.abs(r.error))} (${r.source})` }));
+      const sign = r.signed_error >= 0 ? '+' : '\u2212';
+      items.push(el('li', { text: `${ACCURACY_METRICS[m.metric]}, ${r.id}: ${sign}${pct1(Math.abs(r.signed_error))} (${r.source})` }));
     }
   }
   if (!items.length) return null;
