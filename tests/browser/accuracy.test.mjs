@@ -14,7 +14,9 @@ test('a ZeRO-3 data-parallel plan quotes the sharded-data-parallel runs', async 
   await waitEvaluated(page);
   assert.equal(await note(page).getAttribute('data-regime'), 'sharded_data_parallel_training');
   const text = await note(page).locator('p').textContent();
-  assert.match(text, /^Validation against published runs of this kind \(fully sharded data parallel/);
+  // 27% mean error on these runs: beyond the 15% target, said in words and colour
+  assert.match(text, /^Caution: Validation against published runs of this kind \(fully sharded data parallel/);
+  assert.match(await note(page).getAttribute('class'), /\bwide\b/);
   assert.match(text, /iteration time off by [0-9.]+% on average \(predicted [0-9.]+% (high|low) on balance, worst [0-9.]+%, [0-9]+ runs\)/);
   // the runs behind the figures, each with its signed error
   await note(page).locator('details.accuracy-runs summary').click();
@@ -34,6 +36,7 @@ test('serving quotes each measured metric; a tensor-parallel plan changes the re
   const { page: p2 } = await openPage('v=1&tp=2&dp=4&gb=64&sl=4096');
   await waitEvaluated(p2);
   assert.equal(await note(p2).getAttribute('data-regime'), 'dense_model_parallel_training');
+  assert.doesNotMatch(await note(p2).getAttribute('class'), /\bwide\b/);  // 4-5% on Megatron-style runs
   assert.deepEqual(errors, []);
   await p2.close();
 });

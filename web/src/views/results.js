@@ -211,11 +211,14 @@ export function accuracyNote(result) {
   const a = result?.accuracy;
   if (!a || typeof a.label !== 'string' || !Array.isArray(a.metrics)) return null;
   const summary = accuracySummary(a.metrics);
+  // Beyond 15% mean error (the accuracy the project targets per family) the
+  // line says so in words and in colour.
+  const wide = a.metrics.some((m) => m.metric in ACCURACY_METRICS && m.mean_abs_error >= 0.15);
   const text = summary
-    ? `Validation against published runs of this kind (${a.label}): ${summary}.`
+    ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.`
     : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
   const runs = accuracyRuns(a.metrics);
-  return el('div', { class: 'accuracy-note', 'data-regime': String(a.regime || '') }, [el('p', { text }), runs].filter(Boolean));
+  return el('div', { class: `accuracy-note${wide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs].filter(Boolean));
 }
 
 // KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the
