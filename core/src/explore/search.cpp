@@ -377,14 +377,9 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
 // about can rank too high (accuracy.h).
 json regimes_of(const json& plans) {
   json out = json::object();
-  const json& table = accuracy_table().at("regimes");
-  for (const json& p : plans) {
-    const std::string id = p.value("regime", "");
-    if (id.empty() || out.contains(id)) continue;
+  for (const json& p : plans)
     for (const Regime& r : regimes())
-      if (id == r.id)
-        out[id] = {{"label", r.label}, {"metrics", table.contains(id) ? table.at(id).at("metrics") : json::array()}};
-  }
+      if (p.value("regime", "") == r.id && !out.contains(r.id)) out[r.id] = regime_accuracy(r);
   return out;
 }
 

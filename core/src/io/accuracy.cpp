@@ -51,11 +51,16 @@ const json& accuracy_table() {
   return kTable;
 }
 
+json regime_accuracy(const Regime& r) {
+  const json& all = accuracy_table().at("regimes");
+  return {{"label", r.label}, {"metrics", all.contains(r.id) ? all.at(r.id).at("metrics") : json::array()}};
+}
+
 json accuracy_json(const Scenario& s) {
   const Regime& r = regime_of(s);
-  const json& all = accuracy_table().at("regimes");
-  json metrics = all.contains(r.id) ? all.at(r.id).at("metrics") : json::array();
-  return {{"regime", r.id}, {"label", r.label}, {"metrics", metrics}};
+  json out = regime_accuracy(r);
+  out["regime"] = r.id;
+  return out;
 }
 
 }  // namespace llmcalc

@@ -24,8 +24,10 @@ const std::vector<Regime>& regimes();
 const Regime& regime_of(const Scenario& s);
 // The embedded summary: {"regimes": {id: {"label", "metrics": [{metric, cases, ...}]}}}.
 const json& accuracy_table();
-// {"regime", "label", "metrics": [...]} for the result of `s`; metrics is
-// empty when no published run of that kind is in the validation set.
+// {"label", "metrics": [...]} of one regime; metrics is empty when no
+// published run of that kind is in the validation set.
+json regime_accuracy(const Regime& r);
+// regime_accuracy of the scenario's regime, with its id as "regime".
 json accuracy_json(const Scenario& s);
 
 }  // namespace llmcalc
