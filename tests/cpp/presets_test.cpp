@@ -42,6 +42,18 @@ TEST(Presets, RequiredIdsExist) {
     EXPECT_NE(find_preset("models", id), nullptr) << id;
 }
 
+// The scenario contract's example names "llama3-70b"; an alias resolves to
+// the same model object as its preset, and ids stay unique.
+TEST(Presets, AliasesResolveToTheirPreset) {
+  EXPECT_EQ(find_preset("models", "llama3-70b"), find_preset("models", "llama3.1-70b"));
+  EXPECT_EQ(find_preset("models", "llama3-8b"), find_preset("models", "llama3.1-8b"));
+  EXPECT_EQ(find_preset("models", "llama3-7b"), nullptr);
+  for (const char* kind : {"models", "systems"})
+    for (const auto& [id, file] : all_presets().at(kind).items())
+      for (const auto& alias : file.value("aliases", json::array()))
+        EXPECT_FALSE(all_presets().at(kind).contains(alias.get<std::string>())) << id << " alias " << alias;
+}
+
 TEST(Presets, EveryNumberHasASource) {
   for (const char* kind : {"models", "systems"}) {
     const json& group = all_presets().at(kind);

@@ -35,6 +35,10 @@ nlohmann::json embedded_file(const std::string& rel) {
 const nlohmann::json* find_preset(const std::string& kind, const std::string& id) {
   const auto& group = all_presets().at(kind);
   auto it = group.find(id);
+  // An older name of the same thing (the contract's example says "llama3-70b").
+  for (auto a = group.begin(); it == group.end() && a != group.end(); ++a)
+    for (const auto& alias : a.value().value("aliases", nlohmann::json::array()))
+      if (alias == id) it = a;
   if (it == group.end()) return nullptr;
   return &it->at(kind == "models" ? "model" : "system");
 }
