@@ -53,6 +53,22 @@ test('search on llama3.1-8b / 16 GPUs: heatmap, ranked plans, Pareto front; Appl
   assert.deepEqual(errors, []);
 });
 
+// At a common laptop width the ten plans, Apply buttons included, fit the
+// panel without a sideways scroll (units sit in the headers, headers wrap).
+test('the plans table fits the panel at 1366 px', async () => {
+  const viewport = { width: 1366, height: 900 };
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&gb=128&view=search&qg=64', { viewport });
+  await searchDone(page);
+  const [table, panel] = await page.evaluate(() => {
+    const t = document.querySelector('table.plans');
+    return [t.scrollWidth, t.parentElement.clientWidth];
+  });
+  assert.ok(table <= panel, `plans table ${table} px in a ${panel} px panel`);
+  assert.equal(await page.locator('table.plans tbody tr').count(), 10);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('GPT-3 175B on 1,024 GPUs, global batch 1536: the search takes under 2 s in the browser', async () => {
   const { page, errors } = await openPage('v=1&m=gpt3-175b&s=dgx-a100-80gb&gb=1536&view=search&qg=1024');
   await searchDone(page);

@@ -65,9 +65,10 @@ const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
 function planCells(e, mode) {
   const p = e.parallelism || {};
   const common = [fmt.seconds(planTime(e))];
+  // The header names the unit: the cells keep the table inside the panel.
   const perf = training(mode)
-    ? [fmt.rate(e.tokens_per_s, 'tokens/s'), fmt.percent(e.mfu)]
-    : [fmt.rate(e.output_tokens_per_s_per_gpu, 'tokens/s'), fmt.seconds(e.ttft_s), fmt.seconds(e.tpot_s)];
+    ? [fmt.num(e.tokens_per_s), fmt.percent(e.mfu)]
+    : [fmt.num(e.output_tokens_per_s_per_gpu), fmt.seconds(e.ttft_s), fmt.seconds(e.tpot_s)];
   const par = training(mode)
     ? [p.tp, p.pp, p.dp, p.cp, p.ep, p.sp ? 'yes' : 'no', p.zero, `${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`, e.training?.micro_batch, e.training?.recompute]
     : [p.tp, p.pp, p.dp, e.inference?.batch];
@@ -76,8 +77,8 @@ function planCells(e, mode) {
 
 function planHeaders(mode) {
   return training(mode)
-    ? ['iteration', 'tokens/s', 'MFU', 'memory/GPU', 'TP', 'PP', 'DP', 'CP', 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
-    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory/GPU', 'TP', 'PP', 'DP', 'batch'];
+    ? ['iteration', 'tokens/s', 'MFU', 'memory per GPU', 'TP', 'PP', 'DP', 'CP', 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
+    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch'];
 }
 
 function planTable(best, mode, onApply) {
@@ -87,7 +88,7 @@ function planTable(best, mode, onApply) {
     body.append(
       el('tr', { 'data-rank': i + 1, 'data-time': planTime(e) }, [
         el('th', { scope: 'row', text: String(i + 1) }),
-        ...planCells(e, mode).map((t) => el('td', { class: 'num', text: t })),
+        ...planCells(e, mode).map((t) => el('td', { class: /^[\d–]/.test(t) ? 'num' : null, text: t })),
         el('td', {}, [el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': `Apply plan ${i + 1} to the calculator`, onclick: () => onApply(e) })]),
       ]),
     );
