@@ -76,7 +76,8 @@ function limitMarks(limit, format, over, max) {
     Plot.text(data, {
       x: 'value',
       frameAnchor: 'top',
-      dy: -8,
+      lineAnchor: 'bottom', // the whole label above the bar, never on it
+      dy: -5,
       dx: right ? -4 : 4,
       textAnchor: right ? 'end' : 'start',
       text: (l) => `${l.label} ${format(l.value)}`,
