@@ -20,6 +20,17 @@ export function loadWasm() {
   return modPromise;
 }
 
+// What the page's state code needs: the module, its schema and presets, and
+// the page's defaults (mode, model and system from the schema, nothing set).
+export async function pageContext() {
+  const mod = await loadWasm();
+  const schema = JSON.parse(mod.schema());
+  const presets = JSON.parse(mod.presets());
+  const def = (k) => schema.fields.find((f) => f.key === k).default;
+  const defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
+  return { mod, schema, presets, defaults };
+}
+
 export function nativeCliPath() {
   for (const p of ['build/native/llmcalc', 'build/native/core/llmcalc']) {
     const full = join(repoRoot, p);

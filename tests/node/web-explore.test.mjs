@@ -10,19 +10,10 @@ import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { heatmapAxes, searchSpec } from '../../web/src/views/search-view.js';
 import { sweepInputs } from '../../web/src/views/sweep-view.js';
-import { loadWasm } from './wasm.mjs';
+import { pageContext } from './wasm.mjs';
 
-let mod;
-let schema;
-let presets;
-let defaults;
-before(async () => {
-  mod = await loadWasm();
-  schema = JSON.parse(mod.schema());
-  presets = JSON.parse(mod.presets());
-  const def = (k) => schema.fields.find((f) => f.key === k).default;
-  defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
-});
+let mod, schema, presets, defaults;
+before(async () => ({ mod, schema, presets, defaults } = await pageContext()));
 
 test('request fields: each with a url key but budget.node; none collides with the page keys', () => {
   const keys = exploreKeys(schema);

@@ -9,19 +9,10 @@ import { Store } from '../../web/src/state/store.js';
 import { embedSnippet, embedUrl } from '../../web/src/views/embed.js';
 import { compareRows, stateDiff } from '../../web/src/views/compare.js';
 import { opsToCsv } from '../../web/src/views/export.js';
-import { loadWasm } from './wasm.mjs';
+import { pageContext } from './wasm.mjs';
 
-let mod;
-let schema;
-let presets;
-let defaults;
-before(async () => {
-  mod = await loadWasm();
-  schema = JSON.parse(mod.schema());
-  presets = JSON.parse(mod.presets());
-  const def = (k) => schema.fields.find((f) => f.key === k).default;
-  defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
-});
+let mod, schema, presets, defaults;
+before(async () => ({ mod, schema, presets, defaults } = await pageContext()));
 
 test('url keys are unique and leave the page keys free; the system fields say where they live', () => {
   const urls = schema.fields.filter((f) => f.url).map((f) => f.url);

@@ -7,19 +7,10 @@ import { decodeState, encodeState } from '../../web/src/state/url-state.js';
 import { buildScenario, baseline, parseNumber } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { fieldForPath } from '../../web/src/form/schema-form.js';
-import { loadWasm } from './wasm.mjs';
+import { pageContext } from './wasm.mjs';
 
-let mod;
-let schema;
-let presets;
-let defaults;
-before(async () => {
-  mod = await loadWasm();
-  schema = JSON.parse(mod.schema());
-  presets = JSON.parse(mod.presets());
-  const def = (k) => schema.fields.find((f) => f.key === k).default;
-  defaults = { mode: def('mode'), model: def('model'), system: def('system'), values: {} };
-});
+let mod, schema, presets, defaults;
+before(async () => ({ mod, schema, presets, defaults } = await pageContext()));
 
 test('schema fields have unique keys and url keys', () => {
   const keys = schema.fields.map((f) => f.key);
