@@ -11,7 +11,7 @@ setup();
 const card = (page, key) => page.locator(`#results [data-key="${key}"] .value`).textContent();
 
 test('the first screen is a plan that fits: Llama 3.1 8B on one 8-GPU H100 node', async () => {
-  const { page, errors } = await openPage();
+  const { page, errors } = await openPage('', { viewport: { width: 1366, height: 900 } });
   await waitEvaluated(page);
   const verdict = await page.locator('#results .verdict').textContent();
   assert.match(verdict, /^Fits: /);
@@ -22,6 +22,13 @@ test('the first screen is a plan that fits: Llama 3.1 8B on one 8-GPU H100 node'
   // the link holds the plan, relative to the defaults every older link used
   assert.match(page.url(), /#v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192$/);
   assert.equal(await page.locator('[data-key="parallelism.tp"] input').inputValue(), '2');
+  // every headline figure sits inside its card, with room to spare
+  const cramped = await page.evaluate(() =>
+    [...document.querySelectorAll('#results .card .value')]
+      .filter((v) => v.getBoundingClientRect().right > v.closest('.card').getBoundingClientRect().right - 6)
+      .map((v) => v.closest('.card').dataset.key),
+  );
+  assert.deepEqual(cramped, []);
   await shot(page, 'first-screen');
   // Reset after a change comes back to it
   await page.locator('[data-key="parallelism.tp"] input').fill('8');
