@@ -1,6 +1,7 @@
 // Recompute to fit: a plan stated without recomputation whose activations
 // overflow the device is timed with the fewest whole layers recomputed that
-// make it fit; and fp8 layers save their quantised GEMM inputs.
+// make it fit (every layer under FSDP-style sharding); and fp8 layers save
+// their quantised GEMM inputs.
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -18,23 +19,47 @@ bool has_fit_warning(const json& out) {
   return false;
 }
 
-TEST(RecomputeFit, OverflowingPlanRecomputesSomeLayers) {
-  const json on = eval_ok(fsdp_70b("none"));
-  json s = fsdp_70b("none");
-  s["training"]["recompute_to_fit"] = false;
-  const json off = eval_ok(s);
-  const json full = eval_ok(fsdp_70b("full"));
-  ASSERT_FALSE(off["training"]["fits"].get<bool>());  // the premise: 80 layers of 4k tokens overflow 80 GB
-  EXPECT_TRUE(has_fit_warning(on));
-  EXPECT_FALSE(has_fit_warning(off));
-  const double t_on = on["training"]["iteration_time_s"], t_off = off["training"]["iteration_time_s"];
-  const double t_full = full["training"]["iteration_time_s"];
-  EXPECT_GT(on["training"]["time_breakdown_s"]["recompute"].get<double>(), 0.0);
-  EXPECT_EQ(off["training"]["time_breakdown_s"]["recompute"].get<double>(), 0.0);
+json megatron_70b(const char* recompute) {  // 70B, tp 4 x pp 2 x dp 8 on 64 GPUs, 8k tokens per micro-batch
+  return {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+          {"parallelism", {{"tp", 4}, {"pp", 2}, {"dp", 8}, {"sp", true}, {"zero", 1}}},
+          {"training", {{"global_batch", 128}, {"micro_batch", 1}, {"seq_len", 8192}, {"recompute", recompute}}}};
+}
+
+struct FitRuns {
+  json on, off, full;
+};
+
+FitRuns fit_runs(json (*plan)(const char*)) {
+  json off = plan("none");
+  off["training"]["recompute_to_fit"] = false;
+  return {eval_ok(plan("none")), eval_ok(off), eval_ok(plan("full"))};
+}
+
+// Megatron (tensor / pipeline parallel): the fewest whole layers per stage.
+TEST(RecomputeFit, OverflowingMegatronPlanRecomputesSomeLayers) {
+  const FitRuns r = fit_runs(megatron_70b);
+  ASSERT_FALSE(r.off["training"]["fits"].get<bool>());  // the premise: 40 layers of 8k tokens overflow 80 GB
+  EXPECT_TRUE(has_fit_warning(r.on));
+  EXPECT_FALSE(has_fit_warning(r.off));
+  const double t_on = r.on["training"]["iteration_time_s"], t_off = r.off["training"]["iteration_time_s"];
+  EXPECT_GT(r.on["training"]["time_breakdown_s"]["recompute"].get<double>(), 0.0);
+  EXPECT_EQ(r.off["training"]["time_breakdown_s"]["recompute"].get<double>(), 0.0);
   EXPECT_GT(t_on, t_off);
-  EXPECT_LT(t_on, t_full);  // only some layers, not every one
+  EXPECT_LT(t_on, r.full["training"]["iteration_time_s"].get<double>());  // only some layers, not every one
   // Memory stays the plan as given.
-  EXPECT_EQ(on["training"]["memory_bytes"]["activations"], off["training"]["memory_bytes"]["activations"]);
+  EXPECT_EQ(r.on["training"]["memory_bytes"]["activations"], r.off["training"]["memory_bytes"]["activations"]);
+}
+
+// ZeRO-3 without tp or pp (FSDP, JAX): every block is checkpointed alike,
+// so the plan is timed as full recompute.
+TEST(RecomputeFit, OverflowingFsdpPlanRecomputesEveryLayer) {
+  const FitRuns r = fit_runs(fsdp_70b);
+  ASSERT_FALSE(r.off["training"]["fits"].get<bool>());  // the premise: 80 layers of 4k tokens overflow 80 GB
+  EXPECT_TRUE(has_fit_warning(r.on));
+  EXPECT_NEAR(r.on["training"]["iteration_time_s"].get<double>(), r.full["training"]["iteration_time_s"].get<double>(),
+              1e-9 * r.full["training"]["iteration_time_s"].get<double>());
+  EXPECT_GT(r.on["training"]["iteration_time_s"].get<double>(), r.off["training"]["iteration_time_s"].get<double>());
+  EXPECT_EQ(r.on["training"]["memory_bytes"]["activations"], r.off["training"]["memory_bytes"]["activations"]);
 }
 
 TEST(RecomputeFit, PlanThatFitsIsUnchanged) {

@@ -101,8 +101,9 @@ TEST(Validation, DgxCloudH100IterationTime) {
 
 // FSDP / ZeRO-3 without model parallelism (issue 12). Bounds are what the
 // model reaches today with every scenario at its defaults (best attention
-// kernel, 16-bit weight gathers): it stays too fast here (bias < 0), so
-// these guard against regressions, not the issue's 15% target.
+// kernel, 16-bit weight gathers, every block recomputed where a plan given
+// without recompute overflows): they guard against regressions, not the
+// issue's 15% target. PaxML stays too fast (bias < 0).
 TEST(Validation, FsdpRegimeIterationTime) {
   int n = 0;
   auto [mpt_mean, mpt_max] = errors("MosaicML llm-foundry", "training.iteration_time_s", &n);
@@ -113,14 +114,14 @@ TEST(Validation, FsdpRegimeIterationTime) {
   int jax = 0;
   for (const auto& row : report().rows)
     if (!row.skipped && (row.id.find("maxtext") != std::string::npos || row.id.find("paxml") != std::string::npos)) {
-      EXPECT_LT(row.error, 0.0) << row.id;
+      if (row.id.find("paxml") != std::string::npos) EXPECT_LT(row.error, 0.0) << row.id;
       sum += std::fabs(row.error);
       mx = std::max(mx, std::fabs(row.error));
       ++jax;
     }
   EXPECT_EQ(jax, 3);
-  EXPECT_LE(sum / jax, 0.24);  // MaxText 70B and PaxML 175B overflow memory without recompute
-  EXPECT_LE(mx, 0.35);
+  EXPECT_LE(sum / jax, 0.20);  // MaxText 70B and PaxML 175B overflow memory without recompute
+  EXPECT_LE(mx, 0.31);
   auto [zero3, zero3_max] = errors("Narayanan et al. 2021, Table 2", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 1);
   EXPECT_LE(zero3, 0.37);
