@@ -1,6 +1,7 @@
 // Mixture-of-experts training mechanisms: parallel folding (etp x ep over
 // tp x cp x dp), Megatron-Core token dispatch volumes, the expected maximum
-// load under top-k routing, all-to-all across nodes, EP overlap, fp8
+// load under top-k routing, all-to-all across nodes (DeepEP's per-node
+// dispatch too), EP overlap, fp8
 // recipes, and the Blackwell GEMM operand sharing.
 #include <gtest/gtest.h>
 
@@ -126,6 +127,48 @@ TEST(Moe, AllToAllAcrossNodesUsesEachRanksOwnLink) {
   EXPECT_NEAR(collective_time(sys, Collective::all_to_all, {16, 1, 16}, S), 0.5 * S / 10e9, 1e-9);
   // Inside a node: (n-1)/n of the buffer over NVLink.
   EXPECT_NEAR(collective_time(sys, Collective::all_to_all, {8, 1, 16}, S), 7.0 / 8 * S / 100e9, 1e-9);
+}
+
+// DeepEP dispatch: a token crosses the network once per remote node that
+// holds any of its experts. Hypergeometric: one copy reaches a given remote
+// node with probability 1/D; k copies over E experts miss a node with
+// probability C(E - E/D, k) / C(E, k).
+TEST(Moe, NodeDedupCountsRemoteNodesPerToken) {
+  EXPECT_EQ(remote_domains_per_token({8, 128}, 1), 0.0);
+  EXPECT_NEAR(remote_domains_per_token({1, 128}, 4), 3.0 / 4, 1e-12);
+  double miss = 1;  // DeepSeek-V3: 256 experts, top 8, EP over 8 nodes
+  for (int i = 0; i < 8; ++i) miss *= (224.0 - i) / (256.0 - i);
+  EXPECT_NEAR(remote_domains_per_token({8, 256}, 8), 7 * (1 - miss), 1e-12);
+  EXPECT_LT(remote_domains_per_token({8, 256}, 8), 7 * 8 / 8.0);  // fewer than the remote copies
+  EXPECT_NEAR(remote_domains_per_token({64, 64}, 4), 3.0, 1e-12);  // every expert: every node
+}
+
+// The IB part shrinks from the remote copies, (D-1)/D of the buffer, to the
+// remote nodes per token over k; inside one node nothing changes.
+TEST(Moe, NodeDedupAllToAllSendsLessOverTheNetwork) {
+  System sys;
+  sys.gpus_per_node = 8;
+  sys.network = {{"nvlink", 8, 100e9, 0, 1.0}, {"infiniband", 0, 10e9, 0, 1.0}};
+  const double S = 1e9;
+  const Routing r{8, 128};
+  const double far = remote_domains_per_token(r, 4) / 8 * S / 10e9;
+  EXPECT_NEAR(routed_all_to_all_time(sys, {32, 1, 32}, S, r), far, 1e-9);
+  EXPECT_LT(routed_all_to_all_time(sys, {32, 1, 32}, S, r), collective_time(sys, Collective::all_to_all, {32, 1, 32}, S));
+  EXPECT_EQ(routed_all_to_all_time(sys, {8, 1, 8}, S, r), collective_time(sys, Collective::all_to_all, {8, 1, 8}, S));
+  EXPECT_EQ(routed_all_to_all_time(sys, {32, 1, 32}, S, {0, 0}), collective_time(sys, Collective::all_to_all, {32, 1, 32}, S));
+}
+
+TEST(Moe, DeepEpDispatcherCutsExpertParallelTimeAcrossNodes) {
+  json a = folding(), b = folding();
+  b["training"]["moe_dispatcher"] = "deepep";
+  const json ra = eval_ok(a), rb = eval_ok(b);
+  const double ea = ra["training"]["time_breakdown_s"]["ep_comm"], eb = rb["training"]["time_breakdown_s"]["ep_comm"];
+  EXPECT_LT(eb, 0.7 * ea);  // 32 ranks on 4 nodes, top 8 of 128: 2.7 remote nodes per token, not 6 copies
+  EXPECT_GT(eb, 0.2 * ea);
+  EXPECT_EQ(ra["training"]["time_breakdown_s"]["compute"], rb["training"]["time_breakdown_s"]["compute"]);
+  json c = b;
+  c["training"]["moe_dispatcher"] = "nccl";
+  EXPECT_EQ(eval(c)["error"]["path"], "training.moe_dispatcher");
 }
 
 TEST(Moe, Fp8CurrentScalingAddsAnAmaxPass) {

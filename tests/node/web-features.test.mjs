@@ -135,6 +135,27 @@ test('system paths: a capacity in one unit clears the other; one efficiency numb
 // the schema, system figures included), at its baseline value (or a value in
 // range when it has none) on the first screen of its mode, reaches the core
 // as a key it knows.
+// Every option the page offers for a choice is a value the engine takes
+// (one the device cannot run is refused with its reason, not as unknown).
+test('every option of every scenario choice, set in the page, is accepted by the real engine', () => {
+  const store = new Store(structuredClone(schema), presets);
+  let checked = 0;
+  for (const f of schema.fields.filter((g) => isScenarioField(g) && g.type === 'enum')) {
+    for (const mode of f.modes || ['training', 'inference']) {
+      for (const option of f.values) {
+        const state = store.example(mode);
+        state.values[f.key] = option;
+        const { scenario, errors } = buildScenario(schema, state, presets);
+        assert.deepEqual(errors, [], `${mode} ${f.key}=${option}`);
+        const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+        if (out.error?.path === f.key) assert.match(out.error.message, /the device has no/, `${mode} ${f.key}=${option}: ${out.error.message}`);
+        checked += 1;
+      }
+    }
+  }
+  assert.ok(checked > 60, `${checked} checked`);
+});
+
 test('every numeric scenario field, set in the page, evaluates with the real engine (no unknown key)', () => {
   const store = new Store(structuredClone(schema), presets);
   let checked = 0;

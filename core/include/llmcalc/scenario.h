@@ -29,6 +29,12 @@ enum class Mode { training, inference };
 // top-k routing (the slowest expert-parallel rank gates the layer); "forced"
 // is Megatron-Core's --moe-router-force-load-balancing (benchmarks).
 enum class MoeBalance { random, forced };
+// How the expert-parallel all-to-all moves token copies: "alltoall" sends each
+// copy to its expert's rank (NCCL, Megatron-Core's alltoall dispatcher);
+// "deepep" sends a token once to each remote node that holds any of its
+// experts and forwards it there over NVLink (DeepEP, Megatron-Core's flex
+// dispatcher; DeepSeek-V3, arXiv 2412.19437, section 3.2.2).
+enum class MoeDispatcher { alltoall, deepep };
 // FP8 scaling recipe (Transformer Engine): per-tensor delayed scaling (amax
 // history), per-tensor current scaling (an amax pass before each cast), or
 // MXFP8 (Blackwell: one E8M0 scale per 32 elements, row- and column-wise copies).
@@ -244,6 +250,7 @@ struct Training {
   double host_overhead_s = 0;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead
   Overlap overlap;
   MoeBalance moe_balance = MoeBalance::random;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   double moe_capacity_factor = 0;  // 0: dropless; else tokens above capacity x the mean per expert are dropped
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   bool fp4_mx = false;  // precision fp4: MXFP4 (E8M0 scale per 32) instead of NVFP4 (E4M3 scale per 16)

@@ -117,7 +117,10 @@ LinkModel tier_link(const System& sys, size_t k) {
 // every rank of the domain drives its own link with its own traffic at the
 // same time, so the outer link is not multiplied by the members that share
 // the domain; the slower of the two parts binds (they run concurrently).
-double all_to_all_time(const System& sys, const Group& g, double bytes) {
+// `route`: the token copies per token and the experts they spread over, when
+// a token crosses the outer tier once per remote domain that holds any of its
+// experts and is forwarded inside it (DeepEP); null: every copy is sent.
+double all_to_all_time(const System& sys, const Group& g, double bytes, const Routing* route = nullptr) {
   const double n = static_cast<double>(g.size);
   const LinkModel l = group_link(sys, g);
   if (l.tier == 0) return protocol_time(l, (n - 1) * l.latency_s, (n - 1) / n * bytes, bytes);
@@ -125,16 +128,42 @@ double all_to_all_time(const System& sys, const Group& g, double bytes) {
   const double inner_span = static_cast<double>(span_of(sys, k - 1));
   const double stride = static_cast<double>(g.stride);
   const double near = stride >= inner_span ? 1.0 : std::min(n, std::floor(inner_span / stride));
+  double far_share = (n - near) / n, in_share = (near - 1) / n;
+  if (route) {
+    far_share = remote_domains_per_token(*route, n / near) / route->copies;
+    in_share += (n - near) / n * (near - 1) / near;  // copies forwarded from the receiving rank
+  }
   LinkModel outer = tier_link(sys, k);
   outer.bandwidth_Bps = std::min(outer.bandwidth_Bps, effective_bw(sys.network[k - 1]));
-  const double far = protocol_time(outer, (n - 1) * outer.latency_s, (n - near) / n * bytes, bytes);
+  const double far = protocol_time(outer, (n - 1) * outer.latency_s, far_share * bytes, bytes);
   LinkModel in = tier_link(sys, k - 1);
   in.bandwidth_Bps *= mesh_share(sys, k - 1, near - 1);  // the near peers' direct links on a mesh
-  const double inside = near > 1 ? protocol_time(in, (near - 1) * in.latency_s, (near - 1) / n * bytes, bytes) : 0.0;
+  const double inside = near > 1 ? protocol_time(in, (near - 1) * in.latency_s, in_share * bytes, bytes) : 0.0;
   return std::max(far, inside);
 }
 
 }  // namespace
+
+// Experts spread evenly over `domains`; a token's k distinct experts are a
+// uniform draw, so a given domain holds none of them with probability
+// C(E - E/D, k) / C(E, k), and the token reaches each of the D - 1 remote
+// domains with the complement (DeepSeek-V3's node-limited routing would
+// cap this further; it is not modelled).
+double remote_domains_per_token(const Routing& r, double domains) {
+  if (domains <= 1) return 0;
+  const double E = std::max(r.experts, r.copies), k = std::max(1.0, r.copies);
+  const double elsewhere = E - E / domains;
+  double miss = 1;
+  for (int i = 0; i < static_cast<int>(k) && miss > 0; ++i) miss *= std::max(0.0, elsewhere - i) / (E - i);
+  return std::min(k, (domains - 1) * (1 - miss));
+}
+
+double routed_all_to_all_time(const System& sys, const Group& g, double bytes, const Routing& route) {
+  if (g.size <= 1 || bytes <= 0) return 0;
+  if (route.copies <= 0 || sys.network[static_cast<size_t>(group_link(sys, g).tier)].topology == Topology::torus)
+    return collective_time(sys, Collective::all_to_all, g, bytes);
+  return all_to_all_time(sys, g, bytes, &route);
+}
 
 double collective_time(const System& sys, Collective c, const Group& g, double bytes) {
   const double n = static_cast<double>(g.size);

@@ -35,4 +35,18 @@ LinkModel group_link(const System& sys, const Group& g);
 // all-reduce input, the all-gather output, the reduce-scatter input).
 double collective_time(const System& sys, Collective c, const Group& g, double bytes);
 
+// Token copies of an expert-parallel all-to-all: `copies` per token (top-k)
+// over `experts` spread evenly across the group.
+struct Routing {
+  double copies = 0, experts = 0;
+};
+
+// Remote domains (nodes) of `domains` that one token's copies reach.
+double remote_domains_per_token(const Routing& r, double domains);
+
+// All-to-all where a token crosses the outer tier once per remote domain that
+// holds any of its experts and is forwarded inside it (DeepEP normal kernels;
+// DeepSeek-V3, arXiv 2412.19437, section 3.2.2). copies 0: a plain all-to-all.
+double routed_all_to_all_time(const System& sys, const Group& g, double bytes, const Routing& route);
+
 }  // namespace llmcalc

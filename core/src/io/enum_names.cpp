@@ -72,6 +72,11 @@ const EnumTable<MoeBalance>& moe_balance_names() {
   return t;
 }
 
+const EnumTable<MoeDispatcher>& moe_dispatcher_names() {
+  static const EnumTable<MoeDispatcher> t{{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}};
+  return t;
+}
+
 const EnumTable<Fp8Recipe>& fp8_recipe_names() {
   static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}, {Fp8Recipe::mxfp8, "mxfp8"}};
   return t;

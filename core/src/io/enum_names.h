@@ -23,6 +23,7 @@ const EnumTable<Optimizer>& optimizer_names();
 const EnumTable<bool>& recompute_method_names();
 const EnumTable<AttentionKernel>& attention_kernel_names();
 const EnumTable<MoeBalance>& moe_balance_names();
+const EnumTable<MoeDispatcher>& moe_dispatcher_names();
 const EnumTable<Fp8Recipe>& fp8_recipe_names();
 // ZeRO/FSDP wire formats, as bytes per element: gather 0 = "auto" (the
 // weight copy's own size), reduce fp32 / bf16.

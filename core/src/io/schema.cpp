@@ -138,6 +138,7 @@ void training_fields(Fields& f) {
   add({"training.overlap.pp", "oq", "bool", "", true, 0, 0, {}, "Hide pipeline transfers behind compute.", "training", kTrain});
   add({"training.overlap.ep", "oe", "bool", "", false, 0, 0, {}, "Hide the MoE all-to-all behind another micro-batch's compute (Megatron-Core EP overlap).", "training", kTrain});
   add({"training.moe_balance", "mbl", "enum", "", "random", 0, 0, names_of(moe_balance_names()), "MoE routing load: expected maximum of top-k routing, or forced balance (benchmarks).", "training", kTrain});
+  add({"training.moe_dispatcher", "mdp", "enum", "", "alltoall", 0, 0, names_of(moe_dispatcher_names()), "Expert-parallel token dispatch: alltoall = every token copy to its expert's rank (NCCL); deepep = once per remote node, then NVLink forwarding (DeepEP).", "training", kTrain});
   add({"training.moe_capacity_factor", "mcf", "number", "", 0, 0, 1000, {}, "Expert capacity as a multiple of the mean load (0: dropless).", "training", kTrain});
   add({"training.fp8_recipe", "f8", "enum", "", "delayed", 0, 0, names_of(fp8_recipe_names()), "FP8 scaling: per-tensor delayed or current scaling, or MXFP8 32-element blocks.", "training", kTrain});
   add({"training.tokens", "tk", "number", "tokens", nullptr, 0, 1e16, {}, "Total training tokens (gives time to train).", "training", kTrain});

@@ -149,6 +149,18 @@ void shared_expert_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass
   tp_exit(ops, "moe.shared", p, hidden_bytes);
 }
 
+// Dispatch or combine over the expert-parallel group. DeepEP sends a token
+// once to each remote node that holds any of its k experts (the combine
+// reduces there first) and forwards it over NVLink (DeepSeek-V3 §3.2.2).
+OpSpec routed_all_to_all(const std::string& name, const Model& m, const LayerPass& p, double bytes) {
+  OpSpec op = make_comm(name, Collective::all_to_all, p.ep_group, bytes, "ep");
+  if (p.moe_node_dedup) {
+    op.route_copies = m.moe.top_k;
+    op.route_experts = m.moe.experts;
+  }
+  return op;
+}
+
 }  // namespace
 
 void moe_dispatch_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens) {
@@ -172,7 +184,7 @@ void moe_dispatch_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass&
   OpSpec permute = make_elementwise("moe.permute", (local + sent) * h * ab, 0);
   permute.kernels = 2;
   ops.push_back(permute);
-  if (p.ep > 1) ops.push_back(make_comm("moe.dispatch", Collective::all_to_all, p.ep_group, sent * load * h * ab, "ep"));
+  if (p.ep > 1) ops.push_back(routed_all_to_all("moe.dispatch", m, p, sent * load * h * ab));
   if (p.etp > 1) ops.push_back(make_comm("moe.etp_all_gather", Collective::all_gather, p.etp_group, routed * h * ab, "ep"));
   // Copies arrive grouped by source rank; regroup them by local expert.
   const bool sort = p.ep > 1 && experts_here > 1;
@@ -180,7 +192,7 @@ void moe_dispatch_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass&
   expert_ops(ops, m, p, routed / experts_here, experts_here);
   if (sort) ops.push_back(make_elementwise("moe.unsort_chunks", 2 * routed * h * ab, 0));
   if (p.etp > 1) ops.push_back(make_comm("moe.etp_reduce_scatter", Collective::reduce_scatter, p.etp_group, routed * h * ab, "ep"));
-  if (p.ep > 1) ops.push_back(make_comm("moe.combine", Collective::all_to_all, p.ep_group, sent * load * h * ab, "ep"));
+  if (p.ep > 1) ops.push_back(routed_all_to_all("moe.combine", m, p, sent * load * h * ab));
   // Un-permute: weight each copy by its router probability and sum the k copies back.
   OpSpec unpermute = make_elementwise("moe.unpermute", (sent + local) * h * ab + sent * 4, 2 * sent * h);
   unpermute.kernels = 2;

@@ -33,6 +33,9 @@ struct OpSpec {
   // differ from the forward's (an FP8 all-gather's gradient reduce-scatters
   // in 16 bits; a cast of the local shard still casts the full gradient)
   double grad_bytes = 0;
+  // comm all_to_all of token copies, deduplicated per node (DeepEP): the copies
+  // of one token and the experts they are routed over (0: each copy sent).
+  double route_copies = 0, route_experts = 0;
 };
 
 // What one forward pass of one layer on one GPU sees.
@@ -55,6 +58,7 @@ struct LayerPass {
   bool moe_dispatch = false;
   int etp = 1;
   MoeBalance moe_balance = MoeBalance::forced;
+  bool moe_node_dedup = false;  // dispatch once per remote node (DeepEP)
   double moe_capacity_factor = 0;
   double moe_tokens_per_expert = 0;  // inference decode: tokens per touched expert
   double moe_experts_touched = 0;    // inference decode: distinct experts read

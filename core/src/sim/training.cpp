@@ -56,6 +56,7 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.etp = s.par.expert_tp();
   p.moe_dispatch = true;
   p.moe_balance = t.moe_balance;
+  p.moe_node_dedup = t.moe_dispatcher == MoeDispatcher::deepep;
   p.moe_capacity_factor = t.moe_capacity_factor;
   p.math = t.precision;
   // FP8 and FP4 recipes (Transformer Engine; arXiv 2509.25147) run attention in 16-bit.
