@@ -220,6 +220,9 @@ struct Parallelism {
   // 0: the default, see expert_tp(). MoE parallel folding lets etp x ep span tp x cp x dp.
   int etp = 0;
   long long gpus() const { return 1LL * tp * pp * dp * cp; }
+  // ZeRO-3 / FSDP without tensor or pipeline parallelism: what FSDP and JAX
+  // frameworks run (context parallelism splits the sequence, not the weights).
+  bool fully_sharded() const { return zero >= 3 && tp == 1 && pp == 1; }
   // Megatron-Core's default is etp = tp; where that cannot fold (etp x ep
   // does not divide tp x cp x dp, as in tp 2, dp 16, ep 32) recipes set 1.
   int expert_tp() const {

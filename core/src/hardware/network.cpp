@@ -155,7 +155,7 @@ double remote_domains_per_token(const Routing& r, double domains) {
   const double elsewhere = E - E / domains;
   double miss = 1;
   for (int i = 0; i < static_cast<int>(k) && miss > 0; ++i) miss *= std::max(0.0, elsewhere - i) / (E - i);
-  return std::min(k, (domains - 1) * (1 - miss));
+  return (domains - 1) * (1 - miss);
 }
 
 double routed_all_to_all_time(const System& sys, const Group& g, double bytes, const Routing& route) {

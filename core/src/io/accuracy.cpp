@@ -36,11 +36,11 @@ const Regime& regime_of(const Scenario& s) {
     return regime(w == Precision::int8 || w == Precision::int4 ? "weight_only_inference" : "dense_inference");
   }
   if (s.model.is_moe()) return regime("moe_training");
+  if (s.par.fully_sharded()) return regime("sharded_data_parallel_training");
   // Context parallelism splits the sequence, not the weights: such runs stay
   // data parallel (their costs are the replicated model's).
   const bool model_parallel = s.par.tp > 1 || s.par.pp > 1;
-  if (model_parallel) return regime("dense_model_parallel_training");
-  return regime(s.par.zero >= 3 ? "sharded_data_parallel_training" : "dense_data_parallel_training");
+  return regime(model_parallel ? "dense_model_parallel_training" : "dense_data_parallel_training");
 }
 
 const json& accuracy_table() {

@@ -50,28 +50,24 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
   return w;
 }
 
-// Fully sharded data parallelism without tensor or pipeline parallelism is
-// what FSDP and JAX frameworks run, and they checkpoint every block alike:
-// PyTorch FSDP wraps each transformer block (llm-foundry
-// activation_checkpointing, torchtitan ac mode "full"), MaxText and PaxML
-// apply one remat policy to the scanned layer stack. Megatron's block method
-// (a number of layers) belongs to its tensor / pipeline parallel runs.
-bool checkpoints_every_block(const Parallelism& p) { return p.zero >= 3 && p.tp == 1 && p.pp == 1; }
-
 // A measured run fitted in its GPUs' memory; a plan without recomputation
 // whose activations do not fit must have recomputed some of them (Chen et al.
 // 2016, arXiv 1604.06174: checkpointing trades a forward pass for the
 // activations). The cheapest whole-layer policy is Megatron's block method
 // (--recompute-method block --recompute-num-layers N): the fewest layers N per
-// stage that make the plan fit; every layer where the framework checkpoints
-// every block. 0 when it fits as given or the scenario opts out.
+// stage that make the plan fit. Fully sharded plans (Parallelism::
+// fully_sharded) run on FSDP and JAX frameworks, which checkpoint every block
+// alike: PyTorch FSDP wraps each transformer block (llm-foundry
+// activation_checkpointing, torchtitan ac mode "full"), MaxText and PaxML
+// apply one remat policy to the scanned layer stack; there every layer. 0
+// when it fits as given or the scenario opts out.
 int layers_to_fit(const Scenario& s) {
   const Training& t = s.train;
   if (!t.recompute_to_fit || t.recompute != Recompute::none) return 0;
   const TrainingMemory none = training_memory(s);
   if (none.total <= none.capacity) return 0;
   const int max_layers = stage_layout(s.model, s.par).max_layers;
-  if (checkpoints_every_block(s.par)) return max_layers;
+  if (s.par.fully_sharded()) return max_layers;
   Scenario r = s;
   r.train.recompute = Recompute::full;
   r.train.recompute_block = true;
@@ -117,7 +113,7 @@ Result evaluate(const Scenario& given) {
     r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s);
   r.warnings = warnings_for(given, r);
   if (fit_layers > 0)
-    r.warnings.push_back(checkpoints_every_block(given.par)
+    r.warnings.push_back(given.par.fully_sharded()
                              ? "recompute none does not fit: every layer is recomputed whole to fit, as fully sharded "
                                "data-parallel frameworks checkpoint every block (training.recompute_to_fit)"
                              : "recompute none does not fit: " + std::to_string(fit_layers) +
