@@ -7,8 +7,11 @@
 
 #include "compute.h"
 #include "moe.h"
+#include "memory.h"
 #include "network.h"
+#include "parse.h"
 #include "test_util.h"
+#include "training.h"
 
 namespace llmcalc {
 namespace {
@@ -63,6 +66,33 @@ TEST(Moe, ExpertWeightsShardOverEtpTimesEp) {
   // 2 MoE layers per stage x 128 experts x 3 x 4096 x 1536 bf16 weights, over 32 vs 16 GPUs.
   const double expert_bytes_ep32 = 2.0 * 128 * 3 * 4096 * 1536 / 32 * 2;
   EXPECT_NEAR(wb - wa, expert_bytes_ep32, 1e-6 * expert_bytes_ep32);
+}
+
+// Expert gradients live in their own buffers and are reduced over the
+// ranks that hold the same experts (expert-dp = tp x cp x dp / (etp x ep)),
+// not over dp x cp as the dense ones (Megatron-Core DDP expert_data_parallel_group).
+TEST(Moe, ExpertGradientsReduceOverTheExpertDataParallelGroup) {
+  json j = folding();  // tp 2, dp 16, ep 32, etp 1: expert-dp = 1, nothing to reduce
+  Scenario s = parse_scenario(j);
+  TrainingMemory mem = training_memory(s);
+  const double P = mem.params_on_gpu, E = mem.expert_params_on_gpu;
+  ASSERT_GT(E, 0);
+  const DpParts dense_only = dp_parts(s, P - E);
+  DpParts d = dp_parts(s, P, E);
+  EXPECT_DOUBLE_EQ(d.reduce, dense_only.reduce);
+  EXPECT_DOUBLE_EQ(d.gather, dense_only.gather);
+  // Each GPU steps the optimizer on all of its experts (unsharded over 1 rank).
+  EXPECT_GT(d.optimizer.time_s, 5 * dense_only.optimizer.time_s);
+
+  j["parallelism"]["ep"] = 8;  // etp = tp = 2: expert-dp = 2 x 16 / (2 x 8) = 2, stride etp x ep = 16
+  s = parse_scenario(j);
+  mem = training_memory(s);
+  const double P8 = mem.params_on_gpu, E8 = mem.expert_params_on_gpu;
+  d = dp_parts(s, P8, E8);
+  const Group edp{2, 16, s.par.gpus()};
+  const double expected = dp_parts(s, P8 - E8).reduce +
+                          collective_time(s.system, Collective::reduce_scatter, edp, E8 * s.par.reduce_bytes);
+  EXPECT_NEAR(d.reduce, expected, 1e-12 * expected);
 }
 
 // Per layer, each rank sends its sequence-parallel shard's k copies of each

@@ -96,10 +96,13 @@ struct FastTraining::Impl {
     const Parallelism& p = s.par;
     return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p); });
   }
-  const DpParts& dp_time(double params) {
+  const DpParts& dp_time(double params, double expert) {
     const Parallelism& p = s.par;
     const long long zclass = p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0;
-    return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), 0, 0}, [&] { return dp_parts(s, params); });
+    // Expert weights are reduced over the expert-dp group: (ep, etp) shape it.
+    const long long experts = p.ep * 65536LL + p.expert_tp();
+    return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), bits_of(expert), experts},
+                  [&] { return dp_parts(s, params, expert); });
   }
 };
 
@@ -124,7 +127,7 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   parts.moe = s.model.is_moe() ? &I.layers(true) : nullptr;
   parts.edge = std::max(I.edge_time(true, par.pp == 1), par.pp > 1 ? I.edge_time(false, true) : 0.0);
   parts.hop = I.hop_time();
-  parts.dp = &I.dp_time(out.memory.params_on_gpu);
+  parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu);
   out.breakdown = compose_iteration(s, parts).breakdown;
   out.iteration_time_s = out.breakdown.total();
   return out;

@@ -131,6 +131,7 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   TrainingMemory r;
   const int first_layer = first ? 0 : m.layers - max_layers;
   r.params_on_gpu = sp.dense + sp.expert;
+  r.expert_params_on_gpu = sp.expert;
   // ZeRO stages shard over the data-parallel group (Rajbhandari et al. 2020).
   auto shard = [&](double bytes_per_param, int stage) {
     return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards

@@ -13,17 +13,6 @@
 
 namespace llmcalc {
 
-namespace {
-
-bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
-
-// Megatron-Core rank order tp, cp, dp, pp: the stride of each group. Expert
-// layers re-factor the tp x cp x dp ranks of a stage as etp, ep, expert-dp
-// (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960 §3; Megatron-Core
-// RankGenerator order "tp-ep-dp-pp" for experts).
-struct Groups {
-  Group tp, cp, ep, etp, edp, dp_cp, pp;
-};
 Groups make_groups(const Parallelism& p) {
   Groups g;
   const long long n = p.gpus();
@@ -37,6 +26,11 @@ Groups make_groups(const Parallelism& p) {
   g.pp = {p.pp, 1LL * p.tp * p.cp * p.dp, n};
   return g;
 }
+
+
+namespace {
+
+bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
 
 LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   const Training& t = s.train;
@@ -225,55 +219,6 @@ double pipeline_hop_time(const Scenario& s) {
   return collective_time(s.system, Collective::p2p, make_groups(par).pp, act);
 }
 
-namespace {
-
-// ZeRO-3 / FSDP wraps each transformer layer as one unit; the rest of the
-// stage's parameters (embedding, final norm, LM head) form the root unit.
-void fsdp_units(const Scenario& s, const Group& dpg, double params, double gather_bytes, DpParts& d) {
-  const Model& m = s.model;
-  const double layers = stage_layout(m, s.par).max_layers;
-  const ParamCount pc = count_params(m);
-  const double per_layer = std::min(params / layers, pc.layers / m.layers / s.par.tp);
-  const double root = std::max(0.0, params - layers * per_layer);
-  const double rb = s.par.reduce_bytes;
-  d.unit_gather = collective_time(s.system, Collective::all_gather, dpg, per_layer * gather_bytes);
-  d.unit_reduce = collective_time(s.system, Collective::reduce_scatter, dpg, per_layer * rb);
-  d.root_gather = collective_time(s.system, Collective::all_gather, dpg, root * gather_bytes);
-  d.root_reduce = collective_time(s.system, Collective::reduce_scatter, dpg, root * rb);
-}
-
-}  // namespace
-
-DpParts dp_parts(const Scenario& s, double params) {
-  const Parallelism& par = s.par;
-  const Group dpg = make_groups(par).dp_cp;
-  DpParts d;
-  if (dpg.size > 1) {
-    // Megatron DDP buckets of max(40M, 1M x dp) parameters; gradients in
-    // parallelism.reduce_precision (fp32 by default).
-    const double bucket = std::min(params, std::max(4e7, 1e6 * static_cast<double>(dpg.size)));
-    const Collective rc = par.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-    d.reduce = collective_time(s.system, rc, dpg, params * par.reduce_bytes);
-    d.bucket_reduce = collective_time(s.system, rc, dpg, bucket * par.reduce_bytes);
-    // The weights travel as the 16-bit copy (fp32 when training in fp32)
-    // unless the scenario names the gather precision.
-    const double gb = par.gather_bytes > 0 ? par.gather_bytes : (is_fp32(s.train.precision) ? 4.0 : 2.0);
-    if (par.zero >= 1) {  // the distributed optimizer gathers the weights back
-      d.gather = collective_time(s.system, Collective::all_gather, dpg, params * gb);
-      d.bucket_gather = collective_time(s.system, Collective::all_gather, dpg, bucket * gb);
-    }
-    if (par.zero >= 3) fsdp_units(s, dpg, params, gb, d);
-  }
-  // Optimizer step of Megatron's mixed-precision optimizer, bytes per
-  // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
-  // Adam reads master, m, v, grad and writes master, m, v (28), copy to the
-  // 16-bit weights (6), zero the grad buffer (4) = 46; SGD with momentum 38.
-  const double local = par.zero >= 1 ? params / static_cast<double>(dpg.size) : params;
-  const double bytes = local * (s.train.optimizer == Optimizer::adam ? 46 : 38);
-  d.optimizer = elementwise_cost(s.system.device, bytes, local * 12, Precision::fp32);
-  return d;
-}
-
 Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const Model& m = s.model;
   const Parallelism& par = s.par;
@@ -442,7 +387,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   const PassTime first_edge = edge_times(s, true, par.pp == 1, &edge_list);
   const PassTime last_edge = par.pp > 1 ? edge_times(s, false, true, &edge_list) : PassTime{};
   r.memory = training_memory(s);
-  const DpParts dp = dp_parts(s, r.memory.params_on_gpu);
+  const DpParts dp = dp_parts(s, r.memory.params_on_gpu, r.memory.expert_params_on_gpu);
   IterationParts parts;
   parts.dense = &dense;
   parts.moe = s.model.is_moe() ? &moe : nullptr;

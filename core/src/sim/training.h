@@ -25,6 +25,15 @@ struct LayerTimes {
 };
 LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops);
 
+// Megatron-Core rank order tp, cp, dp, pp: the stride of each group. Expert
+// layers re-factor the tp x cp x dp ranks of a stage as etp, ep, expert-dp
+// (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960 §3; Megatron-Core
+// RankGenerator order "tp-ep-dp-pp" for experts).
+struct Groups {
+  Group tp, cp, ep, etp, edp, dp_cp, pp;
+};
+Groups make_groups(const Parallelism& p);
+
 // Embedding lookup (first stage) and LM head + cross-entropy (last stage),
 // forward and backward of one micro-batch.
 PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* ops);
@@ -41,7 +50,9 @@ struct DpParts {
   double unit_gather = 0, unit_reduce = 0, root_gather = 0, root_reduce = 0;
   OpCost optimizer;
 };
-DpParts dp_parts(const Scenario& s, double params_on_gpu);
+// `params_on_gpu` of which `expert_params` are routed-expert weights: dense
+// weights are replicated over dp x cp, expert weights over the expert-dp ranks.
+DpParts dp_parts(const Scenario& s, double params_on_gpu, double expert_params = 0);
 
 // The iteration from its parts: pipeline schedule, bubble and overlap.
 struct IterationParts {
