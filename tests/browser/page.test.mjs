@@ -132,6 +132,9 @@ test('tp that does not divide the heads is reported at the tp field', async () =
   const err = page.locator('[data-key="parallelism.tp"] .error');
   await err.waitFor({ state: 'visible' });
   assert.match(await err.textContent(), /\S/);
+  // The status line at the top names the field and the problem too.
+  const status = await page.locator('#status.error').textContent();
+  assert.match(status, /^Input error: parallelism\.tp: \S.*\. Showing the last valid result/);
   await page.screenshot({ path: join(shots, 'error-tp.png'), fullPage: true });
   await page.close();
   assert.deepEqual(errors, []);

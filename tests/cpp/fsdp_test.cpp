@@ -134,5 +134,50 @@ TEST(Recompute, UniformChunksKeepFewerInputs) {
   EXPECT_NE(four["memory_bytes"]["activations"].get<double>(), one["memory_bytes"]["activations"].get<double>());
 }
 
+// Hybrid sharding (HSDP; Zhao et al. 2023, PyTorch FSDP §3.2.2): states shard
+// over a node's 8 GPUs and the 8 nodes replicate. Each GPU holds 8x the
+// states of full sharding over 64; a unit's weights are gathered over
+// NVLink, its gradients reduce-scattered there and their 1/8 shards all-reduced
+// across the nodes.
+json hybrid(int dp, int shard, int mb, int seq) {
+  json j = fsdp(dp, mb, seq);
+  j["parallelism"]["zero_shard"] = shard;
+  return j;
+}
+
+TEST(Fsdp, HybridShardingKeepsStatesPerShardGroup) {
+  const json full = eval_ok(fsdp(64, 1, 4096))["training"]["memory_bytes"];
+  const json hsdp = eval_ok(hybrid(64, 8, 1, 4096))["training"]["memory_bytes"];
+  for (const char* k : {"weights", "gradients", "optimizer"})
+    EXPECT_NEAR(hsdp[k].get<double>(), 8 * full[k].get<double>(), 1e-9 * hsdp[k].get<double>()) << k;
+}
+
+TEST(Fsdp, HybridShardingGathersInsideTheShardGroup) {
+  const Scenario s = scenario_of(hybrid(64, 8, 1, 4096));
+  const double params = training_memory(s).params_on_gpu;
+  const DpParts d = dp_parts(s, params);
+  const double per_layer = count_params(s.model).layers / s.model.layers;
+  const Group node{8, 1, 64}, across{8, 8, 64};
+  EXPECT_DOUBLE_EQ(d.unit_gather, collective_time(s.system, Collective::all_gather, node, per_layer * 2));
+  const double reduce = collective_time(s.system, Collective::reduce_scatter, node, per_layer * 4) +
+                        collective_time(s.system, Collective::all_reduce, across, per_layer / 8 * 4);
+  EXPECT_NEAR(d.unit_reduce, reduce, 1e-12 * reduce);
+  // Across 8 nodes the flat gather is slower than the one inside a node.
+  const Scenario flat = scenario_of(fsdp(64, 1, 4096));
+  EXPECT_GT(dp_parts(flat, training_memory(flat).params_on_gpu).unit_gather, d.unit_gather);
+}
+
+TEST(Fsdp, HybridShardingNeedsZeroAndADivisor) {
+  json j = hybrid(64, 3, 1, 4096);
+  json out = eval(j);
+  ASSERT_TRUE(out.contains("error"));
+  EXPECT_EQ(out["error"]["path"], "parallelism.zero_shard");
+  j = hybrid(64, 8, 1, 4096);
+  j["parallelism"]["zero"] = 0;
+  out = eval(j);
+  ASSERT_TRUE(out.contains("error"));
+  EXPECT_EQ(out["error"]["path"], "parallelism.zero_shard");
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -144,7 +144,13 @@ export class App {
     const unplaced = this.form.showErrors(errors);
     this.setGeneralError(unplaced.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('\n'));
     this.markStale(true);
-    this.setStatus(this.hasResult ? 'Input error: showing the last valid result (out of date).' : 'Input error.', 'error');
+    // Name the first problem where the eye starts: the field itself may be
+    // far down the form.
+    const [first] = errors;
+    const what = first ? `${first.path ? `${first.path}: ` : ''}${String(first.message).replace(/\.$/, '')}` : 'invalid input';
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    const stale = this.hasResult ? ' Showing the last valid result (out of date).' : '';
+    this.setStatus(`Input error: ${what}${more}.${stale}`, 'error');
   }
 
   applyPlan(entry, status, note = null) {

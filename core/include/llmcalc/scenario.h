@@ -219,6 +219,11 @@ struct Parallelism {
   // Expert tensor parallelism (Megatron-Core expert_tensor_parallel_size);
   // 0: the default, see expert_tp(). MoE parallel folding lets etp x ep span tp x cp x dp.
   int etp = 0;
+  // Hybrid sharding (PyTorch FSDP HYBRID_SHARD / HSDP, Megatron-Core
+  // num_distributed_optimizer_instances): ZeRO states shard over the
+  // innermost zero_shard of the dp x cp ranks, and the dp x cp / zero_shard
+  // groups are replicas whose gradient shards are all-reduced. 0: all of dp x cp.
+  int zero_shard = 0;
   long long gpus() const { return 1LL * tp * pp * dp * cp; }
   // ZeRO-3 / FSDP without tensor or pipeline parallelism: what FSDP and JAX
   // frameworks run (context parallelism splits the sequence, not the weights).
@@ -231,6 +236,14 @@ struct Parallelism {
   }
   // Expert data parallelism: the ranks holding the same experts.
   long long expert_dp() const { return 1LL * tp * cp * dp / (1LL * expert_tp() * ep); }
+  // Ranks one ZeRO shard group spans, counted in dp x cp ranks.
+  long long shard_ranks() const { return zero_shard > 0 ? zero_shard : 1LL * dp * cp; }
+  // Expert-dp ranks inside one shard group (experts repeat every etp x ep
+  // ranks of tp x cp x dp): the expert states shard over these.
+  long long expert_shard_ranks() const {
+    const long long inside = shard_ranks() * tp / (1LL * expert_tp() * ep);
+    return inside < 1 ? 1 : inside > expert_dp() ? expert_dp() : inside;
+  }
 };
 
 struct Training {

@@ -98,7 +98,7 @@ struct FastTraining::Impl {
   }
   const DpParts& dp_time(double params, double expert) {
     const Parallelism& p = s.par;
-    const long long zclass = p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0;
+    const long long zclass = (p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0) + 4LL * p.zero_shard;
     // Expert weights are reduced over the expert-dp group: (ep, etp) shape it.
     const long long experts = p.ep * 65536LL + p.expert_tp();
     return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), bits_of(expert), experts},
@@ -300,6 +300,7 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
         for (long long ep : one_or(f.ep, static_cast<long long>(base.par.ep), eps)) {
           for (const auto& [sched, v] : schedules(base, f, static_cast<int>(pp))) {
             Parallelism p = base.par;
+            p.zero_shard = 0;  // the search explores fully sharded plans
             p.tp = static_cast<int>(tp), p.cp = static_cast<int>(cp), p.pp = static_cast<int>(pp);
             p.dp = static_cast<int>(dp), p.ep = static_cast<int>(ep), p.schedule = sched, p.virtual_stages = v;
             for (int mb : mbs) {

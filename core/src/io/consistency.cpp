@@ -27,6 +27,10 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
              "etp x ep = " + std::to_string(etp * p.ep) + " must divide tp x cp x dp = " + std::to_string(fold)};
   if (m.is_moe() && m.moe.ffn_hidden % etp != 0) return I{"parallelism.etp", "etp must divide the expert ffn_hidden"};
   if (!m.is_moe() && p.etp > 1) return I{"parallelism.etp", "etp > 1 needs a mixture-of-experts model"};
+  if (p.zero_shard > 0 && p.zero < 1) return I{"parallelism.zero_shard", "zero_shard needs zero >= 1 (ZeRO 0 shards nothing)"};
+  if (p.zero_shard > 0 && (1LL * p.dp * p.cp) % p.zero_shard != 0)
+    return I{"parallelism.zero_shard", "zero_shard = " + std::to_string(p.zero_shard) + " must divide dp x cp = " +
+                                           std::to_string(1LL * p.dp * p.cp)};
   if (m.is_moe() && m.moe.experts % p.ep != 0) return I{"parallelism.ep", "ep must divide the number of experts"};
   if (!m.is_moe() && p.ep != 1) return I{"parallelism.ep", "ep > 1 needs a mixture-of-experts model"};
   if (s.system.device.matmul_flops[static_cast<int>(t.precision)] <= 0)

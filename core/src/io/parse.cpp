@@ -212,6 +212,7 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   p.schedule = enum_field(o, "pp_schedule", schedule_names());
   p.virtual_stages = int32_field(o, "virtual_stages");
   p.zero = int32_field(o, "zero");
+  p.zero_shard = static_cast<int>(optional_int(o, "zero_shard", 0));
   // Bytes per element on the wire; "auto" follows the training precision.
   p.gather_bytes = enum_field(o, "gather_precision", gather_precision_names());
   p.reduce_bytes = enum_field(o, "reduce_precision", reduce_precision_names());

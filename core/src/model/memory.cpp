@@ -126,8 +126,11 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   const Training& t = s.train;
   const ParamBytes pb = param_bytes(t);
   const int max_layers = stage_layout(m, p).max_layers;
-  const double dp_shards = static_cast<double>(p.dp) * p.cp;
-  const double expert_shards = static_cast<double>(p.expert_dp());  // ranks holding the same experts
+  // ZeRO shards over the shard group: all of dp x cp, or with hybrid sharding
+  // its innermost zero_shard ranks; experts over the ranks of that group
+  // holding the same experts.
+  const double dp_shards = static_cast<double>(p.shard_ranks());
+  const double expert_shards = static_cast<double>(p.expert_shard_ranks());
   TrainingMemory r;
   const int first_layer = first ? 0 : m.layers - max_layers;
   r.params_on_gpu = sp.dense + sp.expert;

@@ -63,10 +63,38 @@ double gather_bytes_of(const Scenario& s) {
   return s.par.gather_bytes > 0 ? s.par.gather_bytes : (fp32 ? 4.0 : 2.0);
 }
 
+// A group of ranks holding the same weights, as ZeRO splits it: the states
+// shard over `shard` (its innermost ranks) and the `replicas` groups beside
+// it hold copies. Without hybrid sharding `replicas` is one rank.
+struct ShardedGroup {
+  Group shard, replicas;
+};
+ShardedGroup split_group(const Group& g, long long shard) {
+  const long long s = shard >= 1 && g.size % shard == 0 ? shard : g.size;
+  return {{s, g.stride, g.ranks}, {g.size / s, g.stride * s, g.ranks}};
+}
+
+// Per-rank time of one collective (0 for a lone rank or nothing to send).
+double coll(const Scenario& s, Collective c, const Group& g, double bytes) {
+  return g.size > 1 && bytes > 0 ? collective_time(s.system, c, g, bytes) : 0.0;
+}
+
+// Gradient reduction of `params` weights: reduce-scatter inside the shard
+// group, then the all-reduce of each shard across the replicas (PyTorch FSDP
+// HYBRID_SHARD, Zhao et al. 2023 §3.2.2; Megatron-Core's partial
+// distributed optimizer); a plain all-reduce without ZeRO.
+double gradient_reduction(const Scenario& s, const ShardedGroup& g, double params) {
+  const double rb = s.par.reduce_bytes;
+  if (s.par.zero < 1) return coll(s, Collective::all_reduce, g.shard, params * rb);
+  return coll(s, Collective::reduce_scatter, g.shard, params * rb) +
+         coll(s, Collective::all_reduce, g.replicas, params / static_cast<double>(g.shard.size) * rb);
+}
+
 // ZeRO-3 / FSDP wraps each transformer layer as one unit; the rest of the
 // stage's parameters (embedding, final norm, LM head) form the root unit.
 // A unit's expert weights travel over the expert-dp group, the rest over dp x cp.
-void fsdp_units(const Scenario& s, const Groups& g, double params, double expert, double gather_bytes, DpParts& d) {
+void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup& experts, double params,
+                double expert, DpParts& d) {
   const Model& m = s.model;
   const double layers = stage_layout(m, s.par).max_layers;
   const ParamCount pc = count_params(m);
@@ -74,35 +102,30 @@ void fsdp_units(const Scenario& s, const Groups& g, double params, double expert
   const double root = std::max(0.0, params - layers * per_layer);
   const double expert_layer = std::min(per_layer, expert / layers);
   const double dense_layer = per_layer - expert_layer;
-  const double rb = s.par.reduce_bytes;
-  auto coll = [&](Collective c, const Group& grp, double bytes) {
-    return grp.size > 1 && bytes > 0 ? collective_time(s.system, c, grp, bytes) : 0.0;
-  };
-  d.unit_gather = coll(Collective::all_gather, g.dp_cp, dense_layer * gather_bytes) +
-                  coll(Collective::all_gather, g.edp, expert_layer * gather_bytes);
-  d.unit_reduce = coll(Collective::reduce_scatter, g.dp_cp, dense_layer * rb) +
-                  coll(Collective::reduce_scatter, g.edp, expert_layer * rb);
-  d.root_gather = coll(Collective::all_gather, g.dp_cp, root * gather_bytes);
-  d.root_reduce = coll(Collective::reduce_scatter, g.dp_cp, root * rb);
+  const double gb = gather_bytes_of(s);
+  d.unit_gather = coll(s, Collective::all_gather, dense.shard, dense_layer * gb) +
+                  coll(s, Collective::all_gather, experts.shard, expert_layer * gb);
+  d.unit_reduce = gradient_reduction(s, dense, dense_layer) + gradient_reduction(s, experts, expert_layer);
+  d.root_gather = coll(s, Collective::all_gather, dense.shard, root * gb);
+  d.root_reduce = gradient_reduction(s, dense, root);
 }
 
 // Gradient reduction and (ZeRO >= 1) weight gather of `params` weights
-// replicated over `grp`, added to d. Megatron keeps expert gradients in their
+// replicated over `g`, added to d. Megatron keeps expert gradients in their
 // own buffers and reduces them over the expert-data-parallel group
 // (Megatron-Core DistributedDataParallel: expert_data_parallel_group).
-void add_replica_collectives(const Scenario& s, const Group& grp, double params, DpParts& d) {
-  const Parallelism& par = s.par;
-  if (grp.size <= 1 || params <= 0) return;
+void add_replica_collectives(const Scenario& s, const ShardedGroup& g, double params, DpParts& d) {
+  if (g.shard.size * g.replicas.size <= 1 || params <= 0) return;
   // Megatron DDP buckets of max(40M, 1M x dp) parameters; gradients in
   // parallelism.reduce_precision (fp32 by default).
-  const double bucket = std::min(params, std::max(4e7, 1e6 * static_cast<double>(grp.size)));
-  const Collective rc = par.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-  d.reduce += collective_time(s.system, rc, grp, params * par.reduce_bytes);
-  d.bucket_reduce = std::max(d.bucket_reduce, collective_time(s.system, rc, grp, bucket * par.reduce_bytes));
-  if (par.zero >= 1) {  // the distributed optimizer gathers the weights back
+  const double ranks = static_cast<double>(g.shard.size * g.replicas.size);
+  const double bucket = std::min(params, std::max(4e7, 1e6 * ranks));
+  d.reduce += gradient_reduction(s, g, params);
+  d.bucket_reduce = std::max(d.bucket_reduce, gradient_reduction(s, g, bucket));
+  if (s.par.zero >= 1) {  // the distributed optimizer gathers the weights back
     const double gb = gather_bytes_of(s);
-    d.gather += collective_time(s.system, Collective::all_gather, grp, params * gb);
-    d.bucket_gather = std::max(d.bucket_gather, collective_time(s.system, Collective::all_gather, grp, bucket * gb));
+    d.gather += coll(s, Collective::all_gather, g.shard, params * gb);
+    d.bucket_gather = std::max(d.bucket_gather, coll(s, Collective::all_gather, g.shard, bucket * gb));
   }
 }
 
@@ -111,17 +134,19 @@ void add_replica_collectives(const Scenario& s, const Group& grp, double params,
 DpParts dp_parts(const Scenario& s, double params, double expert_params) {
   const Parallelism& par = s.par;
   const Groups g = make_groups(par);
+  const ShardedGroup dense = split_group(g.dp_cp, par.shard_ranks());
+  const ShardedGroup experts = split_group(g.edp, par.expert_shard_ranks());
   const double expert = std::clamp(expert_params, 0.0, params);
   DpParts d;
-  add_replica_collectives(s, g.dp_cp, params - expert, d);
-  add_replica_collectives(s, g.edp, expert, d);
-  if (par.zero >= 3) fsdp_units(s, g, params, expert, gather_bytes_of(s), d);
+  add_replica_collectives(s, dense, params - expert, d);
+  add_replica_collectives(s, experts, expert, d);
+  if (par.zero >= 3) fsdp_units(s, dense, experts, params, expert, d);
   // Optimizer step of Megatron's mixed-precision optimizer, bytes per
   // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
   // Adam reads master, m, v, grad and writes master, m, v (28), copy to the
   // 16-bit weights (6), zero the grad buffer (4) = 46; SGD with momentum 38.
-  const double local = par.zero >= 1 ? (params - expert) / static_cast<double>(g.dp_cp.size) +
-                                           expert / static_cast<double>(g.edp.size)
+  const double local = par.zero >= 1 ? (params - expert) / static_cast<double>(dense.shard.size) +
+                                           expert / static_cast<double>(experts.shard.size)
                                      : params;
   const double bytes = local * (s.train.optimizer == Optimizer::adam ? 46 : 38);
   d.optimizer = elementwise_cost(s.system.device, bytes, local * 12, Precision::fp32);
