@@ -119,3 +119,15 @@ test('technology-nodes budget: validated from the URL, sent as the core params',
   const out = JSON.parse(mod.study_request(JSON.stringify({ name: 'technology-nodes', params: technologyParams(schema, r.state.x) })));
   assert.equal(out.error, undefined, JSON.stringify(out.error));
 });
+
+test('chart axes in seconds and bytes: one unit for every tick, from the axis start', async () => {
+  const fmt = await import('../../web/src/format.js');
+  // 13 s to 200 s: minutes throughout (the unit of the top), ticks from the start
+  const t = fmt.axisTicks('seconds', 200, 5, 13);
+  assert.deepEqual(t.ticks.map(t.format), ['1\u00a0min', '2\u00a0min', '3\u00a0min']);
+  // memory from 9 GiB to 84 GiB: whole GiB steps, not decimal bytes shown in GiB
+  const m = fmt.axisTicks('bytes', 84 * 2 ** 30, 5, 9 * 2 ** 30);
+  assert.deepEqual(m.ticks.map(m.format), ['20\u00a0GiB', '40\u00a0GiB', '60\u00a0GiB', '80\u00a0GiB']);
+  // bars start at zero, as before
+  assert.equal(fmt.axisTicks('seconds', 2).ticks[0], 0);
+});

@@ -122,6 +122,7 @@ export class App {
 
   setStatus(text, kind = '') {
     this.ui.status.textContent = text;
+    this.ui.status.title = text; // the whole of a line cut short
     this.ui.status.className = `status ${kind}`;
   }
 

@@ -120,15 +120,17 @@ const AXIS_UNITS = {
   seconds: [[86400, 'days', 3], [3600, 'h', 2], [60, 'min', 2], [1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']],
 };
 
-export function axisTicks(kind, max, count = 5) {
+// min: the axis start (0 for bars; a scatter's axis starts at its data).
+export function axisTicks(kind, max, count = 5, min = 0) {
   const units = AXIS_UNITS[kind];
-  if (!units || !(max > 0)) return null;
+  if (!units || !(max > 0) || !(min < max)) return null;
   const [size, unit] = units.find(([f, , at = 1]) => max >= f * at) || units[units.length - 1];
   const top = max / size;
-  const raw = top / count;
+  const bottom = Math.max(0, min) / size;
+  const raw = (top - bottom) / count;
   const pow = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).find((s) => s >= raw);
   const ticks = [];
-  for (let v = 0; v <= top * (1 + 1e-9); v += step) ticks.push(v * size);
+  for (let v = Math.max(0, Math.ceil(bottom / step - 1e-9)) * step; v <= top * (1 + 1e-9); v += step) ticks.push(v * size);
   return { ticks, format: (v) => `${Number((v / size).toPrecision(6))}${NBSP}${unit}` };
 }
