@@ -181,6 +181,8 @@ TEST(Parse, AttentionKernelMustRunOnTheDevice) {
   expect_error(training(json::object(), {{"attention_kernel", "fa9"}}), "training.attention_kernel");
   expect_error(training({{"gather_precision", "fp4"}}, json::object()), "parallelism.gather_precision");
   expect_error(training(json::object(), {{"recompute_layers", -1}}), "training.recompute_layers");
+  expect_error(training({{"zero", 3}, {"zero_shard", 0}}, json::object()), "parallelism.zero_shard");
+  expect_error(training({{"zero", 3}, {"zero_shard", "8"}}, json::object()), "parallelism.zero_shard");
 }
 
 }  // namespace
