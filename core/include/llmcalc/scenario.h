@@ -239,10 +239,13 @@ struct Parallelism {
   // Ranks one ZeRO shard group spans, counted in dp x cp ranks.
   long long shard_ranks() const { return zero_shard > 0 ? zero_shard : 1LL * dp * cp; }
   // Expert-dp ranks inside one shard group (experts repeat every etp x ep
-  // ranks of tp x cp x dp): the expert states shard over these.
+  // ranks of tp x cp x dp): the expert states shard over these (a divisor
+  // of expert_dp, so the expert-dp group splits into equal replicas).
   long long expert_shard_ranks() const {
-    const long long inside = shard_ranks() * tp / (1LL * expert_tp() * ep);
-    return inside < 1 ? 1 : inside > expert_dp() ? expert_dp() : inside;
+    long long inside = shard_ranks() * tp / (1LL * expert_tp() * ep);
+    inside = inside < 1 ? 1 : inside > expert_dp() ? expert_dp() : inside;
+    while (expert_dp() % inside != 0) --inside;
+    return inside;
   }
 };
 

@@ -92,7 +92,8 @@ double gradient_reduction(const Scenario& s, const ShardedGroup& g, double param
 
 // ZeRO-3 / FSDP wraps each transformer layer as one unit; the rest of the
 // stage's parameters (embedding, final norm, LM head) form the root unit.
-// A unit's expert weights travel over the expert-dp group, the rest over dp x cp.
+// A unit's expert weights travel over the shard group of the expert-dp
+// ranks, the rest over that of dp x cp.
 void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup& experts, double params,
                 double expert, DpParts& d) {
   const Model& m = s.model;

@@ -51,7 +51,8 @@ struct DpParts {
   OpCost optimizer;
 };
 // `params_on_gpu` of which `expert_params` are routed-expert weights: dense
-// weights are replicated over dp x cp, expert weights over the expert-dp ranks.
+// weights are replicated over dp x cp, expert weights over the expert-dp ranks
+// (defined in fsdp.cpp, with the ZeRO / FSDP and hybrid-sharding collectives).
 DpParts dp_parts(const Scenario& s, double params_on_gpu, double expert_params = 0);
 
 // The iteration from its parts: pipeline schedule, bubble and overlap.
