@@ -242,9 +242,11 @@ struct Parallelism {
   // ranks of tp x cp x dp): the expert states shard over these (a divisor
   // of expert_dp, so the expert-dp group splits into equal replicas).
   long long expert_shard_ranks() const {
+    const long long edp = expert_dp();
+    if (edp <= 1) return 1;  // also an unfolded (inconsistent) layout, refused before use
     long long inside = shard_ranks() * tp / (1LL * expert_tp() * ep);
-    inside = inside < 1 ? 1 : inside > expert_dp() ? expert_dp() : inside;
-    while (expert_dp() % inside != 0) --inside;
+    inside = inside < 1 ? 1 : inside > edp ? edp : inside;
+    while (edp % inside != 0) --inside;
     return inside;
   }
 };
