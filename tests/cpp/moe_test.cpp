@@ -95,6 +95,22 @@ TEST(Moe, ExpertGradientsReduceOverTheExpertDataParallelGroup) {
   EXPECT_NEAR(d.reduce, expected, 1e-12 * expected);
 }
 
+// The expert shard group divides expert-dp (equal replicas), and a layout
+// that does not fold (ep > tp x cp x dp) gives 1 rather than a division by zero.
+TEST(Moe, ExpertShardRanksDivideExpertDp) {
+  Parallelism p;
+  p.dp = 64, p.ep = 8, p.zero = 1;
+  EXPECT_EQ(p.expert_shard_ranks(), 8);  // full sharding: all expert-dp ranks
+  p.zero_shard = 32;                     // 32 of 64 dp ranks: 4 copies of each expert inside
+  EXPECT_EQ(p.expert_shard_ranks(), 4);
+  p.zero_shard = 48;                     // 6 inside, not a divisor of 8: the largest one below
+  EXPECT_EQ(p.expert_shard_ranks(), 4);
+  p.zero_shard = 4;                      // fewer ranks than ep: each expert once
+  EXPECT_EQ(p.expert_shard_ranks(), 1);
+  p.dp = 2, p.zero_shard = 0;            // ep 8 over 2 ranks: not a layout
+  EXPECT_EQ(p.expert_shard_ranks(), 1);
+}
+
 // Per layer, each rank sends its sequence-parallel shard's k copies of each
 // token: tokens / tp x k x h x 2 bytes per all-to-all.
 TEST(Moe, DispatchVolumePerLayer) {
