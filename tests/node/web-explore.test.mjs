@@ -124,7 +124,10 @@ test('chart axes in seconds and bytes: one unit for every tick, from the axis st
   const fmt = await import('../../web/src/format.js');
   // 13 s to 200 s: minutes throughout (the unit of the top), ticks from the start
   const t = fmt.axisTicks('seconds', 200, 5, 13);
-  assert.deepEqual(t.ticks.map(t.format), ['1\u00a0min', '2\u00a0min', '3\u00a0min']);
+  assert.deepEqual(t.ticks.map(t.format), ['0.5\u00a0min', '1\u00a0min', '1.5\u00a0min', '2\u00a0min', '2.5\u00a0min', '3\u00a0min']);
+  // zero to 26 minutes: 5-minute steps (the nearest whole step to five ticks)
+  const z = fmt.axisTicks('seconds', 26 * 60);
+  assert.deepEqual(z.ticks.map(z.format), ['0\u00a0min', '5\u00a0min', '10\u00a0min', '15\u00a0min', '20\u00a0min', '25\u00a0min']);
   // memory from 9 GiB to 84 GiB: whole GiB steps, not decimal bytes shown in GiB
   const m = fmt.axisTicks('bytes', 84 * 2 ** 30, 5, 9 * 2 ** 30);
   assert.deepEqual(m.ticks.map(m.format), ['20\u00a0GiB', '40\u00a0GiB', '60\u00a0GiB', '80\u00a0GiB']);

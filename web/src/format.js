@@ -129,7 +129,9 @@ export function axisTicks(kind, max, count = 5, min = 0) {
   const bottom = Math.max(0, min) / size;
   const raw = (top - bottom) / count;
   const pow = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).find((s) => s >= raw);
+  // The whole step nearest `count` ticks (in ratio), so 26 min gets 5-minute steps, not 10.
+  const near = (a, b) => (Math.abs(Math.log(b / raw)) < Math.abs(Math.log(a / raw)) ? b : a);
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).reduce(near);
   const ticks = [];
   for (let v = Math.max(0, Math.ceil(bottom / step - 1e-9)) * step; v <= top * (1 + 1e-9); v += step) ticks.push(v * size);
   return { ticks, format: (v) => `${Number((v / size).toPrecision(6))}${NBSP}${unit}` };

@@ -14,16 +14,17 @@ const padded = ([a, b], log) => {
 };
 
 // A position scale: log with decade ticks where there are two, else linear.
-// Durations and sizes get every tick in one unit (fmt.axisTicks), not 100 s
-// next to 3.33 min or 9.31 GiB next to 18.6 GiB.
+// On a linear axis durations and sizes get every tick in one unit at whole
+// steps (fmt.axisTicks), not 100 s next to 3.33 min or 9.31 GiB next to
+// 18.6 GiB; decade ticks keep each value's own unit (10 s, 100 s, 16.7 min).
 const AXIS_KIND = new Map([
   [fmt.seconds, 'seconds'],
   [fmt.bytes, 'bytes'],
 ]);
 function axis({ log, domain, tickFormat, label, nice = false }) {
-  const units = AXIS_KIND.has(tickFormat) ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, log ? 0 : domain[0]) : null;
-  const ticks = log ? decadeTicks(domain) ?? 6 : units?.ticks ?? 6;
-  return { type: log ? 'log' : 'linear', domain, nice: nice && !units, ticks, tickFormat: units?.format ?? tickFormat, label, grid: true };
+  if (log) return { type: 'log', domain, nice, ticks: decadeTicks(domain) ?? 6, tickFormat, label, grid: true };
+  const units = AXIS_KIND.has(tickFormat) ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
+  return { type: 'linear', domain, nice: nice && !units, ticks: units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
 }
 
 // 0 (worst) .. 5 (best), by log distance from the best value.
