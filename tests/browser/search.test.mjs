@@ -53,6 +53,24 @@ test('search on llama3.1-8b / 16 GPUs: heatmap, ranked plans, Pareto front; Appl
   assert.deepEqual(errors, []);
 });
 
+// The search explores fully sharded plans; applying one clears a hybrid
+// sharding setting of the calculator (it would describe another plan).
+test('Apply clears zero_shard: the applied plan is the one searched', async () => {
+  const { page, errors } = await openPage('v=1&gb=64&dp=16&z=1&zs=8&view=search&qg=16');
+  await searchDone(page);
+  const rows = page.locator('table.plans tbody tr');
+  assert.ok((await rows.count()) >= 1);
+  const planTime = (await rows.first().locator('td').first().textContent()).trim();
+  await rows.first().locator('button.apply-plan').click();
+  await page.waitForFunction(() => !location.hash.includes('view=search'));
+  await waitEvaluated(page);
+  assert.doesNotMatch(page.url(), /zs=/);
+  const shown = (await page.locator('.headline .card[data-key="iteration_time_s"] dd').textContent()).trim();
+  assert.ok(shown.startsWith(planTime), `calculator ${shown}, plan ${planTime}`);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 // At common laptop widths the ten plans, Apply buttons included, fit the
 // panel without a sideways scroll (units sit in the headers, headers wrap,
 // cells tighten below 1366 px).
