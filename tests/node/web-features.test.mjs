@@ -131,10 +131,6 @@ test('system paths: a capacity in one unit clears the other; one efficiency numb
   assert.equal(sys.device.memory[1].capacity_MiB, 81920, 'the preset is not changed');
 });
 
-// Every numeric input a person can set in the page (the scenario fields of
-// the schema, system figures included), at its baseline value (or a value in
-// range when it has none) on the first screen of its mode, reaches the core
-// as a key it knows.
 // Every option the page offers for a choice is a value the engine takes
 // (one the device cannot run is refused with its reason, not as unknown).
 test('every option of every scenario choice, set in the page, is accepted by the real engine', () => {
@@ -156,6 +152,10 @@ test('every option of every scenario choice, set in the page, is accepted by the
   assert.ok(checked > 60, `${checked} checked`);
 });
 
+// Every numeric input a person can set in the page (the scenario fields of
+// the schema, system figures included), at its baseline value (or a value in
+// range when it has none) on the first screen of its mode, reaches the core
+// as a key it knows.
 test('every numeric scenario field, set in the page, evaluates with the real engine (no unknown key)', () => {
   const store = new Store(structuredClone(schema), presets);
   let checked = 0;

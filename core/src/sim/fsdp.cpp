@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compute.h"
+#include "memory.h"
 #include "model_math.h"
 #include "network.h"
 
@@ -56,11 +57,10 @@ double exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c) 
 
 namespace {
 
-// The weights travel as the 16-bit copy (fp32 when training in fp32) unless
-// the scenario names the gather precision.
+// The weights travel as the copy the GPU holds (16-bit; fp32 when training in
+// fp32) unless the scenario names the gather precision.
 double gather_bytes_of(const Scenario& s) {
-  const bool fp32 = s.train.precision == Precision::fp32 || s.train.precision == Precision::tf32;
-  return s.par.gather_bytes > 0 ? s.par.gather_bytes : (fp32 ? 4.0 : 2.0);
+  return s.par.gather_bytes > 0 ? s.par.gather_bytes : param_bytes(s.train).weight;
 }
 
 // A group of ranks holding the same weights, as ZeRO splits it: the states

@@ -27,7 +27,6 @@ Groups make_groups(const Parallelism& p) {
   return g;
 }
 
-
 namespace {
 
 bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
