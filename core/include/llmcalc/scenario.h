@@ -143,6 +143,9 @@ struct DeviceEfficiency {
   double vector = 0.7;        // element-wise throughput / vector peak
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level
   double launch_overhead_s = 4e-6;
+  // Host (CPU) time per kernel the training framework launches from the host:
+  // eager PyTorch on GPUs; 0 where a compiled program runs the step (XLA on TPU).
+  double host_overhead_s = 20e-6;
   double decode_step_overhead_s = 0;  // runtime cost per inference step (scheduling, sampling)
   // Weight-only GEMMs (int8/int4 weights, 16-bit math): the dequantising
   // kernels stream their weights at this fraction of the bandwidth a 16-bit
@@ -268,7 +271,7 @@ struct Training {
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = false;
   AttentionKernel attention_kernel = AttentionKernel::best;
-  double host_overhead_s = 0;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead
+  double host_overhead_s = -1;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead; < 0: the system's
   Overlap overlap;
   MoeBalance moe_balance = MoeBalance::random;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;

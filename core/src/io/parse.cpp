@@ -102,6 +102,7 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   e.vector = o.number("vector", e.vector, 0.01, 1);
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;
+  e.host_overhead_s = o.number("host_overhead_us", e.host_overhead_s * 1e6, 0, 1e4) * 1e-6;
   e.decode_step_overhead_s = o.number("decode_step_overhead_us", 0, 0, 1e7) * 1e-6;
   // "weight_only": {"int8": .., "int4": ..}: streaming fraction of the
   // dequantising GEMV kernels; an absent format streams at full rate.
@@ -240,7 +241,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.flash_attention = bool_field(o, "flash_attention");
   t.attention_kernel = enum_field(o, "attention_kernel", attention_kernel_names());
   const FieldSpec& host = field_spec("training.host_overhead_us");
-  t.host_overhead_s = o.number("host_overhead_us", 0, host.lo, host.hi) * 1e-6;
+  if (o.has("host_overhead_us")) t.host_overhead_s = o.number("host_overhead_us", 0, host.lo, host.hi) * 1e-6;
   if (o.has("overlap")) {
     StrictObject ov(o.raw("overlap"), "training.overlap");
     t.overlap.dp = bool_field(ov, "dp");
@@ -377,6 +378,7 @@ Scenario parse_scenario(const nlohmann::json& root) {
   s.par = parse_parallelism(root);
   top.has("training");
   s.train = parse_training(root, s.model.seq_len);
+  if (s.train.host_overhead_s < 0) s.train.host_overhead_s = s.system.device.efficiency.host_overhead_s;
   top.has("inference");
   s.infer = parse_inference(root);
   top.has("cost");

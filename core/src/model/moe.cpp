@@ -120,20 +120,30 @@ void router_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, do
   router.gemm.dequant_ops = 0;
   ops.push_back(router);
   OpSpec topk = make_elementwise("moe.router.topk", local * E * (p.act_bytes + 3 * 4 + 1), 8 * local * E);
-  topk.kernels = 4;
+  // Unfused routing (softmax, top-k, the map and the probabilities scattered
+  // into [tokens x experts]) is about six kernels; the load-balancing loss
+  // (router.py switch_load_balancing_loss_func: two column sums, product,
+  // sum, scale, the loss auto-scaler) about six more.
+  topk.kernels = 12;
   ops.push_back(topk);
 }
 
-// The grouped expert GEMMs: `per_expert` rows for each of `local` experts,
-// one kernel over all of them (tile and wave quantization per expert come
-// from the GEMM model's tiling of `batch` instances).
+// The grouped expert GEMMs: `per_expert` rows for each of `local` experts
+// (tile and wave quantization per expert come from the GEMM model's tiling
+// of `batch` instances). Megatron-Core's TEGroupedMLP runs Transformer
+// Engine's GroupedLinear, which issues one cuBLAS GEMM per expert
+// (general_grouped_gemm) and, in fp8, quantizes each expert's input split
+// on its own: the host launches `local` kernels for each.
 void expert_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double per_expert, double local) {
   const int up_mats = is_gated(m.ffn_type) ? 2 : 1;
   const double f = m.moe.ffn_hidden / static_cast<double>(p.etp);
   const double routed = per_expert * local;
-  ops.push_back(make_gemm("moe.up", per_expert, up_mats * f, m.hidden, p, local));
+  OpSpec up = make_gemm("moe.up", per_expert, up_mats * f, m.hidden, p, local);
+  OpSpec down = make_gemm("moe.down", per_expert, m.hidden, f, p, local);
+  up.kernels = down.kernels = local;
+  ops.push_back(up);
   ops.push_back(make_elementwise("moe.act", routed * f * (up_mats + 1) * p.act_bytes, 4 * routed * f));
-  ops.push_back(make_gemm("moe.down", per_expert, m.hidden, f, p, local));
+  ops.push_back(down);
 }
 
 // Shared experts: a dense tensor-parallel MLP over all tokens of the tp group.
@@ -181,8 +191,11 @@ void moe_dispatch_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass&
   const double routed = sent * p.etp * load;      // token copies its experts process (busiest rank)
   router_ops(ops, m, p, local);
   // Permute: gather each token's k copies into expert order (memory-bound).
+  // Before it the all-to-all dispatcher counts the tokens per expert, gathers
+  // the counts over the expert-parallel group and copies the split sizes to
+  // the host (token_dispatcher.py preprocess: about eight small kernels).
   OpSpec permute = make_elementwise("moe.permute", (local + sent) * h * ab, 0);
-  permute.kernels = 2;
+  permute.kernels = p.ep > 1 ? 2 + 8 : 2;
   ops.push_back(permute);
   if (p.ep > 1) ops.push_back(routed_all_to_all("moe.dispatch", m, p, sent * load * h * ab));
   if (p.etp > 1) ops.push_back(make_comm("moe.etp_all_gather", Collective::all_gather, p.etp_group, routed * h * ab, "ep"));

@@ -165,7 +165,7 @@ void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element, double 
     if (s.kind == OpKind::gemm && narrow) {
       const double elements = s.gemm.m * s.gemm.k * s.gemm.batch;
       out.push_back(elementwise(s.name + ".cast", elements * bytes_per_element, 2 * elements));
-      out.back().kernels = kernels;
+      out.back().kernels = kernels * s.kernels;  // a grouped GEMM casts each member's input
     }
     out.push_back(s);
   }

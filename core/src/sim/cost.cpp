@@ -11,9 +11,15 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
   op.kind = s.kind;
   op.count = count * s.layer_share;
   op.comm_axis = s.comm_axis;
+  op.kernels = std::max(1.0, s.kernels);
   const Device& d = sys.device;
   switch (s.kind) {
-    case OpKind::gemm: op.cost = gemm_cost(d, s.gemm); break;
+    case OpKind::gemm:
+      op.cost = gemm_cost(d, s.gemm);
+      // A GEMM issued as one library call per group member (Transformer
+      // Engine's GroupedLinear: one cuBLAS GEMM per expert) pays each launch.
+      op.cost.time_s += std::max(0.0, s.kernels - 1) * d.efficiency.launch_overhead_s;
+      break;
     case OpKind::attention:
       op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row, s.head_dim, s.kernel);
       break;

@@ -12,6 +12,7 @@ struct Op {
   std::string phase;  // "fwd", "bwd", "recompute", "optimizer", "prefill", "decode"
   OpKind kind = OpKind::elementwise;
   double count = 1;   // occurrences per iteration (training) or per request (inference)
+  double kernels = 1; // kernel launches per occurrence (the host issues each one)
   OpCost cost;        // per occurrence
   std::string comm_axis;
 };

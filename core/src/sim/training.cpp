@@ -84,7 +84,7 @@ OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
 
 void PassTime::add(const Op& op) {
   const double t = op.cost.time_s * op.count;  // count: the op's share of the layers (1 for most)
-  kernels += op.count;
+  kernels += op.count * op.kernels;
   if (op.kind != OpKind::comm) {
     compute += t;
     flops += op.cost.flops * op.count;

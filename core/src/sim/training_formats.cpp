@@ -119,7 +119,7 @@ void add_mtp(const Scenario& s, PassTime& t, std::vector<Op>* ops) {
   for (const OpSpec& spec : specs) {
     Op op = cost_op(s.system, spec, spec.name == proj.name ? "fwd" : "bwd", d);
     t.compute += op.cost.time_s * op.count;
-    t.kernels += op.count;
+    t.kernels += op.count * op.kernels;
     if (ops) ops->push_back(std::move(op));
   }
   // A second output head and cross-entropy per module.
