@@ -204,6 +204,10 @@ TEST(Training, HostOverheadMakesShortStepsCpuBound) {
   EXPECT_GT(kernels, 2 * 20.0);
   EXPECT_LT(kernels, 2 * 80.0);
   EXPECT_NEAR(kernels, std::round(kernels), 1e-6);
+  // The wait is its own part of the breakdown, and it is what limits the step.
+  EXPECT_GT(host["time_breakdown_s"]["host"].get<double>(), host["time_breakdown_s"]["compute"].get<double>());
+  EXPECT_EQ(gpu["time_breakdown_s"]["host"].get<double>(), 0.0);
+  EXPECT_EQ(host["bound"], "host");
   // A large model's kernels are longer than 20 us: no change.
   json big = gpt3_1024();
   big["training"]["host_overhead_us"] = 0;

@@ -91,7 +91,7 @@ json training_json(const TrainingResult& t) {
             {"time_breakdown_s",
              {{"compute", b.compute}, {"recompute", b.recompute}, {"tp_comm", b.tp_comm}, {"cp_comm", b.cp_comm},
               {"ep_comm", b.ep_comm}, {"pp_comm", b.pp_comm}, {"pp_bubble", b.pp_bubble}, {"dp_comm", b.dp_comm},
-              {"optimizer", b.optimizer}}},
+              {"optimizer", b.optimizer}, {"host", b.host}}},
             {"tokens_per_s", t.tokens_per_s},
             {"tflops_per_gpu", t.tflops_per_gpu},
             {"mfu", t.mfu},

@@ -133,7 +133,7 @@ void training_fields(Fields& f) {
   add({"training.optimizer", "op", "enum", "", "adam", 0, 0, names_of(optimizer_names()), "Optimizer.", "training", kTrain});
   add({"training.flash_attention", "fa", "bool", "", true, 0, 0, {}, "Fused FlashAttention (no s^2 score tensor).", "training", kTrain});
   add({"training.attention_kernel", "atk", "enum", "", "best", 0, 0, {"best", "fa1", "fa2", "fa3"}, "Fused attention kernel: best on the GPU, fa1 (FlashAttention 1 / Triton), fa2, fa3 (FlashAttention-3 / cuDNN, Hopper+).", "training", kTrain});
-  add({"training.host_overhead_us", "hov", "number", "us", nullptr, 0, 10000, {}, "Host (CPU) time per launched kernel; when the kernels are shorter the step is CPU-bound. Default: the system's (GPUs: eager PyTorch, as Megatron, NeMo and FSDP run, ~20 us, NVIDIA Nsight Systems guide; TPUs: 0, XLA runs the compiled step). 0 = the host keeps ahead (CUDA graphs).", "training", kTrain});
+  add({"training.host_overhead_us", "hov", "number", "us", nullptr, 0, 10000, {}, "Host (CPU) time per launched kernel; shorter kernels make the step CPU-bound. Default: the system's (GPUs 20 us, eager PyTorch per the Nsight Systems guide; TPUs 0, XLA). 0 = CUDA graphs.", "training", kTrain});
   add({"training.overlap.dp", "od", "bool", "", true, 0, 0, {}, "Hide data-parallel gradient reduction behind backward.", "training", kTrain});
   add({"training.overlap.tp", "ot", "bool", "", false, 0, 0, {}, "Hide tensor-parallel communication behind compute.", "training", kTrain});
   add({"training.overlap.pp", "oq", "bool", "", true, 0, 0, {}, "Hide pipeline transfers behind compute.", "training", kTrain});

@@ -13,8 +13,9 @@ namespace llmcalc {
 struct TimeBreakdown {
   double compute = 0, recompute = 0, tp_comm = 0, cp_comm = 0, ep_comm = 0;
   double pp_comm = 0, pp_bubble = 0, dp_comm = 0, optimizer = 0;
+  double host = 0;  // GPU idle while the host launches kernels (a CPU-bound step)
   double total() const {
-    return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + pp_bubble + dp_comm + optimizer;
+    return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + pp_bubble + dp_comm + optimizer + host;
   }
 };
 

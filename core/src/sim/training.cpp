@@ -246,9 +246,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // all-to-all hides behind the other's compute: only the excess shows.
   const double EP = t.overlap.ep ? std::max(0.0, EP_all - (F + B + R)) : EP_all;
   // The host launches every kernel; when it spends longer per kernel than
-  // the GPU runs it (small models, eager frameworks), the GPU waits for the
-  // host and the micro-batch takes the host's time (the idle GPU counts as
-  // compute).
+  // the GPU runs it (small models, fine-grained MoE, eager frameworks), the
+  // GPU waits for the host and the micro-batch takes the host's time.
   const double kernels = stage(&PassTime::kernels, &LayerTimes::fwd) + stage(&PassTime::kernels, &LayerTimes::bwd) +
                          recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec);
   const double gpu_mb = F + B + R + TP + CP + EP;
@@ -257,7 +256,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
 
   Iteration it;
   TimeBreakdown& bd = it.breakdown;
-  bd.compute = mb * (F + B + host_wait);
+  bd.compute = mb * (F + B);
+  bd.host = mb * host_wait;
   bd.recompute = mb * R;
   bd.tp_comm = mb * TP;
   bd.cp_comm = mb * CP;
@@ -361,7 +361,7 @@ std::string largest_part(const TimeBreakdown& bd) {
   const std::pair<const char*, double> parts[] = {
       {"compute", bd.compute + bd.recompute}, {"tp_comm", bd.tp_comm}, {"cp_comm", bd.cp_comm},
       {"ep_comm", bd.ep_comm}, {"pp_comm", bd.pp_comm}, {"pp_bubble", bd.pp_bubble},
-      {"dp_comm", bd.dp_comm}, {"optimizer", bd.optimizer}};
+      {"dp_comm", bd.dp_comm}, {"optimizer", bd.optimizer}, {"host", bd.host}};
   std::string name;
   double best = -1;
   for (const auto& [n, val] : parts)

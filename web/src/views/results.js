@@ -17,6 +17,7 @@ const LABELS = {
   pp_bubble: 'PP bubble',
   dp_comm: 'DP comm',
   optimizer: 'optimizer',
+  host: 'host launches',
   weights: 'weights',
   gradients: 'gradients',
   activations: 'activations',
@@ -26,7 +27,7 @@ const label = (k) => LABELS[k] || k.replace(/_/g, ' ');
 
 // Canonical order of stacked parts; keys not listed follow in their own order.
 const MEMORY_ORDER = ['weights', 'gradients', 'optimizer', 'kv_cache', 'activations'];
-const TIME_ORDER = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'optimizer'];
+const TIME_ORDER = ['compute', 'recompute', 'host', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'optimizer'];
 
 function parts(obj, skip = [], order = []) {
   const rank = (k) => {
