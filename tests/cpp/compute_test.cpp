@@ -71,6 +71,27 @@ TEST(Compute, ElementwiseIsMemoryBound) {
   EXPECT_NEAR(c.time_s, t, 1e-9 * t);
 }
 
+TEST(Compute, NormsAndActivationsStreamBelowTheCopyRate) {
+  // Timed on an H200 (tests/validation/device): PyTorch's layer_norm and
+  // rms_norm reach 0.55-0.79 of a copy's device-memory rate, gelu 0.83-0.88.
+  const Device d = parse_system(std::string("dgx-h200"), "system").device;
+  EXPECT_DOUBLE_EQ(d.efficiency.norm_stream, 0.63);
+  EXPECT_DOUBLE_EQ(d.efficiency.activation_stream, 0.85);
+  const double bytes = 8192.0 * 14336 * 2 * 2;  // read and write a bf16 [8192 x 14336]
+  const double hbm = bytes / (d.dram().bandwidth_Bps * d.efficiency.memory), launch = d.efficiency.launch_overhead_s;
+  const OpCost copy = elementwise_cost(d, bytes, 0, Precision::bf16);
+  const OpCost norm = elementwise_cost(d, bytes, 0, Precision::bf16, StreamKind::norm);
+  const OpCost act = elementwise_cost(d, bytes, 0, Precision::bf16, StreamKind::activation);
+  EXPECT_NEAR(copy.time_s, hbm + launch, 1e-12);
+  EXPECT_NEAR(norm.time_s, hbm / 0.63 + launch, 1e-12);
+  EXPECT_NEAR(act.time_s, hbm / 0.85 + launch, 1e-12);
+  EXPECT_EQ(norm.bound, level(d, "hbm"));
+  EXPECT_DOUBLE_EQ(norm.bytes[level(d, "hbm")], bytes);  // the same bytes, at a lower rate
+  // A TPU preset leaves them at the copy rate (XLA fuses them into neighbours).
+  const Device tpu = parse_system(std::string("tpu-v5p"), "system").device;
+  EXPECT_DOUBLE_EQ(tpu.efficiency.norm_stream, 1.0);
+}
+
 TEST(Compute, TinyOpIsLatencyBound) {
   const Device d = h100();
   const OpCost c = elementwise_cost(d, 64, 16, Precision::bf16);

@@ -97,6 +97,35 @@ TEST(Training, FasterHardwareIsNeverSlower) {
   }
 }
 
+TEST(Training, NormAndActivationKernelsRunAtTheirStreamRate) {
+  // Llama 3.1 8B on one H100 node: the norms and SwiGLU slow by the preset's
+  // stream fractions; a copy (the residual add) keeps the copy rate.
+  json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 1}, {"dp", 8}, {"zero", 1}}},
+            {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", 8192}}}};
+  json copy_rate = system_object("dgx-h100");
+  copy_rate["device"]["efficiency"]["elementwise"] = {{"norm", 1.0}, {"activation", 1.0}};
+  json fast = s;
+  fast["system"] = copy_rate;
+  const json a = eval_ok(s), b = eval_ok(fast);
+  const double launch = 3e-6;
+  auto ratio = [&](const char* name, const char* phase) {
+    return (find_op(a, name, phase)["time_s"].get<double>() - launch) / (find_op(b, name, phase)["time_s"].get<double>() - launch);
+  };
+  EXPECT_NEAR(ratio("attn.norm", "fwd"), 1 / 0.63, 1e-9);
+  EXPECT_NEAR(ratio("mlp.norm.bwd", "bwd"), 1 / 0.63, 1e-9);
+  EXPECT_NEAR(ratio("mlp.act", "fwd"), 1 / 0.85, 1e-9);
+  EXPECT_NEAR(ratio("attn.residual", "fwd"), 1.0, 1e-12);
+  EXPECT_GT(a["training"]["iteration_time_s"].get<double>(), b["training"]["iteration_time_s"].get<double>());
+  // Out of range or unknown keys are refused at their path.
+  copy_rate["device"]["efficiency"]["elementwise"] = {{"norm", 0.0}};
+  fast["system"] = copy_rate;
+  EXPECT_EQ(eval(fast)["error"]["path"], "system.device.efficiency.elementwise.norm");
+  copy_rate["device"]["efficiency"]["elementwise"] = {{"softmax", 0.5}};
+  fast["system"] = copy_rate;
+  EXPECT_EQ(eval(fast)["error"]["path"], "system.device.efficiency.elementwise.softmax");
+}
+
 TEST(Training, RecomputeCostsTime) {
   for (bool flash : {false, true}) {
     json s = {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},

@@ -22,6 +22,11 @@ enum class Recompute { none, selective, full, selective_op };
 // FlashAttention-2; fa3 = FlashAttention-3 / cuDNN (Hopper and later).
 enum class AttentionKernel { best, fa1, fa2, fa3 };
 constexpr int kAttentionKernels = 4;
+// What an element-wise kernel does between its read and its write: copy
+// (residual add, cast, permute), norm (a row reduction, then the scale:
+// LayerNorm, RMSNorm) or activation (GELU, SiLU x gate); the last two
+// stream below the copy rate (efficiency.elementwise).
+enum class StreamKind { copy, norm, activation };
 enum class PipeSchedule { one_f_one_b, interleaved, gpipe };
 enum class Optimizer { adam, sgd };
 enum class Mode { training, inference };
@@ -161,6 +166,9 @@ struct DeviceEfficiency {
   // on this device relative to its native ones (Hopper wgmma + TMA); 1 where
   // mma.sync is the native path.
   double legacy_mma = 1;
+  // Device-memory rate of norm and activation kernels relative to a copy's
+  // (efficiency.memory): they reduce rows or evaluate erf/exp per element.
+  double norm_stream = 1, activation_stream = 1;
 };
 
 struct Device {

@@ -190,14 +190,17 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   return c;
 }
 
-OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p) {
+OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p, StreamKind kind) {
   OpCost c;
   c.flops = flops;
   c.bytes.assign(d.memory.size(), 0.0);
   for (size_t i = 0; i < d.memory.size(); ++i)
     if (d.memory[i].name != "smem") c.bytes[i] = bytes;
   const double rate = d.vector_flops[static_cast<int>(p)] * d.efficiency.vector;
-  finish_cost(d, c, rate > 0 ? flops / rate : 0);
+  const double stream = kind == StreamKind::norm         ? d.efficiency.norm_stream
+                        : kind == StreamKind::activation ? d.efficiency.activation_stream
+                                                         : 1.0;
+  finish_cost(d, c, rate > 0 ? flops / rate : 0, stream);
   return c;
 }
 

@@ -50,8 +50,8 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
 double attention_head_dim_efficiency(const Device& d, double eff128, Precision p, bool backward, double head_dim);
 
 // Element-wise / reduction kernel: bytes read + written stream through L2
-// and device memory; `flops` run on the vector units.
-OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p);
+// and device memory, at the rate of its kind; `flops` run on the vector units.
+OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p, StreamKind kind = StreamKind::copy);
 
 // Pick the binding term among compute and the memory levels; adds launch overhead.
 // `dram_eff` scales the device-memory bandwidth (weight-only GEMMs).

@@ -111,6 +111,14 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
     for (const auto& [p, name] : all_precision_names()) e.weight_only_stream[static_cast<size_t>(p)] = wo.number(name, 1, 0.01, 1);
     wo.finish();
   }
+  // "elementwise": {"norm": .., "activation": ..}: device-memory rate of
+  // norm and activation kernels relative to a copy; absent: the copy's.
+  if (o.has("elementwise")) {
+    StrictObject ew(o.raw("elementwise"), o.child_path("elementwise"));
+    e.norm_stream = ew.number("norm", 1, 0.05, 1);
+    e.activation_stream = ew.number("activation", 1, 0.05, 1);
+    ew.finish();
+  }
   e.comm_sm_share = o.number("comm_sm_share", 0, 0, 0.9);
   e.legacy_mma = o.number("legacy_mma", 1, 0.05, 1);
   if (o.has("attention_kernels")) parse_attention_kernels(o, e);

@@ -63,11 +63,11 @@ void mla_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
   const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim, dc = a.kv_lora_rank, dr = a.qk_rope_head_dim;
   if (a.q_lora_rank > 0) {
     ops.push_back(make_gemm("attn.q_down", tokens, a.q_lora_rank, h, p));
-    ops.push_back(make_elementwise("attn.q_norm", 2 * tokens * a.q_lora_rank * p.act_bytes, 5 * tokens * a.q_lora_rank));
+    ops.push_back(make_elementwise("attn.q_norm", 2 * tokens * a.q_lora_rank * p.act_bytes, 5 * tokens * a.q_lora_rank, StreamKind::norm));
   }
   ops.push_back(make_gemm("attn.q_up", tokens, heads * qk, a.q_lora_rank > 0 ? a.q_lora_rank : h, p));
   ops.push_back(make_gemm("attn.kv_down", tokens, dc + dr, h, p));
-  ops.push_back(make_elementwise("attn.kv_norm", 2 * tokens * dc * p.act_bytes, 5 * tokens * dc));
+  ops.push_back(make_elementwise("attn.kv_norm", 2 * tokens * dc * p.act_bytes, 5 * tokens * dc, StreamKind::norm));
   if (p.kv_write) ops.push_back(make_elementwise("attn.kv_write", tokens * (dc + dr) * p.kv_bytes, 0));
   if (p.kv_cached) {
     // Weight absorption (DeepSeek-V3 inference/model.py attn_impl "absorb"):

@@ -94,13 +94,13 @@ void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPas
   const double routed_tokens = local_experts * per_expert;
   ops.push_back(make_elementwise("moe.permute", (tokens + routed_tokens) * h * ab, 0));
   ops.push_back(expert_gemm("moe.up", per_expert, up_mats * f, h, p, local_experts));
-  ops.push_back(make_elementwise("moe.act", routed_tokens * f * (up_mats + 1) * p.act_bytes, 4 * routed_tokens * f));
+  ops.push_back(make_elementwise("moe.act", routed_tokens * f * (up_mats + 1) * p.act_bytes, 4 * routed_tokens * f, StreamKind::activation));
   ops.push_back(expert_gemm("moe.down", per_expert, h, f, p, local_experts));
   ops.push_back(make_elementwise("moe.unpermute", (routed_tokens + tokens) * h * ab + routed_tokens * 4, 2 * routed_tokens * h));
   if (m.moe.shared_experts > 0) {
     const double fs = m.moe.shared_width() / static_cast<double>(p.tp) * m.moe.shared_experts;
     ops.push_back(make_gemm("moe.shared_up", tokens, up_mats * fs, h, p));
-    ops.push_back(make_elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs));
+    ops.push_back(make_elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs, StreamKind::activation));
     ops.push_back(make_gemm("moe.shared_down", tokens, h, fs, p));
   }
 }
@@ -142,7 +142,7 @@ void expert_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, do
   OpSpec down = make_gemm("moe.down", per_expert, m.hidden, f, p, local);
   up.kernels = down.kernels = local;
   ops.push_back(up);
-  ops.push_back(make_elementwise("moe.act", routed * f * (up_mats + 1) * p.act_bytes, 4 * routed * f));
+  ops.push_back(make_elementwise("moe.act", routed * f * (up_mats + 1) * p.act_bytes, 4 * routed * f, StreamKind::activation));
   ops.push_back(down);
 }
 
@@ -154,7 +154,7 @@ void shared_expert_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass
   const double hidden_bytes = tokens * m.hidden * p.act_bytes;
   tp_enter(ops, "moe.shared", p, hidden_bytes);
   ops.push_back(make_gemm("moe.shared_up", tokens, up_mats * fs, m.hidden, p));
-  ops.push_back(make_elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs));
+  ops.push_back(make_elementwise("moe.shared_act", tokens * fs * (up_mats + 1) * p.act_bytes, 4 * tokens * fs, StreamKind::activation));
   ops.push_back(make_gemm("moe.shared_down", tokens, m.hidden, fs, p));
   tp_exit(ops, "moe.shared", p, hidden_bytes);
 }

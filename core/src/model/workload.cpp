@@ -25,12 +25,13 @@ OpSpec make_gemm(const std::string& name, double m, double n, double k, const La
   return s;
 }
 
-OpSpec make_elementwise(const std::string& name, double bytes, double flops) {
+OpSpec make_elementwise(const std::string& name, double bytes, double flops, StreamKind kind) {
   OpSpec s;
   s.name = name;
   s.kind = OpKind::elementwise;
   s.bytes = bytes;
   s.flops = flops;
+  s.stream = kind;
   return s;
 }
 
@@ -65,7 +66,9 @@ namespace {
 OpSpec gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch = 1) {
   return make_gemm(name, m, n, k, p, batch);
 }
-OpSpec elementwise(const std::string& name, double bytes, double flops) { return make_elementwise(name, bytes, flops); }
+OpSpec elementwise(const std::string& name, double bytes, double flops, StreamKind kind = StreamKind::copy) {
+  return make_elementwise(name, bytes, flops, kind);
+}
 
 }  // namespace
 
@@ -123,7 +126,7 @@ void mlp_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, doubl
   if (!p.moe_layer) {
     const double f = m.ffn_hidden / static_cast<double>(p.tp);
     ops.push_back(gemm("mlp.up", tokens, up_mats * f, h, p));
-    ops.push_back(elementwise("mlp.act", tokens * f * (up_mats + 1) * p.act_bytes, 4 * tokens * f));
+    ops.push_back(elementwise("mlp.act", tokens * f * (up_mats + 1) * p.act_bytes, 4 * tokens * f, StreamKind::activation));
     ops.push_back(gemm("mlp.down", tokens, h, f, p));
     return;
   }
@@ -140,13 +143,13 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   const double hidden_bytes = tokens * h * p.act_bytes;   // one [tokens x h] activation
   const double norm_flops = (m.norm == NormType::layernorm ? 8.0 : 5.0) * local * h;
 
-  ops.push_back(elementwise("attn.norm", 2 * local * h * p.act_bytes, norm_flops));
+  ops.push_back(elementwise("attn.norm", 2 * local * h * p.act_bytes, norm_flops, StreamKind::norm));
   tp_enter(ops, "attn", p, hidden_bytes);
   attention_block(ops, m, p);
   tp_exit(ops, "attn", p, hidden_bytes);
   // Fused bias + dropout + residual add: read two inputs, write one (+ mask).
   ops.push_back(elementwise("attn.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
-  ops.push_back(elementwise("mlp.norm", 2 * local * h * p.act_bytes, norm_flops));
+  ops.push_back(elementwise("mlp.norm", 2 * local * h * p.act_bytes, norm_flops, StreamKind::norm));
   if (p.moe_layer && p.moe_dispatch) {
     moe_dispatch_ops(ops, m, p, tokens);  // the MoE block handles its own tp layout
   } else {

@@ -28,6 +28,7 @@ struct OpSpec {
   double head_dim = 128;        // attention: per-head width (the kernel's efficiency depends on it)
   AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
   double kernels = 1;           // kernel launches the op stands for (each pays the launch overhead)
+  StreamKind stream = StreamKind::copy;  // elementwise: what the kernel does to the bytes it streams
   double layer_share = 1;       // share of the layers of its kind that run it (local vs global attention)
   // comm, elementwise: the bytes the backward op is derived from when they
   // differ from the forward's (an FP8 all-gather's gradient reduce-scatters
@@ -86,7 +87,7 @@ struct LayerPass {
 
 // Builders shared by the layer and the MoE block.
 OpSpec make_gemm(const std::string& name, double m, double n, double k, const LayerPass& p, double batch = 1);
-OpSpec make_elementwise(const std::string& name, double bytes, double flops);
+OpSpec make_elementwise(const std::string& name, double bytes, double flops, StreamKind kind = StreamKind::copy);
 OpSpec make_comm(const std::string& name, Collective c, const Group& g, double bytes, const std::string& axis);
 // Megatron tensor parallelism around a block: all-gather in (sequence
 // parallel), reduce-scatter or all-reduce out.

@@ -24,7 +24,7 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
       op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row, s.head_dim, s.kernel);
       break;
     case OpKind::elementwise:
-      op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16);
+      op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16, s.stream);
       // An op that stands for several small kernels pays each launch.
       op.cost.time_s += std::max(0.0, s.kernels - 1) * d.efficiency.launch_overhead_s;
       break;

@@ -87,8 +87,15 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
   auto layer_ops = [&](const LayerPass& p) {
     std::vector<OpSpec> ops = layer_forward(m, p);
     add_input_casts(ops, 3);
-    for (OpSpec& op : ops)
+    for (OpSpec& op : ops) {
       if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) op.gemm.dram_eff = stream;
+      // Serving engines run their own fused norm and activation kernels
+      // (TensorRT-LLM's residual-add + RMSNorm and gated-activation plugins,
+      // vLLM's fused_add_rms_norm): taken at the copy rate. The slower
+      // efficiency.elementwise rates are PyTorch's eager kernels, which the
+      // training frameworks launch.
+      if (op.kind == OpKind::elementwise) op.stream = StreamKind::copy;
+    }
     return ops;
   };
   for (const OpSpec& f : layer_ops(dense_pass)) account(f, layers * (1 - moe_frac));

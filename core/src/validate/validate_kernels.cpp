@@ -44,9 +44,14 @@ double attention_time(const Device& d, const json& k) {
   return fused_attention_cost(d, bwd ? 2.5 * fwd_flops : fwd_flops, bytes, Precision::bf16, bwd, kv_per_row).time_s;
 }
 
-// Norms and activations stream their bytes; ~8 vector FLOPs per element.
+// Norms and activations stream their bytes at their kind's rate; ~8 vector
+// FLOPs per element.
 double elementwise_time(const Device& d, const json& k) {
-  return elementwise_cost(d, k.at("bytes").get<double>(), 8 * k.at("elements").get<double>(), Precision::bf16).time_s;
+  const std::string name = k.value("name", "");
+  const StreamKind kind = name == "layer_norm" || name == "rms_norm" ? StreamKind::norm
+                          : name == "gelu"                          ? StreamKind::activation
+                                                                    : StreamKind::copy;
+  return elementwise_cost(d, k.at("bytes").get<double>(), 8 * k.at("elements").get<double>(), Precision::bf16, kind).time_s;
 }
 
 }  // namespace
