@@ -117,6 +117,13 @@ TEST(Training, NormAndActivationKernelsRunAtTheirStreamRate) {
   EXPECT_NEAR(ratio("mlp.act", "fwd"), 1 / 0.85, 1e-9);
   EXPECT_NEAR(ratio("attn.residual", "fwd"), 1.0, 1e-12);
   EXPECT_GT(a["training"]["iteration_time_s"].get<double>(), b["training"]["iteration_time_s"].get<double>());
+  // Serving engines run fused norm kernels: inference keeps the copy rate.
+  json serve = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                {"inference", {{"batch", 8}, {"input_tokens", 2048}, {"output_tokens", 128}}}};
+  json serve_copy = serve;
+  serve_copy["system"] = copy_rate;
+  EXPECT_DOUBLE_EQ(find_op(eval_ok(serve), "mlp.norm", "prefill")["time_s"].get<double>(),
+                   find_op(eval_ok(serve_copy), "mlp.norm", "prefill")["time_s"].get<double>());
   // Out of range or unknown keys are refused at their path.
   copy_rate["device"]["efficiency"]["elementwise"] = {{"norm", 0.0}};
   fast["system"] = copy_rate;
