@@ -212,7 +212,19 @@ TEST(KernelValidation, DecodeGemmsAttentionAndNorms) {
   EXPECT_GE(n, 15);
   EXPECT_LE(kernel_errors("kernel.attention.fwd", &n).first, 0.12);
   EXPECT_LE(kernel_errors("kernel.attention.bwd", &n).first, 0.12);
-  EXPECT_LE(kernel_errors("kernel.elementwise", &n).first, 0.35);
+  // The norm and activation rates were set on these rows (zero mean signed error).
+  EXPECT_LE(kernel_errors("kernel.elementwise", &n).first, 0.12);
+  EXPECT_EQ(n, 6);
+}
+
+// PyTorch's FlashAttention-2 kernels against the "fa2" generation's table
+// (FlashAttention-3 paper's 35% on H100; not fitted on these timings).
+TEST(KernelValidation, FlashAttention2Generation) {
+  int n = 0;
+  EXPECT_LE(kernel_errors("kernel.attention.fa2.fwd", &n).first, 0.06);
+  EXPECT_EQ(n, 4);
+  EXPECT_LE(kernel_errors("kernel.attention.fa2.bwd", &n).first, 0.06);
+  EXPECT_EQ(n, 3);
 }
 
 // Results quote the accuracy of their regime from the committed table

@@ -1,6 +1,7 @@
 #include "validate_kernels.h"
 
 #include "compute.h"
+#include "enum_names.h"
 #include "parse.h"
 #include "presets.h"
 
@@ -41,7 +42,15 @@ double attention_time(const Device& d, const json& k) {
   const double q = b * s * h * hd * 2, kv = 2 * b * s * hkv * hd * 2;
   const double bytes = bwd ? 4 * q + 2 * kv : 2 * q + kv;
   const double kv_per_row = causal ? 0.5 * (s + 1) : s;
-  return fused_attention_cost(d, bwd ? 2.5 * fwd_flops : fwd_flops, bytes, Precision::bf16, bwd, kv_per_row).time_s;
+  // "kernel": the generation timed (absent: the device's best, cuDNN).
+  AttentionKernel kernel = AttentionKernel::best;
+  const std::string name = k.value("kernel", "best");
+  bool known = false;
+  for (const auto& [value, label] : attention_kernel_names())
+    if (name == label) kernel = value, known = true;
+  if (!known) throw std::runtime_error("unknown attention kernel '" + name + "'");
+  return fused_attention_cost(d, bwd ? 2.5 * fwd_flops : fwd_flops, bytes, Precision::bf16, bwd, kv_per_row, hd, kernel)
+      .time_s;
 }
 
 // Norms and activations stream their bytes at their kind's rate; ~8 vector
