@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "network.h"
+#include "parse.h"
 
 namespace llmcalc {
 namespace {
@@ -100,6 +101,32 @@ TEST(Network, MoreBandwidthIsNeverSlower) {
   }
 }
 
+// NVLink SHARP: the switch reduces, so an all-reduce moves the buffer once
+// at the NVLS algorithm bandwidth (8 H100: ~275 GB/s algbw, busbw ~480;
+// NCCL picks it from 5 GPUs up). Other collectives and small groups keep
+// the ring; a large buffer takes NVLS where it is faster.
+TEST(Network, NvlsAllReduceInsideTheSwitch) {
+  System sys = two_tier();
+  sys.network[0].nvls_efficiency = 2.0;  // algbw 200 GB/s against the 100 GB/s ring links
+  sys.network[0].nvls_min_gpus = 5;
+  sys.network[0].nvls_latency_s = 25e-6;
+  const double S = 1e9, nvls = 25e-6 + S / (2.0 * kNvBw);
+  const double ring8 = 2 * 7 * kNvLat + 2 * 7.0 / 8 * S / kNvBw;
+  ASSERT_LT(nvls, ring8);
+  EXPECT_NEAR(collective_time(sys, Collective::all_reduce, {8, 1}, S), nvls, 1e-12 * nvls);
+  EXPECT_NEAR(collective_time(sys, Collective::all_reduce, {5, 1, 5}, S), nvls, 1e-12 * nvls);
+  // Four ranks: below the NVLS group size, the ring.
+  const double ring4 = 2 * 3 * kNvLat + 2 * 3.0 / 4 * S / kNvBw;
+  EXPECT_NEAR(collective_time(sys, Collective::all_reduce, {4, 1}, S), ring4, 1e-12 * ring4);
+  // A reduce-scatter never uses it; a small buffer prefers the log-depth tree.
+  const double rs = 7 * kNvLat + 7.0 / 8 * S / kNvBw;
+  EXPECT_NEAR(collective_time(sys, Collective::reduce_scatter, {8, 1}, S), rs, 1e-12 * rs);
+  EXPECT_LT(collective_time(sys, Collective::all_reduce, {8, 1}, 1024), 25e-6);
+  // A group across nodes (NVLS plus a network tree in NCCL) is not modelled: ring or tree.
+  sys.network[1].bandwidth_Bps = 1e15;
+  EXPECT_GT(collective_time(sys, Collective::all_reduce, {16, 1}, S), S / (2.0 * kNvBw) * 1.5);
+}
+
 }  // namespace
 }  // namespace llmcalc
 
@@ -145,6 +172,25 @@ TEST(NetworkScenario, GpusPerNodeSetsTheNodeBoundary) {
   const double two = tp_all_reduce_time(eval_ok(tp_scenario({{"preset", "dgx-h100"}, {"gpus_per_node", 2}}, 4, 2)));
   ASSERT_GT(eight, 0);
   EXPECT_GT(two, eight);
+}
+
+// The presets: 8 H100 (busbw 480 measured) all-reduce 1 GiB with NVLS at
+// ~275 GB/s of algorithm bandwidth; A100 has no NVLink SHARP.
+TEST(NetworkScenario, PresetsUseNvlsWhereTheSwitchHasIt) {
+  const double S = 1073741824.0;
+  const System h100 = parse_system(std::string("dgx-h100"), "system");
+  const double t = collective_time(h100, Collective::all_reduce, {8, 1}, S);
+  const double busbw = 2 * 7.0 / 8 * S / t / 1e9;
+  EXPECT_GT(busbw, 450);
+  EXPECT_LT(busbw, 490);
+  const System a100 = parse_system(std::string("dgx-a100-80gb"), "system");
+  const double ring = collective_time(a100, Collective::all_reduce, {8, 1}, S);
+  EXPECT_LT(2 * 7.0 / 8 * S / ring / 1e9, 0.8 * 300);  // the ring's 78% of 300 GB/s, ramp included
+  // On a mesh tier the key is refused at its path.
+  json mesh = json::parse(presets_json())["systems"]["amd-mi300x"]["system"];
+  mesh["network"][0]["nvls"] = {{"efficiency", 0.6}};
+  json s = tp_scenario(mesh, 8, 1);
+  EXPECT_EQ(eval(s)["error"]["path"], "system.network[0].nvls");
 }
 
 // A group spanning nodes pays the network latency only on the hops that

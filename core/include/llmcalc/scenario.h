@@ -203,6 +203,13 @@ struct NetworkTier {
   double half_bandwidth_bytes = 0;  // message size at which NCCL's bandwidth protocol reaches half its peak
   Topology topology = Topology::switched;
   int torus_dims = 0;  // torus: axes of the torus its span forms (2 links per chip per axis)
+  // NVLink SHARP (NVLS) all-reduce inside a switched domain: the switch
+  // reduces, so each GPU sends and receives its buffer once, at
+  // bandwidth x nvls_efficiency (algorithm bandwidth); NCCL picks it from
+  // nvls_min_gpus ranks up when it is the faster algorithm. 0: no NVLS.
+  double nvls_efficiency = 0;
+  int nvls_min_gpus = 5;
+  double nvls_latency_s = 25e-6;
 };
 
 struct System {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "torus.h"
 
@@ -165,6 +166,23 @@ double routed_all_to_all_time(const System& sys, const Group& g, double bytes, c
   return all_to_all_time(sys, g, bytes, &route);
 }
 
+namespace {
+
+// NVLink SHARP all-reduce (NCCL's NVLS algorithm) inside one switched domain:
+// each GPU pushes its buffer into the switch, which reduces and multicasts
+// the sum back, so the time is the buffer at the algorithm bandwidth, whatever
+// the group size (measured: ~275 GB/s algbw on 8 H100, busbw 420-480 at 5-8
+// GPUs, docs/sources.md [HF2.6]); the bandwidth ramps with size as the
+// tier's other protocols do, and NCCL's tuner charges 25 us of latency
+// ([HF2.8]). Infinite (not used) below the tier's NVLS group size.
+double nvls_all_reduce_time(const NetworkTier& t, const LinkModel& l, const Group& g, double bytes) {
+  if (t.nvls_efficiency <= 0 || l.domains > 1 || g.size < t.nvls_min_gpus) return std::numeric_limits<double>::infinity();
+  const double bw = t.bandwidth_Bps * t.nvls_efficiency;
+  return t.nvls_latency_s + bytes * (1 + l.half_bandwidth_bytes / bytes) / bw;
+}
+
+}  // namespace
+
 double collective_time(const System& sys, Collective c, const Group& g, double bytes) {
   const double n = static_cast<double>(g.size);
   if (g.size <= 1 || bytes <= 0) return 0;
@@ -180,7 +198,7 @@ double collective_time(const System& sys, Collective c, const Group& g, double b
       // Double binary tree (Sanders et al. 2009; NCCL >= 2.4): log-depth
       // latency, each rank sends and receives the whole buffer twice.
       const double tree = protocol_time(l, tree_latency(l, n), 2 * bytes, bytes);
-      return std::min(ring, tree);
+      return std::min({ring, tree, nvls_all_reduce_time(sys.network[k], l, g, bytes)});
     }
     case Collective::reduce_scatter:
     case Collective::all_gather:

@@ -174,6 +174,18 @@ void parse_torus(StrictObject& o, NetworkTier& t, bool last) {
   if (last) throw InputError(o.child_path("topology"), "a torus tier needs span_gpus, so it cannot be the outermost tier");
   t.torus_dims = static_cast<int>(o.required_integer("torus_dims", 1, 3));
 }
+
+// "nvls": {"efficiency", "min_gpus", "latency_us"}: in-switch all-reduce on a
+// switched tier (NVLink SHARP); meshes and tori have no switch to reduce in.
+void parse_nvls(StrictObject& o, NetworkTier& t) {
+  if (!o.has("nvls")) return;
+  if (t.topology != Topology::switched) throw InputError(o.child_path("nvls"), "applies to a \"switch\" tier only");
+  StrictObject n(o.raw("nvls"), o.child_path("nvls"));
+  t.nvls_efficiency = n.required_number("efficiency", 0.01, 2);
+  t.nvls_min_gpus = static_cast<int>(n.integer("min_gpus", t.nvls_min_gpus, 2, 1 << 20));
+  t.nvls_latency_s = n.number("latency_us", t.nvls_latency_s * 1e6, 0, 1e6) * 1e-6;
+  n.finish();
+}
 }  // namespace
 
 std::vector<NetworkTier> parse_network(StrictObject& sys) {
@@ -201,6 +213,7 @@ std::vector<NetworkTier> parse_network(StrictObject& sys) {
     value_named(topology_names(), topologies.at(static_cast<size_t>(o.choice("topology", 0, topologies))), &t.topology);
     if (t.topology == Topology::mesh) check_mesh(o, t, i, last);
     parse_torus(o, t, last);
+    parse_nvls(o, t);
     o.finish();
     tiers.push_back(t);
   }
