@@ -45,10 +45,7 @@ double attention_time(const Device& d, const json& k) {
   // "kernel": the generation timed (absent: the device's best, cuDNN).
   AttentionKernel kernel = AttentionKernel::best;
   const std::string name = k.value("kernel", "best");
-  bool known = false;
-  for (const auto& [value, label] : attention_kernel_names())
-    if (name == label) kernel = value, known = true;
-  if (!known) throw std::runtime_error("unknown attention kernel '" + name + "'");
+  if (!value_named(attention_kernel_names(), name, &kernel)) throw std::runtime_error("unknown attention kernel '" + name + "'");
   return fused_attention_cost(d, bwd ? 2.5 * fwd_flops : fwd_flops, bytes, Precision::bf16, bwd, kv_per_row, hd, kernel)
       .time_s;
 }
