@@ -22,14 +22,26 @@ TEST(Serving, DequantisingGemvStreamsAtItsMeasuredFraction) {
     const double slow = tpot(gptfast(w, 32)), fast = tpot(gptfast(w, 32, full));
     // The weight GEMVs are most of the step at batch 1 (the rest: launches,
     // the 16-bit LM head, the KV cache): the step slows by well over half of
-    // 1 / fraction - 1 (0.89 int8, 0.74 int4), never by more than 1 / fraction.
-    const double frac = std::string(w) == "int8" ? 0.89 : 0.74;
+    // 1 / fraction - 1 (0.82 int8, 0.69 int4), never by more than 1 / fraction.
+    const double frac = std::string(w) == "int8" ? 0.82 : 0.69;
     EXPECT_GT(slow / fast, 1 + 0.5 * (1 / frac - 1)) << w;
     EXPECT_LE(slow / fast, 1 / frac + 1e-9) << w;
   }
   // Still faster than 16-bit weights: fewer bytes outweigh the slower stream.
   EXPECT_LT(tpot(gptfast("int4", 32)), tpot(gptfast("int8", 32)));
   EXPECT_LT(tpot(gptfast("int8", 32)), tpot(gptfast("bf16", 32)));
+}
+
+TEST(Serving, WeightOnlyFractionsReproduceTheirSourceRates) {
+  // The presets' weight_only fractions are the values with which the model
+  // reproduces gpt-fast's Llama-2-70B tp 1 rates on an A100 (19.13 tok/s int8,
+  // 25.25 int4 at G=32). A change to the stream, launch or scale model that
+  // moves these calls for the fractions to be derived again.
+  for (const auto& [w, tokens_per_s] : {std::pair<std::string, double>{"int8", 19.13}, {"int4", 25.25}}) {
+    json s = gptfast(w, 32);
+    s["model"] = "llama2-70b";
+    EXPECT_NEAR(tpot(s) * tokens_per_s, 1.0, 0.02) << w;
+  }
 }
 
 TEST(Serving, Int4GroupScalesAreStoredAndRead) {
