@@ -45,6 +45,36 @@ TEST(Compute, GemvIsBoundByDeviceMemory) {
   EXPECT_GE(c.bytes.back(), bytes * 0.999);
 }
 
+// A matrix-engine device with a few large units (TPU v6e: 2 MXUs) reuses a
+// GEMM's operands only across one wave of tiles unless the compiler blocks
+// the product in its on-chip scratchpad (XLA in VMEM): then a training-size
+// GEMM is compute-bound, as on a GPU, and reads each operand a few times.
+TEST(Compute, ScratchpadBlockingKeepsFewUnitDevicesComputeBound) {
+  const Device tpu = parse_system(std::string("tpu-v6e"), "system").device;
+  ASSERT_GT(tpu.scratchpad_bytes, 0);
+  Device no_pad = tpu;
+  no_pad.scratchpad_bytes = 0;
+  const GemmShape g{8192, 7168, 8192, 1, 2, 2, 2, Precision::bf16};  // Llama 70B tp 8 up-projection
+  const OpCost blocked = gemm_cost(tpu, g), wave = gemm_cost(no_pad, g);
+  EXPECT_EQ(blocked.bound, kBoundCompute);
+  EXPECT_EQ(wave.bound, level(tpu, "hbm"));
+  EXPECT_LT(blocked.time_s, 0.7 * wave.time_s);
+  const double compulsory = 2 * (g.m * g.k + g.k * g.n + g.m * g.n);
+  EXPECT_GE(blocked.bytes.back(), compulsory * 0.999);
+  EXPECT_LE(blocked.bytes.back(), 3 * compulsory);
+  // A GPU's L2 is not a scratchpad (its kernels reuse operands across the
+  // wave of tiles only): the GPU presets leave the field out.
+  EXPECT_EQ(h100().scratchpad_bytes, 0.0);
+  // The field is parsed in MiB and checked at its path.
+  json s = json::parse(R"({"preset": "tpu-v6e", "device": {"scratchpad_MiB": -1}})");
+  try {
+    parse_system(s, "system");
+    ADD_FAILURE() << "negative scratchpad accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path, "system.device.scratchpad_MiB");
+  }
+}
+
 // A device whose `slow` level has a tiny bandwidth: that level binds, and the
 // time is its bytes over its bandwidth plus the launch overhead.
 void expect_bound_by(const std::string& slow) {

@@ -181,6 +181,10 @@ struct Device {
   // memory, NICs and fans (DGX H100: 10.2 kW / 8); 0 = unknown.
   double node_power_W = 0;
   int sm_count = 108;
+  // On-chip memory a compiler blocks matrix products in (TPU VMEM, Gaudi
+  // SRAM), bytes; 0 on GPUs, whose GEMM kernels reuse operands only across
+  // the wave of tiles that runs at once (one per SM).
+  double scratchpad_bytes = 0;
   // Special-function (MUFU: exp2, rcp) throughput, ops/s; 0 = unknown. Bounds
   // the softmax of fused attention at small head dims (Shah et al. 2024).
   double sfu_ops = 0;

@@ -59,6 +59,18 @@ double dram_traffic(const GemmShape& g, const Tile& t, double sms, double a, dou
   return best;
 }
 
+// Tiles whose operand k-slices one DRAM fetch serves. On a GPU, the wave
+// (one tile per SM). A compiler that blocks the product in an on-chip
+// scratchpad (XLA in TPU VMEM, the Gaudi graph compiler in its SRAM) keeps
+// as many output tiles resident as the scratchpad holds, each with its fp32
+// accumulator and staged operand slices, so operands are re-read far less.
+double reuse_window(const Device& d, const GemmShape& g, const Tile& t) {
+  const double sms = d.sm_count;
+  if (d.scratchpad_bytes <= 0) return sms;
+  const double per_tile = t.m * t.n * 4 + (t.m * g.a_bytes + t.n * g.b_bytes) * kTileK * kStages;
+  return std::max(sms, std::floor(d.scratchpad_bytes / per_tile));
+}
+
 TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops, int smem) {
   TilingResult r;
   const double tiles_m = ceil_div(g.m, t.m), tiles_n = ceil_div(g.n, t.n);
@@ -86,7 +98,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   const size_t levels = std::min(d.memory.size(), kMaxLevels);
   for (size_t i = 0; i < levels; ++i) {
     if (i + 1 == levels) {
-      r.bytes[i] = g.batch > 1 ? a + b + c : dram_traffic(g, t, sms, a, b, c);
+      r.bytes[i] = g.batch > 1 ? a + b + c : dram_traffic(g, t, reuse_window(d, g, t), a, b, c);
     } else if (static_cast<int>(i) == smem) {
       // Operand reads from shared memory into the tensor cores: each K step
       // of a tile reads (tm + tn) x tk elements for 2 tm tn tk FLOPs.

@@ -144,6 +144,7 @@ Device parse_device(StrictObject& sys) {
   d.tdp_W = o.number("tdp_W", 0, 0, 1e6);
   d.node_power_W = o.number("node_power_W", 0, 0, 1e7);
   d.sm_count = static_cast<int>(o.integer("sm_count", 108, 1, 100000));
+  d.scratchpad_bytes = o.number("scratchpad_MiB", 0, 0, 1e6) * 1048576.0;
   d.sfu_ops = o.number("sfu_tops", 0, 0, 1e6) * 1e12;
   d.efficiency = parse_efficiency(o);
   o.finish();
