@@ -41,3 +41,18 @@ test('Llama 3.1 8B serving on a TPU v6e pod (tp 4): evaluates with the ICI as th
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('Llama 3.1 70B on an 8x Gaudi 3 server (tp 8): evaluates on the 525 GB/s RoCE mesh, compute-bound', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&s=intel-gaudi3&tp=8&pp=4&dp=2&gb=64');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Fits/);
+  // The MMEs with the SRAM as the GEMM scratchpad: the step is compute-bound, not HBM-bound.
+  assert.match(await page.textContent('.verdict'), /compute/);
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+  const up = await systemField(page, 'system.nvlink_GBps');
+  assert.equal(up.label, 'scale-up link (GB/s)');
+  assert.equal(up.value, '525');
+  await shot(page, 'accelerators-gaudi3');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

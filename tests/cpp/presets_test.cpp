@@ -32,7 +32,7 @@ void each_number(const json& j, const std::string& path, const std::function<voi
 
 TEST(Presets, RequiredIdsExist) {
   for (const char* id : {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72",
-                         "amd-mi300x", "amd-mi325x", "amd-mi355x", "tpu-v5p", "tpu-v6e"})
+                         "amd-mi300x", "amd-mi325x", "amd-mi355x", "tpu-v5p", "tpu-v6e", "intel-gaudi2", "intel-gaudi3"})
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
   for (const char* id : {"dgx-b300", "gb300-nvl72", "hgx-h20", "dgx-h800"})  // docs/sources.md [HF7.1]
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
