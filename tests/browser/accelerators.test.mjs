@@ -52,6 +52,8 @@ test('Llama 3.1 70B on an 8x Gaudi 3 server (tp 8): evaluates on the 525 GB/s Ro
   const up = await systemField(page, 'system.nvlink_GBps');
   assert.equal(up.label, 'scale-up link (GB/s)');
   assert.equal(up.value, '525');
+  // No published run was on a Gaudi: the validation line says so.
+  assert.match(await page.textContent('.summary .accuracy-note p'), /None of these runs was on the Gaudi 3 OAM 128GB/);
   await shot(page, 'accelerators-gaudi3');
   assert.deepEqual(errors, []);
   await page.close();

@@ -37,6 +37,7 @@ test('serving quotes each measured metric; a tensor-parallel plan changes the re
   await waitEvaluated(p2);
   assert.equal(await note(p2).getAttribute('data-regime'), 'dense_model_parallel_training');
   assert.doesNotMatch(await note(p2).getAttribute('class'), /\bwide\b/);  // 4-5% on Megatron-style runs
+  assert.doesNotMatch(await note(p2).locator('p').textContent(), /None of these runs/);  // they ran on H100s
   assert.deepEqual(errors, []);
   await p2.close();
 });

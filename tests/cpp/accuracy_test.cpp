@@ -50,5 +50,29 @@ TEST(Accuracy, QuotedFiguresAreWellFormed) {
   }
 }
 
+// The quoted runs say on which devices they ran; a result on another device
+// says that none of them used it (the efficiencies of AMD, TPU, Gaudi and the
+// newest NVIDIA parts are partly assumptions).
+TEST(Accuracy, NamesWhetherTheRunsUsedThisDevice) {
+  json h100 = training({{"tp", 2}, {"dp", 4}});
+  const json on = eval_ok(h100)["accuracy"];
+  EXPECT_EQ(on["device"], "H100 SXM5 80GB");
+  EXPECT_TRUE(on["device_validated"].get<bool>());
+  for (const char* other : {"intel-gaudi3", "amd-mi300x", "tpu-v6e", "dgx-b300"}) {
+    json s = h100;
+    s["system"] = other;
+    const json off = eval_ok(s)["accuracy"];
+    EXPECT_FALSE(off["device_validated"].get<bool>()) << other;
+    EXPECT_EQ(off["metrics"], on["metrics"]) << other;  // the same runs are quoted
+  }
+  // The A100 80GB ran Megatron-style training (Korthikanti et al.), not MoE.
+  json a100 = training({{"tp", 2}, {"dp", 4}});
+  a100["system"] = "dgx-a100-80gb";
+  EXPECT_TRUE(eval_ok(a100)["accuracy"]["device_validated"].get<bool>());
+  json moe = training({{"dp", 8}, {"ep", 8}}, "mixtral-8x7b");
+  moe["system"] = "dgx-a100-80gb";
+  EXPECT_FALSE(eval_ok(moe)["accuracy"]["device_validated"].get<bool>());
+}
+
 }  // namespace
 }  // namespace llmcalc::test

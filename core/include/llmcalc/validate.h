@@ -12,6 +12,7 @@ struct ValidationRow {
   bool skipped = false;
   std::string note;  // why skipped
   std::string regime = {};  // the kind of run (io/accuracy.h); empty for kernel cases
+  std::string device = {};  // the device it ran on (the system's device name)
 };
 
 struct ValidationGroup {

@@ -56,10 +56,23 @@ json regime_accuracy(const Regime& r) {
   return {{"label", r.label}, {"metrics", all.contains(r.id) ? all.at(r.id).at("metrics") : json::array()}};
 }
 
+// Whether a published run of this regime ran on the scenario's device (by
+// its name): figures from other hardware say little about a device whose
+// efficiencies are assumptions.
+bool regime_ran_on(const Regime& r, const std::string& device) {
+  const json& all = accuracy_table().at("regimes");
+  if (!all.contains(r.id) || !all.at(r.id).contains("devices")) return false;
+  for (const auto& d : all.at(r.id).at("devices"))
+    if (d.is_string() && d.get<std::string>() == device) return true;
+  return false;
+}
+
 json accuracy_json(const Scenario& s) {
   const Regime& r = regime_of(s);
   json out = regime_accuracy(r);
   out["regime"] = r.id;
+  out["device"] = s.system.device.name;
+  out["device_validated"] = regime_ran_on(r, s.system.device.name);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "accuracy.h"
@@ -64,7 +65,7 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
   }
   if (!c.contains("measured") || !c["measured"].is_object()) return rows;
   for (auto it = c["measured"].begin(); it != c["measured"].end(); ++it) {
-    ValidationRow row{id, source, it.key(), 0, 0, 0, false, "", regime_of(scenario).id};
+    ValidationRow row{id, source, it.key(), 0, 0, 0, false, "", regime_of(scenario).id, scenario.system.device.name};
     row.measured = it.value().is_number() ? it.value().get<double>() : 0;
     for (const std::string& part : split_plus(it.key())) {
       const OutputSpec* o = find_output(part);
@@ -140,12 +141,14 @@ std::string report_accuracy(const ValidationReport& r) {
   for (const Regime& reg : regimes()) {
     std::map<std::string, ValidationGroup> by_metric;
     std::map<std::string, json> runs;  // the cases behind each figure, so a reader can look them up
+    std::set<std::string> devices;     // what they ran on: a result on other hardware says so
     for (const auto& row : r.rows) {
       if (row.skipped || row.regime != reg.id) continue;
       ValidationGroup& g = by_metric[row.metric];
       g.metric = row.metric;
       add_error(g, row.error);
       runs[row.metric].push_back({{"id", row.id}, {"source", row.source.substr(0, row.source.find(';'))}, {"signed_error", row.error}});
+      devices.insert(row.device);
     }
     if (by_metric.empty()) continue;
     json metrics = json::array();
@@ -154,7 +157,7 @@ std::string report_accuracy(const ValidationReport& r) {
       metrics.push_back({{"metric", name}, {"cases", g.cases}, {"mean_abs_error", g.mean_abs_error},
                          {"max_abs_error", g.max_abs_error}, {"mean_error", g.mean_error}, {"runs", runs[name]}});
     }
-    out["regimes"][reg.id] = {{"label", reg.label}, {"metrics", metrics}};
+    out["regimes"][reg.id] = {{"label", reg.label}, {"devices", devices}, {"metrics", metrics}};
   }
   return out.dump(2) + "\n";
 }

@@ -215,8 +215,13 @@ export function accuracyNote(result) {
   // Beyond 15% mean error (the accuracy the project targets per family) the
   // line says so in words and in colour.
   const wide = a.metrics.some((m) => m.metric in ACCURACY_METRICS && m.mean_abs_error >= 0.15);
+  // Runs on other hardware say little about a device whose efficiencies are
+  // partly assumptions: the line names it when none of the runs used it.
+  const elsewhere = summary && a.device_validated === false && typeof a.device === 'string'
+    ? ` None of these runs was on the ${a.device}: its figures rest on the efficiencies in its preset's sources, partly assumptions.`
+    : '';
   const text = summary
-    ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.`
+    ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}`
     : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
   const runs = accuracyRuns(a.metrics);
   return el('div', { class: `accuracy-note${wide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs].filter(Boolean));
