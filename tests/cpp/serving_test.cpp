@@ -194,5 +194,59 @@ TEST(Serving, AutoMoeGemmPicksTheKernelThatServes) {
   EXPECT_EQ(run("mixtral-8x7b", "dgx-b200", 2, "fp8", "auto"), run("mixtral-8x7b", "dgx-b200", 2, "fp8", "native"));
 }
 
+// Expert-parallel serving: E/ep experts per rank. Across data-parallel
+// replicas (wide EP: tp 1, dp 8, ep 8) each rank runs its own batch's
+// attention and its one Mixtral expert for the copies all 8 batches route
+// there, exchanged by all-to-all; inside a tp group (tp 8, ep 8, etp 1:
+// TensorRT-LLM's moe_ep) the tokens are on every rank already and the tp
+// all-reduce combines.
+json mixtral_ep(const json& par, int batch) {
+  return {{"mode", "inference"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"}, {"parallelism", par},
+          {"inference", {{"batch", batch}, {"input_tokens", 1024}, {"output_tokens", 256}, {"moe_gemm", "native"},
+                         {"weight_precision", "fp8"}, {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}};
+}
+
+TEST(Serving, ExpertParallelServingHoldsAndRunsLocalExperts) {
+  const int b = 16;
+  const double h = 4096, f = 14336, k = 2, E = 8;
+  const json wide = eval_ok(mixtral_ep({{"tp", 1}, {"dp", 8}, {"ep", 8}}, b));
+  const json flat = eval_ok(mixtral_ep({{"tp", 1}, {"dp", 8}}, b));
+  // Decode: the 8 x 16 tokens' 256 copies land 32 on each rank's one expert
+  // (it is touched for sure), whose fp8 gate and up matrices are read once.
+  const json up = find_op(wide, "moe.up", "decode");
+  ASSERT_FALSE(up.is_null());
+  EXPECT_NEAR(up["flops"].get<double>(), 2 * (8 * b * k / E) * 2 * f * h, 1e-6 * up["flops"].get<double>());
+  EXPECT_GE(up["bytes"]["hbm"].get<double>(), 2 * f * h);
+  EXPECT_LT(up["bytes"]["hbm"].get<double>(), 1.1 * 2 * f * h);
+  // Without ep every rank reads all 8 experts (16 tokens touch them all).
+  EXPECT_GT(find_op(flat, "moe.up", "decode")["bytes"]["hbm"].get<double>(), 7.5 * up["bytes"]["hbm"].get<double>());
+  // The copies travel both ways by all-to-all over the 8 ranks: b k h bytes each.
+  for (const char* name : {"moe.dispatch", "moe.combine"}) {
+    const json a2a = find_op(wide, name, "decode");
+    ASSERT_FALSE(a2a.is_null()) << name;
+    EXPECT_GT(a2a["time_s"].get<double>(), 0);
+  }
+  EXPECT_TRUE(find_op(flat, "moe.dispatch", "decode").is_null());
+  // Weights: 1 expert and the replicated attention per GPU, not 8 experts.
+  const double w_wide = wide["inference"]["memory_bytes"]["weights"].get<double>();
+  const double w_flat = flat["inference"]["memory_bytes"]["weights"].get<double>();
+  EXPECT_LT(w_wide, 0.25 * w_flat);
+  EXPECT_LT(wide["inference"]["tpot_s"].get<double>(), flat["inference"]["tpot_s"].get<double>());
+
+  // Inside the tp group: no all-to-all; each rank's expert is whole (etp 1),
+  // so its GEMMs see the full ffn width, for the replica's 16 x 2 / 8 copies.
+  const json in_tp = eval_ok(mixtral_ep({{"tp", 8}, {"ep", 8}, {"etp", 1}}, b));
+  EXPECT_TRUE(find_op(in_tp, "moe.dispatch", "decode").is_null());
+  const json up_tp = find_op(in_tp, "moe.up", "prefill");
+  EXPECT_NEAR(up_tp["flops"].get<double>(), 2 * (b * 1024 * k / E) * 2 * f * h, 1e-6 * up_tp["flops"].get<double>());
+  // The expert layout is checked as in training, at its path.
+  EXPECT_EQ(eval(mixtral_ep({{"tp", 1}, {"dp", 6}, {"ep", 3}}, b))["error"]["path"], "parallelism.ep");
+  EXPECT_EQ(eval(mixtral_ep({{"tp", 1}, {"dp", 1}, {"ep", 8}}, b))["error"]["path"], "parallelism.ep");
+  EXPECT_EQ(eval(mixtral_ep({{"tp", 8}, {"ep", 8}, {"etp", 8}}, b))["error"]["path"], "parallelism.etp");
+  json dense = mixtral_ep({{"tp", 1}, {"dp", 2}, {"ep", 2}}, b);
+  dense["model"] = "llama3.1-8b";
+  EXPECT_EQ(eval(dense)["error"]["path"], "parallelism.ep");
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include <algorithm>
+#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -334,9 +335,39 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
   }
 }
 
-// Inference: tp, pp (dp = the rest of the GPUs) and batch (powers of two up
-// to the largest that fits) under the latency bounds; ranked by output
-// tokens/s per GPU.
+// Every batch of one serving plan (powers of two up to the largest that
+// fits, or the one given) under the latency bounds, ranked by output tokens/s
+// per GPU. False once the evaluation budget is spent.
+bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int given_batch, Collector& col, Counters& n) {
+  const long long max_batch = inference_memory_at(s, 1).max_batch;
+  std::vector<int> batches;
+  if (f.batch) batches.push_back(given_batch);
+  else
+    for (long long b = 1; b <= std::min<long long>(max_batch, 1 << 16); b *= 2) batches.push_back(static_cast<int>(b));
+  for (int b : batches) {
+    if (n.evaluated >= n.limit) {
+      n.truncated = true;
+      return false;
+    }
+    s.infer.batch = b;
+    if (!consistent(s)) continue;
+    const InferenceResult r = evaluate_inference(s);
+    ++n.evaluated;
+    const bool ok = r.fits && (spec.max_ttft_s <= 0 || r.ttft_s <= spec.max_ttft_s) &&
+                    (spec.max_tpot_s <= 0 || r.tpot_s <= spec.max_tpot_s);
+    if (!ok) continue;
+    ++n.feasible;
+    Candidate c;
+    c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
+    c.score = -r.output_tokens_per_s / static_cast<double>(1LL * s.par.tp * s.par.pp);
+    col.offer(c);
+  }
+  return true;
+}
+
+// Inference: tp, pp (dp = the rest of the GPUs), for MoE models ep (the
+// divisors of the experts that fold into tp x dp: inside the tp group or
+// across replicas), then the batches.
 void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
                       Counters& n) {
   Scenario s = base;
@@ -345,32 +376,14 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
     for (long long pp : divisors(gpus / tp)) {
       const long long dp = gpus / tp / pp;
       if ((f.pp && pp != base.par.pp) || (f.dp && dp != base.par.dp) || pp > base.model.layers) continue;
-      s.par = base.par;
-      s.par.tp = static_cast<int>(tp), s.par.pp = static_cast<int>(pp), s.par.dp = static_cast<int>(dp);
-      s.par.cp = 1, s.par.ep = 1;
-      if (!consistent(s)) continue;
-      const long long max_batch = inference_memory_at(s, 1).max_batch;
-      std::vector<int> batches;
-      if (f.batch) batches.push_back(base.infer.batch);
-      else
-        for (long long b = 1; b <= std::min<long long>(max_batch, 1 << 16); b *= 2) batches.push_back(static_cast<int>(b));
-      for (int b : batches) {
-        if (n.evaluated >= n.limit) {
-          n.truncated = true;
-          return;
-        }
-        s.infer.batch = b;
+      const long long eps = base.model.is_moe() ? std::gcd(tp * dp, 1LL * base.model.moe.experts) : 1;
+      for (long long ep : divisors(eps)) {
+        if (f.ep && ep != base.par.ep) continue;
+        s.par = base.par;
+        s.par.tp = static_cast<int>(tp), s.par.pp = static_cast<int>(pp), s.par.dp = static_cast<int>(dp);
+        s.par.cp = 1, s.par.ep = static_cast<int>(ep);
         if (!consistent(s)) continue;
-        const InferenceResult r = evaluate_inference(s);
-        ++n.evaluated;
-        const bool ok = r.fits && (spec.max_ttft_s <= 0 || r.ttft_s <= spec.max_ttft_s) &&
-                        (spec.max_tpot_s <= 0 || r.tpot_s <= spec.max_tpot_s);
-        if (!ok) continue;
-        ++n.feasible;
-        Candidate c;
-        c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
-        c.score = -r.output_tokens_per_s / static_cast<double>(tp * pp);
-        col.offer(c);
+        if (!offer_batches(s, spec, f, base.infer.batch, col, n)) return;
       }
     }
   }

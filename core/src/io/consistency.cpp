@@ -10,6 +10,22 @@ namespace llmcalc {
 
 namespace {
 
+// The expert layout (MoE parallel folding, Megatron-Core; the same for
+// serving): etp x ep ranks of the tp x cp x dp ranks of a stage hold the
+// experts, E/ep each, every expert split etp ways.
+std::optional<Inconsistency> expert_layout_inconsistency(const Model& m, const Parallelism& p) {
+  using I = Inconsistency;
+  const long long fold = 1LL * p.tp * p.cp * p.dp, etp = p.expert_tp();
+  if (fold % (etp * p.ep) != 0)
+    return I{p.etp > 0 ? "parallelism.etp" : "parallelism.ep",
+             "etp x ep = " + std::to_string(etp * p.ep) + " must divide tp x cp x dp = " + std::to_string(fold)};
+  if (m.is_moe() && m.moe.ffn_hidden % etp != 0) return I{"parallelism.etp", "etp must divide the expert ffn_hidden"};
+  if (!m.is_moe() && p.etp > 1) return I{"parallelism.etp", "etp > 1 needs a mixture-of-experts model"};
+  if (m.is_moe() && m.moe.experts % p.ep != 0) return I{"parallelism.ep", "ep must divide the number of experts"};
+  if (!m.is_moe() && p.ep != 1) return I{"parallelism.ep", "ep > 1 needs a mixture-of-experts model"};
+  return std::nullopt;
+}
+
 std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   const Model& m = s.model;
   const Parallelism& p = s.par;
@@ -19,20 +35,11 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
     return I{"training.global_batch", "global_batch=" + std::to_string(t.global_batch) +
                                           " is not divisible by micro_batch x dp = " + std::to_string(1LL * t.micro_batch * p.dp)};
   if (t.seq_len % p.cp != 0) return I{"parallelism.cp", "cp must divide seq_len"};
-  // MoE parallel folding (Megatron-Core): the expert layout re-factors the
-  // tp x cp x dp ranks of a stage as etp x ep x expert-dp.
-  const long long fold = 1LL * p.tp * p.cp * p.dp, etp = p.expert_tp();
-  if (fold % (etp * p.ep) != 0)
-    return I{p.etp > 0 ? "parallelism.etp" : "parallelism.ep",
-             "etp x ep = " + std::to_string(etp * p.ep) + " must divide tp x cp x dp = " + std::to_string(fold)};
-  if (m.is_moe() && m.moe.ffn_hidden % etp != 0) return I{"parallelism.etp", "etp must divide the expert ffn_hidden"};
-  if (!m.is_moe() && p.etp > 1) return I{"parallelism.etp", "etp > 1 needs a mixture-of-experts model"};
+  if (auto e = expert_layout_inconsistency(m, p)) return e;
   if (p.zero_shard > 0 && p.zero < 1) return I{"parallelism.zero_shard", "zero_shard needs zero >= 1 (ZeRO 0 shards nothing)"};
   if (p.zero_shard > 0 && (1LL * p.dp * p.cp) % p.zero_shard != 0)
     return I{"parallelism.zero_shard", "zero_shard = " + std::to_string(p.zero_shard) + " must divide dp x cp = " +
                                            std::to_string(1LL * p.dp * p.cp)};
-  if (m.is_moe() && m.moe.experts % p.ep != 0) return I{"parallelism.ep", "ep must divide the number of experts"};
-  if (!m.is_moe() && p.ep != 1) return I{"parallelism.ep", "ep > 1 needs a mixture-of-experts model"};
   if (s.system.device.matmul_flops[static_cast<int>(t.precision)] <= 0)
     return I{"training.precision", std::string("the device has no ") + to_string(t.precision) + " matmul peak"};
   if (1.0 * t.micro_batch * t.seq_len > 1e9) return I{"training.micro_batch", "micro_batch x seq_len exceeds 1e9 tokens"};
@@ -49,7 +56,7 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
     return I{"inference.compute_precision", std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak"};
   if (1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) > 1e12)
     return I{"inference.batch", "batch x (input + output tokens) exceeds 1e12"};
-  return std::nullopt;
+  return expert_layout_inconsistency(s.model, s.par);
 }
 
 }  // namespace

@@ -69,11 +69,20 @@ OpSpec expert_gemm(const std::string& name, double m, double n, double k, const 
 // into expert order, fc1 and fc2 as grouped GEMMs over the local experts,
 // then finalize: weight each copy by its router probability and sum the k
 // copies back into token order.
+//
+// Expert parallelism (ep > 1): each rank holds E/ep experts, split etp ways,
+// and computes them for the token copies routed there from the
+// p.moe_token_sets token sets its expert group spans (etp ep / tp of them).
+// Inside one tensor-parallel group (TensorRT-LLM's moe_ep x moe_tp = tp)
+// the tokens are already on every rank and the tp all-reduce combines the
+// partial outputs; across replicas (data-parallel attention with expert
+// parallelism, SGLang / vLLM "wide EP") the copies travel by all-to-all.
 void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens) {
   const double h = m.hidden, ab = p.act_bytes;
   const int up_mats = is_gated(m.ffn_type) ? 2 : 1;
   const double experts = m.moe.experts, k = m.moe.top_k;
-  const double f = m.moe.ffn_hidden / static_cast<double>(p.tp);
+  const double f = m.moe.ffn_hidden / static_cast<double>(p.etp);
+  const double sets = p.moe_token_sets;
   OpSpec router = make_gemm("moe.router", tokens, experts, h, p);
   router.gemm.b_bytes = p.act_bytes;  // routers stay in 16-bit
   router.gemm.math = Precision::bf16;
@@ -85,17 +94,22 @@ void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPas
   topk.kernels = 3;
   ops.push_back(topk);
   // Grouped GEMM over the experts this GPU holds or touches.
-  double local_experts = experts;
-  double per_expert = tokens * k / experts;  // balanced routing
+  double local_experts = experts / p.ep;
+  double per_expert = sets * tokens * k / experts;  // balanced routing
   if (p.moe_experts_touched > 0) {
     local_experts = p.moe_experts_touched;
     per_expert = p.moe_tokens_per_expert;
   }
   const double routed_tokens = local_experts * per_expert;
+  // This rank's share of its replica's copies, sent to and returned from the
+  // expert group when it spans several replicas.
+  const double sent = tokens * k * p.etp / p.tp;
+  if (sets > 1) ops.push_back(make_comm("moe.dispatch", Collective::all_to_all, p.ep_group, sent * h * ab, "ep"));
   ops.push_back(make_elementwise("moe.permute", (tokens + routed_tokens) * h * ab, 0));
   ops.push_back(expert_gemm("moe.up", per_expert, up_mats * f, h, p, local_experts));
   ops.push_back(make_elementwise("moe.act", routed_tokens * f * (up_mats + 1) * p.act_bytes, 4 * routed_tokens * f, StreamKind::activation));
   ops.push_back(expert_gemm("moe.down", per_expert, h, f, p, local_experts));
+  if (sets > 1) ops.push_back(make_comm("moe.combine", Collective::all_to_all, p.ep_group, sent * h * ab, "ep"));
   ops.push_back(make_elementwise("moe.unpermute", (routed_tokens + tokens) * h * ab + routed_tokens * 4, 2 * routed_tokens * h));
   if (m.moe.shared_experts > 0) {
     const double fs = m.moe.shared_width() / static_cast<double>(p.tp) * m.moe.shared_experts;

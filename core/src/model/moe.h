@@ -26,8 +26,9 @@ struct MoeRouting {
 // --moe-router-force-load-balancing) makes it 1.
 double moe_load_factor(const MoeRouting& r);
 
-// Inference: every tp rank routes all tokens to its tp slice of each expert
-// (no expert parallelism), or reads the experts a decode batch touches.
+// Inference: every tp rank routes its tokens to the experts it holds (all of
+// them, tp-sliced, without expert parallelism; E/ep of them, etp-sliced, with
+// it), or reads the experts a decode batch touches.
 void moe_replicated_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double tokens);
 
 // Training as Megatron-Core runs it (MoEAlltoAllTokenDispatcher): the router

@@ -63,6 +63,9 @@ struct LayerPass {
   double moe_capacity_factor = 0;
   double moe_tokens_per_expert = 0;  // inference decode: tokens per touched expert
   double moe_experts_touched = 0;    // inference decode: distinct experts read
+  // Inference with expert parallelism: the token sets (replicas' batches)
+  // whose copies reach this rank's experts, etp x ep / tp (1 without ep).
+  double moe_token_sets = 1;
   Precision math = Precision::bf16;
   Precision attn_math = Precision::bf16;
   double act_bytes = 2;     // activation element size

@@ -33,8 +33,15 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   if (p.weight_bytes < p.gemm_act_bytes) p.dequant_ops = p.weight_bytes < 1 ? 3 : 2;
   p.kv_bytes = kv_element_bytes(in.kv_precision);
   p.kv_write = true;
-  p.tp_group = {s.par.tp, 1, 1LL * s.par.tp * s.par.pp * s.par.dp};
-  p.ep_group = {1, 1};
+  const long long gpus = 1LL * s.par.tp * s.par.pp * s.par.dp;
+  p.tp_group = {s.par.tp, 1, gpus};
+  // Experts over etp x ep ranks of the tp x dp ranks of a stage, as in
+  // training's MoE parallel folding (ep = 1: every tp rank holds a tp slice
+  // of every expert).
+  p.ep = s.par.ep;
+  p.etp = s.par.expert_tp();
+  p.moe_token_sets = 1.0 * p.etp * p.ep / s.par.tp;
+  p.ep_group = {s.par.ep, p.etp, gpus};
   p.moe_legacy16 = in.moe_gemm == MoeGemm::legacy16;
   if (p.moe_legacy16) {
     p.moe_weight_bytes = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
@@ -166,12 +173,13 @@ InferenceResult evaluate_batch(const Scenario& s) {
   LayerPass dec_moe = dec;
   dec_moe.moe_layer = true;
   if (m.is_moe()) {
-    // Distinct experts a batch of b*k routed tokens touches (uniform routing):
-    // E (1 - (1 - k/E)^b), per layer.
-    const double E = m.moe.experts, k = m.moe.top_k;
-    const double touched = E * (1 - std::pow(1 - k / E, b));
+    // Distinct experts of this rank's E/ep that the tokens reaching it touch
+    // (uniform routing; `sets` batches of b, each token picking a given
+    // expert with probability k/E): E/ep (1 - (1 - k/E)^(sets b)), per layer.
+    const double E = m.moe.experts, k = m.moe.top_k, sets = dec_moe.moe_token_sets;
+    const double touched = E / s.par.ep * (1 - std::pow(1 - k / E, sets * b));
     dec_moe.moe_experts_touched = touched;
-    dec_moe.moe_tokens_per_expert = b * k / touched;
+    dec_moe.moe_tokens_per_expert = sets * b * k / s.par.ep / touched;
   }
   PhaseCost decode = run_phase(s, "decode", dec, dec_moe, b);
   r.tpot_s = pipeline_latency(s, decode.time, b) + step_overhead;
