@@ -158,3 +158,16 @@ test('op-level selective recompute is a choice in the form: recompute rows appea
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('expert-parallel serving is a choice in the inference form: wide EP adds the all-to-all rows', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=mixtral-8x7b&dp=8&b=16');
+  await waitEvaluated(page);
+  const ep = page.locator('[data-key="parallelism.ep"] input');
+  await afterEvaluation(page, () => ep.fill('8'));
+  await page.waitForFunction(() => location.hash.includes('ep=8'));
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /moe\.dispatch/.test(t)), 'the op table has the dispatch all-to-all');
+  assert.ok(rows.some((t) => /moe\.combine/.test(t)), 'and the combine');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
