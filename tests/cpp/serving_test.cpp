@@ -248,5 +248,58 @@ TEST(Serving, ExpertParallelServingHoldsAndRunsLocalExperts) {
   EXPECT_EQ(eval(dense)["error"]["path"], "parallelism.ep");
 }
 
+// Speculative decoding (Leviathan et al. 2023): a one-layer draft head
+// proposes n tokens, the target verifies n + 1 rows per sequence in one pass,
+// and a step emits (1 - a^(n+1)) / (1 - a) tokens on average.
+json speculative(int batch, int n, double a) {
+  json in = {{"batch", batch}, {"input_tokens", 1024}, {"output_tokens", 512}, {"weight_precision", "fp8"},
+             {"kv_precision", "fp8"}, {"compute_precision", "fp8"}};
+  if (n > 0) in.update({{"draft_tokens", n}, {"draft_acceptance", a}});
+  return {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 8}}},
+          {"inference", in}};
+}
+
+TEST(Serving, SpeculativeDecodingVerifiesDraftsInOnePass) {
+  const json plain = eval_ok(speculative(1, 0, 0)), spec = eval_ok(speculative(1, 3, 0.8));
+  const double per_step = (1 - std::pow(0.8, 4)) / (1 - 0.8);  // 2.952
+  EXPECT_NEAR(spec["inference"]["tokens_per_step"].get<double>(), per_step, 1e-12);
+  EXPECT_EQ(plain["inference"]["tokens_per_step"].get<double>(), 1.0);
+  EXPECT_EQ(eval_ok(speculative(1, 2, 1.0))["inference"]["tokens_per_step"].get<double>(), 3.0);
+  EXPECT_EQ(eval_ok(speculative(1, 2, 0.0))["inference"]["tokens_per_step"].get<double>(), 1.0);
+  // The verify pass runs 4 rows per sequence through the target's GEMMs.
+  EXPECT_NEAR(find_op(spec, "attn.qkv", "decode")["flops"].get<double>(),
+              4 * find_op(plain, "attn.qkv", "decode")["flops"].get<double>(), 1e-6);
+  // Three passes of a one-layer draft head with the LM head each.
+  const json draft_qkv = find_op(spec, "draft.attn.qkv", "decode"), draft_head = find_op(spec, "draft.lm_head", "decode");
+  ASSERT_FALSE(draft_qkv.is_null());
+  ASSERT_FALSE(draft_head.is_null());
+  EXPECT_DOUBLE_EQ(draft_qkv["count"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(draft_head["count"].get<double>(), 3);
+  // Batch 1 is bound by reading the weights: verifying 4 rows costs about one
+  // step, the drafts about 3 x (1/80 of the layers + the LM head), so the time
+  // per token drops by close to the tokens per step.
+  const double gain1 = plain["inference"]["tpot_s"].get<double>() / spec["inference"]["tpot_s"].get<double>();
+  EXPECT_GT(gain1, 2.3);
+  EXPECT_LT(gain1, per_step);
+  // At batch 256 the verify pass does 4x the GEMM work on compute-bound
+  // GEMMs: the gain shrinks.
+  const double gain256 = eval_ok(speculative(256, 0, 0))["inference"]["tpot_s"].get<double>() /
+                         eval_ok(speculative(256, 3, 0.8))["inference"]["tpot_s"].get<double>();
+  EXPECT_LT(gain256, gain1);
+  // The draft layer's weights and KV cache: about 1/80 of the target's layers.
+  const double w = plain["inference"]["memory_bytes"]["weights"].get<double>();
+  const double w_spec = spec["inference"]["memory_bytes"]["weights"].get<double>();
+  EXPECT_GT(w_spec, w * 1.005);
+  EXPECT_LT(w_spec, w * 1.02);
+  const double kv = plain["inference"]["memory_bytes"]["kv_cache"].get<double>();
+  EXPECT_NEAR(spec["inference"]["memory_bytes"]["kv_cache"].get<double>() / kv, 81.0 / 80, 1e-9);
+  // Out-of-range inputs are refused at their path.
+  json bad = speculative(1, 3, 0.8);
+  bad["inference"]["draft_acceptance"] = 1.5;
+  EXPECT_EQ(eval(bad)["error"]["path"], "inference.draft_acceptance");
+  bad = speculative(1, 17, 0.8);
+  EXPECT_EQ(eval(bad)["error"]["path"], "inference.draft_tokens");
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -313,6 +313,13 @@ struct Inference {
   bool inflight = false;        // batching "inflight": at most batch sequences, and no more than fit, in flight
   DecodeAttention decode_attention = DecodeAttention::auto_pick;
   MoeGemm moe_gemm = MoeGemm::native;
+  // Speculative decoding (Leviathan et al. 2023): a draft head of
+  // draft_layers target-shaped layers (an MTP module, EAGLE) proposes
+  // draft_tokens per step, each accepted with probability draft_acceptance;
+  // the target verifies them and one more in one pass. 0 tokens: off.
+  int draft_tokens = 0;
+  double draft_acceptance = 0.7;
+  int draft_layers = 1;
 };
 
 // What a GPU-hour costs and what the energy behind it is: the price is the

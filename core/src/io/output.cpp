@@ -118,6 +118,7 @@ json inference_json(const InferenceResult& r) {
           {"e2e_latency_s", r.e2e_latency_s},
           {"output_tokens_per_s", r.output_tokens_per_s},
           {"pipelined_output_tokens_per_s", r.pipelined_output_tokens_per_s},
+          {"tokens_per_step", r.tokens_per_step},
           {"memory_bytes",
            {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
             {"capacity", m.capacity}}},

@@ -318,6 +318,10 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.weight_group_size = int32_field(o, "weight_group_size");
   inf.decode_attention = enum_field(o, "decode_attention", decode_attention_names());
   inf.moe_gemm = enum_field(o, "moe_gemm", moe_gemm_names());
+  inf.draft_tokens = int32_field(o, "draft_tokens");
+  const FieldSpec& acc = field_spec("inference.draft_acceptance");
+  inf.draft_acceptance = o.number("draft_acceptance", 0.7, acc.lo, acc.hi);
+  inf.draft_layers = int32_field(o, "draft_layers");
   o.finish();
   return inf;
 }

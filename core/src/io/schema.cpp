@@ -157,6 +157,9 @@ void inference_fields(Fields& f) {
   add({"inference.compute_precision", "ic", "enum", "", "bf16", 0, 0, names_of(math_precision_names()), "Math precision of the GEMMs.", "inference", kInfer});
   add({"inference.flash_attention", "ifa", "bool", "", true, 0, 0, {}, "Fused attention kernels.", "inference", kInfer});
   add({"inference.decode_attention", "dat", "enum", "", "auto", 0, 0, names_of(decode_attention_names()), "Decode attention kernel: grouped (each KV head loaded once for its query group: TensorRT-LLM XQA, FlashInfer), per_head (one thread block per query head: masked MHA, vLLM PagedAttention), auto (grouped when the query group is a multiple of 8, else per_head).", "inference", kInfer});
+  add({"inference.draft_tokens", "dt", "int", "tokens", 0, 0, 16, {}, "Speculative decoding: tokens a draft head proposes per decode step (0: off); the target verifies them and one more in one pass.", "inference", kInfer});
+  add({"inference.draft_acceptance", "da", "number", "", 0.7, 0, 1, {}, "Probability that the target accepts each drafted token (alpha, Leviathan et al. 2023): tokens per step (1 - alpha^(n+1)) / (1 - alpha). DeepSeek-V3 reports 85-90% for its one MTP token.", "inference", kInfer});
+  add({"inference.draft_layers", "dl", "int", "layers", 1, 1, 16, {}, "Layers of the draft head, each shaped as the target's (an MTP module or EAGLE head: 1), run once per drafted token with the target's LM head.", "inference", kInfer});
   add({"inference.moe_gemm", "mgk", "enum", "", "auto", 0, 0, names_of(moe_gemm_names()), "MoE expert GEMMs: legacy16 (Ampere-generation grouped GEMM in 16-bit math, TensorRT-LLM <= 0.9 / FasterTransformer) or native (the device's own kernels at the compute precision). auto: legacy16 for 16-bit and fp8 experts on GPUs without fp4 tensor cores; native for fp4-family experts and on Blackwell, which only the newer kernels serve.", "inference", kInfer});
 }
 

@@ -233,10 +233,18 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const double eb = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
   r.weights = (sp.dense - embed) * wb + sp.expert * eb + embed * 2;
   const double context = 1.0 * in.input_tokens + in.output_tokens;
+  // A speculative draft head: draft_layers more layers shaped as the target's
+  // last ones (its LM head is the target's), with their own KV cache.
+  const int draft = in.draft_tokens > 0 ? std::min(in.draft_layers, m.layers) : 0;
+  if (draft > 0) {
+    const StageParams dp = params_of_stage(m, p, m.layers - draft, draft, false, false);
+    r.weights += dp.dense * wb + dp.expert * eb;
+  }
   // Per layer type: local layers keep at most their span (attention_pattern.h).
   const bool plain = !m.mla.on() && !has_local_layers(m) && in.kv_precision != Precision::fp4;
-  r.kv_per_sequence = plain ? 2.0 * lay.max_layers * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context
-                            : kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, 0, lay.max_layers);
+  r.kv_per_sequence = plain ? 2.0 * (lay.max_layers + draft) * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context
+                            : kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, 0, lay.max_layers) +
+                                  kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, m.layers - draft, draft);
   // Working set of the prefill: the widest intermediate of one layer for the
   // prompt, plus the fp32 logits of the last token.
   const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);

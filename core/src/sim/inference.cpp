@@ -141,6 +141,41 @@ double pipeline_latency(const Scenario& s, double stage_time, double rows) {
   return s.par.pp * stage_time + (s.par.pp - 1) * hop;
 }
 
+// Expected tokens a speculative step emits: the accepted prefix of n drafts,
+// each accepted with probability a, plus the target's own next token
+// (Leviathan et al. 2023, eq. 1): (1 - a^(n+1)) / (1 - a).
+double tokens_per_step(int n, double a) {
+  if (n <= 0) return 1;
+  if (a >= 1 - 1e-12) return n + 1.0;
+  return (1 - std::pow(a, n + 1)) / (1 - a);
+}
+
+// Distinct experts of this rank's E/ep that `tokens` tokens of each of the
+// `sets` batches reaching it touch (uniform routing, each token picking a
+// given expert with probability k/E): E/ep (1 - (1 - k/E)^(sets tokens)).
+void touch_experts(const Scenario& s, LayerPass& p, double tokens) {
+  const Model& m = s.model;
+  if (!m.is_moe()) return;
+  const double E = m.moe.experts, k = m.moe.top_k, sets = p.moe_token_sets;
+  const double touched = E / s.par.ep * (1 - std::pow(1 - k / E, sets * tokens));
+  p.moe_experts_touched = touched;
+  p.moe_tokens_per_expert = sets * tokens * k / s.par.ep / touched;
+}
+
+// One pass of the draft head for the batch's next token: draft_layers layers
+// shaped as the target's (MoE ones for an MoE model) and the LM head, on the
+// last pipeline stage; its ops are named draft.*.
+PhaseCost draft_pass(const Scenario& s, const LayerPass& dec, const LayerPass& dec_moe, double b) {
+  Scenario d = s;
+  d.model.layers = s.infer.draft_layers;
+  d.model.moe.dense_layers = 0;
+  d.model.moe.every = 1;
+  d.par.pp = 1;
+  PhaseCost pc = run_phase(d, "decode", dec, dec_moe, b);
+  for (Op& op : pc.ops) op.name = "draft." + op.name;
+  return pc;
+}
+
 // Prefill of the whole batch, then its decode steps, at s.infer.batch.
 InferenceResult evaluate_batch(const Scenario& s) {
   InferenceResult r;
@@ -172,17 +207,27 @@ InferenceResult evaluate_batch(const Scenario& s) {
   dec.decode_steps = in.output_tokens;
   LayerPass dec_moe = dec;
   dec_moe.moe_layer = true;
-  if (m.is_moe()) {
-    // Distinct experts of this rank's E/ep that the tokens reaching it touch
-    // (uniform routing; `sets` batches of b, each token picking a given
-    // expert with probability k/E): E/ep (1 - (1 - k/E)^(sets b)), per layer.
-    const double E = m.moe.experts, k = m.moe.top_k, sets = dec_moe.moe_token_sets;
-    const double touched = E / s.par.ep * (1 - std::pow(1 - k / E, sets * b));
-    dec_moe.moe_experts_touched = touched;
-    dec_moe.moe_tokens_per_expert = sets * b * k / s.par.ep / touched;
+  touch_experts(s, dec_moe, b);
+  // With speculative decoding the target verifies n drafted tokens and one
+  // more per sequence in one pass (n + 1 query rows against the cache), after
+  // n passes of the draft head; a step emits tokens_per_step tokens.
+  const int n = in.draft_tokens;
+  LayerPass ver = dec, ver_moe = dec_moe;
+  ver.q_len = ver_moe.q_len = n + 1;
+  touch_experts(s, ver_moe, b * (n + 1));
+  PhaseCost decode = run_phase(s, "decode", ver, ver_moe, b * (n + 1));
+  double step = pipeline_latency(s, decode.time, b * (n + 1)) + step_overhead;
+  r.tokens_per_step = tokens_per_step(n, in.draft_acceptance);
+  if (n > 0) {
+    PhaseCost draft = draft_pass(s, dec, dec_moe, b);
+    step += n * draft.time;
+    decode.flops += n * draft.flops;
+    for (Op& op : draft.ops) {
+      op.count *= n;
+      decode.ops.push_back(op);
+    }
   }
-  PhaseCost decode = run_phase(s, "decode", dec, dec_moe, b);
-  r.tpot_s = pipeline_latency(s, decode.time, b) + step_overhead;
+  r.tpot_s = step / r.tokens_per_step;
   r.decode_flops_per_step = decode.flops;
   r.decode_bound = decode.bound;
 

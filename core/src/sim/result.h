@@ -45,6 +45,7 @@ struct InferenceResult {
   double pipelined_output_tokens_per_s = 0;  // pp batches in flight, one per stage
   double prefill_flops = 0, decode_flops_per_step = 0;
   double concurrency = 0;  // sequences in flight (the batch, or what fits under in-flight batching)
+  double tokens_per_step = 1;  // tokens a decode step emits per sequence (speculative decoding: > 1)
   InferenceMemory memory;
   bool fits = true;
   std::string prefill_bound, decode_bound;
