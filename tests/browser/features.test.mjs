@@ -171,3 +171,14 @@ test('expert-parallel serving is a choice in the inference form: wide EP adds th
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('speculative decoding from the link: the TPOT card says how many tokens a step emits', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=1&dt=3&da=0.8');
+  await waitEvaluated(page);
+  const tpot = page.locator('.card[data-key="tpot_s"]');
+  assert.match(await tpot.textContent(), /2\.95 tokens \/ step/);
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /draft\./.test(t)), 'the op table has the draft head');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -93,7 +93,9 @@ function headline(result, scenario) {
   } else if (result.inference) {
     const i = result.inference;
     dl.append(card('Time to first token', fmt.seconds(i.ttft_s), null, 'ttft_s'));
-    dl.append(card('Time per output token', fmt.seconds(i.tpot_s), null, 'tpot_s'));
+    // Speculative decoding: a step emits more than one token per sequence.
+    const perStep = Number.isFinite(i.tokens_per_step) && i.tokens_per_step > 1 ? `${i.tokens_per_step.toFixed(2)} tokens / step` : null;
+    dl.append(card('Time per output token', fmt.seconds(i.tpot_s), perStep, 'tpot_s'));
     dl.append(card('End-to-end latency', fmt.seconds(i.e2e_latency_s), null, 'e2e_latency_s'));
     dl.append(card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), 'per replica', 'output_tokens_per_s'));
     if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
