@@ -7,11 +7,11 @@
 #include <tuple>
 
 #include <algorithm>
-#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <queue>
 #include <unordered_map>
 

@@ -229,7 +229,7 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const StageParams sp = params_of_stage(m, p, 0, lay.max_layers, true, p.pp == 1);
   const double embed = 1.0 * m.vocab * m.hidden / p.tp;  // stays 16-bit: a lookup table
   const double wb = stored_weight_bytes(in.weight_precision, in.weight_group_size, in.weight_mx);
-  // Inference keeps experts on the tp group (no ep): sp.expert was divided by ep=1.
+  // Experts as laid out for serving: sp.expert is this rank's etp x ep share.
   const double eb = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
   r.weights = (sp.dense - embed) * wb + sp.expert * eb + embed * 2;
   const double context = 1.0 * in.input_tokens + in.output_tokens;
