@@ -167,7 +167,7 @@ void touch_experts(const Scenario& s, LayerPass& p, double tokens) {
 // last pipeline stage; its ops are named draft.*.
 PhaseCost draft_pass(const Scenario& s, const LayerPass& dec, const LayerPass& dec_moe, double b) {
   Scenario d = s;
-  d.model.layers = s.infer.draft_layers;
+  d.model.layers = std::min(s.infer.draft_layers, s.model.layers);  // as memory.cpp counts them
   d.model.moe.dense_layers = 0;
   d.model.moe.every = 1;
   d.par.pp = 1;
