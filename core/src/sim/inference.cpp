@@ -180,7 +180,6 @@ PhaseCost draft_pass(const Scenario& s, const LayerPass& dec, const LayerPass& d
 InferenceResult evaluate_batch(const Scenario& s) {
   InferenceResult r;
   const Inference& in = s.infer;
-  const Model& m = s.model;
   const double b = in.batch;
   const double step_overhead = s.system.device.efficiency.decode_step_overhead_s;
 
