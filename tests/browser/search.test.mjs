@@ -30,6 +30,7 @@ test('search on llama3.1-8b / 16 GPUs: heatmap, ranked plans, Pareto front; Appl
   const kinds = page.locator('.search-accuracy li[data-regime]');
   assert.ok((await kinds.count()) >= 1);
   assert.match(await kinds.first().textContent(), /off by [0-9.]+% on average|no published run/);
+  assert.doesNotMatch(await kinds.first().textContent(), /none of these runs on this device/);  // H100 runs, H100 plans
   // the best cell is the best plan
   const bestTime = Number(await rows.first().getAttribute('data-time'));
   assert.ok(Math.abs(Math.min(...values) - bestTime) <= 1e-9 * bestTime, `${Math.min(...values)} vs ${bestTime}`);
@@ -146,4 +147,14 @@ test('inference search honours the TPOT bound and ranks by tokens/s per GPU', as
   await shot(page, 'search-inference');
   await page.close();
   assert.deepEqual(errors, []);
+});
+
+test('a search on a Gaudi 3 server says the quoted runs were on other hardware', async () => {
+  const { page, errors } = await openPage('v=1&gb=64&s=intel-gaudi3&view=search&qg=8');
+  await searchDone(page);
+  const kinds = page.locator('.search-accuracy li[data-regime]');
+  assert.ok((await kinds.count()) >= 1);
+  assert.match(await kinds.first().textContent(), /none of these runs on this device/);
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -206,6 +206,13 @@ TEST(Search, PlansCarryTheirRegimeAndItsValidation) {
     const bool model_parallel = b["parallelism"]["tp"].get<int>() > 1 || b["parallelism"]["pp"].get<int>() > 1;
     if (model_parallel) EXPECT_EQ(id, "dense_model_parallel_training");
   }
+  // The quoted runs ran on H100s; on a Gaudi 3 the search says none did.
+  for (const auto& [id, a] : s["accuracy"].items()) EXPECT_TRUE(a["device_validated"].get<bool>()) << id;
+  json gaudi = small_search();
+  gaudi["system"] = "intel-gaudi3";
+  const json g = json::parse(search_json(gaudi.dump()))["search"];
+  ASSERT_FALSE(g["accuracy"].empty());
+  for (const auto& [id, a] : g["accuracy"].items()) EXPECT_FALSE(a["device_validated"].get<bool>()) << id;
 }
 
 TEST(Search, Errors) {

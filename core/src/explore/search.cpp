@@ -391,12 +391,16 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
 
 // The validation of each kind of plan among `plans` (their "regime"s): the
 // ranking is the model's, and kinds of run the model has been optimistic
-// about can rank too high (accuracy.h).
-json regimes_of(const json& plans) {
+// about can rank too high (accuracy.h); "device_validated" says whether any
+// of the runs used the searched system's device.
+json regimes_of(const json& plans, const std::string& device) {
   json out = json::object();
   for (const json& p : plans)
     for (const Regime& r : regimes())
-      if (p.value("regime", "") == r.id && !out.contains(r.id)) out[r.id] = regime_accuracy(r);
+      if (p.value("regime", "") == r.id && !out.contains(r.id)) {
+        out[r.id] = regime_accuracy(r);
+        out[r.id]["device_validated"] = regime_ran_on(r, device);
+      }
   return out;
 }
 
@@ -466,7 +470,7 @@ json search_scenario(const json& input, long long max_configs) {
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
-              {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"accuracy", regimes_of(best)}};
+              {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"accuracy", regimes_of(best, base.system.device.name)}};
   if (n.truncated) out["limit"] = n.limit;
   if (n.feasible == 0)
     out["warnings"] = json::array({"no configuration fits (or meets the latency bounds) on " + std::to_string(gpus) + " GPUs"});

@@ -27,7 +27,10 @@ const json& accuracy_table();
 // {"label", "metrics": [...]} of one regime; metrics is empty when no
 // published run of that kind is in the validation set.
 json regime_accuracy(const Regime& r);
-// regime_accuracy of the scenario's regime, with its id as "regime".
+// Whether a published run of that regime ran on `device` (by its name).
+bool regime_ran_on(const Regime& r, const std::string& device);
+// regime_accuracy of the scenario's regime, with its id as "regime", the
+// scenario's device and whether any of the runs used it ("device_validated").
 json accuracy_json(const Scenario& s);
 
 }  // namespace llmcalc

@@ -105,7 +105,8 @@ function rankingNote(s) {
   if (!kinds.length) return null;
   const lines = kinds.map(([id, a]) => {
     const summary = accuracySummary(a.metrics);
-    return el('li', { 'data-regime': id, text: `${a.label}: ${summary || 'no published run of this kind in the validation set'}.` });
+    const elsewhere = summary && a.device_validated === false ? ' (none of these runs on this device)' : '';
+    return el('li', { 'data-regime': id, text: `${a.label}: ${summary || 'no published run of this kind in the validation set'}${elsewhere}.` });
   });
   return el('div', { class: 'accuracy-note search-accuracy' }, [
     el('p', { text: 'The ranking is the model\u2019s. Published runs of the kinds listed were this far from it:' }),
