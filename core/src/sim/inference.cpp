@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "attention_pattern.h"
+#include "training.h"
 
 namespace llmcalc {
 
@@ -33,15 +34,15 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   if (p.weight_bytes < p.gemm_act_bytes) p.dequant_ops = p.weight_bytes < 1 ? 3 : 2;
   p.kv_bytes = kv_element_bytes(in.kv_precision);
   p.kv_write = true;
-  const long long gpus = 1LL * s.par.tp * s.par.pp * s.par.dp;
-  p.tp_group = {s.par.tp, 1, gpus};
   // Experts over etp x ep ranks of the tp x dp ranks of a stage, as in
   // training's MoE parallel folding (ep = 1: every tp rank holds a tp slice
-  // of every expert).
+  // of every expert); the groups are training's.
+  const Groups g = make_groups(s.par);
+  p.tp_group = g.tp;
+  p.ep_group = g.ep;
   p.ep = s.par.ep;
   p.etp = s.par.expert_tp();
   p.moe_token_sets = 1.0 * p.etp * p.ep / s.par.tp;
-  p.ep_group = {s.par.ep, p.etp, gpus};
   p.moe_legacy16 = in.moe_gemm == MoeGemm::legacy16;
   if (p.moe_legacy16) {
     p.moe_weight_bytes = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
@@ -213,7 +214,7 @@ InferenceResult evaluate_batch(const Scenario& s) {
   const int n = in.draft_tokens;
   LayerPass ver = dec, ver_moe = dec_moe;
   ver.q_len = ver_moe.q_len = n + 1;
-  touch_experts(s, ver_moe, b * (n + 1));
+  if (n > 0) touch_experts(s, ver_moe, b * (n + 1));
   PhaseCost decode = run_phase(s, "decode", ver, ver_moe, b * (n + 1));
   double step = pipeline_latency(s, decode.time, b * (n + 1)) + step_overhead;
   r.tokens_per_step = tokens_per_step(n, in.draft_acceptance);
