@@ -182,3 +182,17 @@ test('speculative decoding from the link: the TPOT card says how many tokens a s
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('QLoRA from the link: the parameters card names what trains, the memory bar has almost no optimizer states', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=1&dp=1&gb=8&mb=1&sl=2048&rc=full&lr=16&fw=nf4');
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="parameters"]').textContent(), /207M trained \(0\.294%\)/);
+  assert.match(await page.locator('.verdict').first().textContent(), /^Fits/);
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /mlp\.up\.dequant/.test(t)), 'the op table dequantises the NF4 weights');
+  assert.ok(rows.some((t) => /attn\.qkv\.lora_a/.test(t)), 'and runs the adapters');
+  assert.ok(!rows.some((t) => /mlp\.up\.wgrad/.test(t)), 'frozen weights take no weight gradient');
+  await shot(page, 'qlora-70b');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -33,6 +33,12 @@ TEST(Accuracy, RegimeFollowsHowTheModelIsSplit) {
   EXPECT_EQ(regime(training({{"dp", 8}, {"zero", 3}})), "sharded_data_parallel_training");
   // Experts decide first, whatever the split.
   EXPECT_EQ(regime(training({{"dp", 8}, {"ep", 8}, {"zero", 3}}, "mixtral-8x7b")), "moe_training");
+  // LoRA fine-tuning is its own kind, and no published run of it is in the set yet.
+  json lora = training({{"dp", 8}, {"zero", 3}}, "mixtral-8x7b");
+  lora["training"]["lora_rank"] = 16;
+  const json out = eval_ok(lora);
+  EXPECT_EQ(out["accuracy"]["regime"], "lora_training");
+  EXPECT_TRUE(out["accuracy"]["metrics"].empty());
   EXPECT_EQ(regime(inference("llama3.1-70b", "bf16")), "dense_inference");
   EXPECT_EQ(regime(inference("llama3.1-70b", "int4")), "weight_only_inference");
   EXPECT_EQ(regime(inference("mixtral-8x7b", "fp8")), "moe_inference");

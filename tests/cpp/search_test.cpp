@@ -29,6 +29,11 @@ TEST(Search, FastPathEqualsEvaluate) {
        {"training", {{"global_batch", 128}, {"seq_len", 4096}, {"overlap", {{"dp", false}, {"tp", true}, {"pp", false}}}}}},
       {{"mode", "training"}, {"model", "megatron-22b"}, {"system", "gb200-nvl72"},
        {"training", {{"global_batch", 256}, {"optimizer", "sgd"}, {"precision", "fp32"}}}},
+      // LoRA: adapters follow tp and pp, ZeRO-3 gathers NF4 frozen weights.
+      {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+       {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"lora_rank", 16}, {"frozen_weights", "nf4"}}}},
+      {{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h200"},
+       {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"lora_rank", 8}, {"lora_targets", "attention"}}}},
       // MTP: a MoE layer on the last stage's edge, so ep and recompute change it.
       {{"mode", "training"}, {"model", "deepseek-v3"}, {"system", "gb200-nvl72"},
        {"training", {{"global_batch", 512}, {"seq_len", 4096}, {"precision", "fp8"}}}},
@@ -70,7 +75,7 @@ TEST(Search, FastPathEqualsEvaluate) {
       ++checked;
     }
   }
-  EXPECT_GT(checked, 300);
+  EXPECT_GT(checked, 420);
 }
 
 TEST(Search, ReturnedPlansAreValidAndFit) {

@@ -56,6 +56,14 @@ enum class DecodeAttention { auto_pick, grouped, per_head };
 // device's own GEMM at the compute precision (CUTLASS 3 / TE grouped GEMM).
 // auto_pick resolves at parse time (see io/parse.cpp resolve_moe_gemm).
 enum class MoeGemm { auto_pick, legacy16, native };
+// Parameter-efficient fine-tuning (LoRA, Hu et al. 2021, arXiv 2106.09685):
+// which linear layers get rank-r adapters beside their frozen weights, "all"
+// (attention and MLP projections; QLoRA, Dettmers et al. 2023, arXiv
+// 2305.14314, section 4) or the attention projections only.
+enum class LoraTargets { all, attention };
+// How the frozen weights of a LoRA run are stored: 16-bit, or NF4 with
+// double quantisation (QLoRA), dequantised to 16-bit for every GEMM.
+enum class FrozenWeights { bf16, nf4 };
 
 // A number format as an input names it: a precision, and for the narrow
 // formats whether it is OCP MX block-scaled (mxfp8, mxfp4) rather than
@@ -298,6 +306,12 @@ struct Training {
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   bool fp4_mx = false;  // precision fp4: MXFP4 (E8M0 scale per 32) instead of NVFP4 (E4M3 scale per 16)
   double tokens = 0;  // 0: not given
+  // LoRA fine-tuning: adapters of rank lora_rank train, every other weight is
+  // frozen (no weight gradient, gradient buffer or optimizer state). 0: off.
+  int lora_rank = 0;
+  LoraTargets lora_targets = LoraTargets::all;
+  FrozenWeights frozen_weights = FrozenWeights::bf16;
+  bool lora() const { return lora_rank > 0; }
 };
 
 struct Inference {

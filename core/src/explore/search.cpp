@@ -30,7 +30,7 @@ namespace llmcalc {
 namespace {
 
 // Cache keys: a handful of integers (and a double's bits).
-using Key = std::array<long long, 7>;
+using Key = std::array<long long, 8>;
 struct KeyHash {
   size_t operator()(const Key& k) const {
     unsigned long long h = 1469598103934665603ULL;
@@ -95,15 +95,15 @@ struct FastTraining::Impl {
   }
   const StageParamsPair& cached_stage_params() {
     const Parallelism& p = s.par;
-    return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p); });
+    return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p, s.train); });
   }
-  const DpParts& dp_time(double params, double expert) {
+  const DpParts& dp_time(double params, double expert, double adapters) {
     const Parallelism& p = s.par;
     const long long zclass = (p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0) + 4LL * p.zero_shard;
     // Expert weights are reduced over the expert-dp group: (ep, etp) shape it.
     const long long experts = p.ep * 65536LL + p.expert_tp();
-    return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), bits_of(expert), experts},
-                  [&] { return dp_parts(s, params, expert); });
+    return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), bits_of(expert), experts, bits_of(adapters)},
+                  [&] { return dp_parts(s, params, expert, adapters); });
   }
 };
 
@@ -128,7 +128,7 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   parts.moe = s.model.is_moe() ? &I.layers(true) : nullptr;
   parts.edge = std::max(I.edge_time(true, par.pp == 1), par.pp > 1 ? I.edge_time(false, true) : 0.0);
   parts.hop = I.hop_time();
-  parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu);
+  parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu, out.memory.adapter_params_on_gpu);
   out.breakdown = compose_iteration(s, parts).breakdown;
   out.iteration_time_s = out.breakdown.total();
   return out;

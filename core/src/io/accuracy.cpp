@@ -10,6 +10,7 @@ const std::vector<Regime>& regimes() {
       {"dense_data_parallel_training", "dense data-parallel training (DDP or ZeRO-1/2, with or without context parallelism)"},
       {"sharded_data_parallel_training", "fully sharded data parallel training (ZeRO-3 / FSDP) without tensor or pipeline parallelism"},
       {"moe_training", "mixture-of-experts training"},
+      {"lora_training", "LoRA / QLoRA fine-tuning (frozen weights, trained adapters)"},
       {"dense_inference", "dense-model serving"},
       {"weight_only_inference", "serving with int8/int4 weight-only quantisation"},
       {"moe_inference", "mixture-of-experts serving"},
@@ -35,6 +36,9 @@ const Regime& regime_of(const Scenario& s) {
     const Precision w = s.infer.weight_precision;
     return regime(w == Precision::int8 || w == Precision::int4 ? "weight_only_inference" : "dense_inference");
   }
+  // Fine-tuning drops the weight gradients and most of the data-parallel
+  // traffic whatever the split: its own kind.
+  if (s.train.lora()) return regime("lora_training");
   if (s.model.is_moe()) return regime("moe_training");
   if (s.par.fully_sharded()) return regime("sharded_data_parallel_training");
   // Context parallelism splits the sequence, not the weights: such runs stay

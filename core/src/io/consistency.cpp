@@ -46,6 +46,10 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   const auto kernel = static_cast<size_t>(t.attention_kernel);
   if (kernel != 0 && t.flash_attention && s.system.device.efficiency.attention_kernel[kernel][0] <= 0)
     return I{"training.attention_kernel", "the device has no efficiency for this attention kernel (it does not run there)"};
+  if (t.frozen_weights == FrozenWeights::nf4 && !t.lora())
+    return I{"training.frozen_weights", "nf4 needs training.lora_rank > 0: without adapters every weight trains"};
+  if (t.frozen_weights == FrozenWeights::nf4 && t.precision != Precision::bf16 && t.precision != Precision::fp16)
+    return I{"training.frozen_weights", "nf4 weights are dequantised to 16-bit math: precision must be bf16 or fp16"};
   return std::nullopt;
 }
 

@@ -82,6 +82,16 @@ const EnumTable<Fp8Recipe>& fp8_recipe_names() {
   return t;
 }
 
+const EnumTable<LoraTargets>& lora_target_names() {
+  static const EnumTable<LoraTargets> t{{LoraTargets::all, "all"}, {LoraTargets::attention, "attention"}};
+  return t;
+}
+
+const EnumTable<FrozenWeights>& frozen_weight_names() {
+  static const EnumTable<FrozenWeights> t{{FrozenWeights::bf16, "16bit"}, {FrozenWeights::nf4, "nf4"}};
+  return t;
+}
+
 const EnumTable<double>& gather_precision_names() {
   static const EnumTable<double> t{{0, "auto"}, {4, "fp32"}, {2, "bf16"}, {1, "fp8"}};
   return t;

@@ -96,6 +96,7 @@ json training_json(const TrainingResult& t) {
             {"tflops_per_gpu", t.tflops_per_gpu},
             {"mfu", t.mfu},
             {"hfu", t.hfu},
+            {"trainable_params", t.trainable_params},
             {"flops", {{"model_per_iteration", t.model_flops}, {"hardware_per_iteration", t.hardware_flops}}},
             {"memory_bytes",
              {{"weights", m.weights}, {"gradients", m.gradients}, {"optimizer", m.optimizer},

@@ -284,6 +284,9 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   }
   const FieldSpec& tok = field_spec("training.tokens");
   t.tokens = o.number("tokens", 0, tok.lo, tok.hi);
+  t.lora_rank = int32_field(o, "lora_rank");
+  t.lora_targets = enum_field(o, "lora_targets", lora_target_names());
+  t.frozen_weights = enum_field(o, "frozen_weights", frozen_weight_names());
   o.finish();
   return t;
 }

@@ -142,6 +142,9 @@ void training_fields(Fields& f) {
   add({"training.moe_dispatcher", "mdp", "enum", "", "alltoall", 0, 0, names_of(moe_dispatcher_names()), "Expert-parallel token dispatch: alltoall = every token copy to its expert's rank (NCCL); deepep = once per remote node, then NVLink forwarding (DeepEP).", "training", kTrain});
   add({"training.moe_capacity_factor", "mcf", "number", "", 0, 0, 1000, {}, "Expert capacity as a multiple of the mean load (0: dropless).", "training", kTrain});
   add({"training.fp8_recipe", "f8", "enum", "", "delayed", 0, 0, names_of(fp8_recipe_names()), "FP8 scaling: per-tensor delayed or current scaling, or MXFP8 32-element blocks.", "training", kTrain});
+  add({"training.lora_rank", "lr", "int", "", 0, 0, 65536, {}, "LoRA fine-tuning (Hu et al. 2021): rank of the adapters trained beside frozen weights; frozen weights take no weight gradient, gradient buffer or optimizer state. 0 = every weight trains.", "training", kTrain});
+  add({"training.lora_targets", "lt", "enum", "", "all", 0, 0, names_of(lora_target_names()), "Linear layers with LoRA adapters: all = attention and MLP projections (QLoRA; routed experts stay frozen without adapters), attention = the attention projections.", "training", kTrain});
+  add({"training.frozen_weights", "fw", "enum", "", "16bit", 0, 0, names_of(frozen_weight_names()), "Storage of the frozen linear weights with LoRA: 16bit, or nf4 = QLoRA's 4-bit NormalFloat with double quantisation (4.127 bits per weight), dequantised to 16-bit before each GEMM; embeddings, norms and the LM head stay 16-bit.", "training", kTrain});
   add({"training.tokens", "tk", "number", "tokens", nullptr, 0, 1e16, {}, "Total training tokens (gives time to train).", "training", kTrain});
 }
 

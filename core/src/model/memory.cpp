@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attention_pattern.h"
+#include "lora.h"
 #include "mla.h"
 #include "model_math.h"
 #include "op_checkpoint.h"
@@ -46,15 +47,15 @@ StageParams params_of_stage(const Model& m, const Parallelism& p, int first_laye
     }
   }
   const double tp = p.tp;
-  double per_gpu = sp.dense / tp + sp.norms;
+  double edges = sp.norms;  // what is not a linear layer's weight
   // Vocab-parallel embedding (split over tp); learned positions replicated.
-  if (first) per_gpu += 1.0 * m.vocab * m.hidden / tp + (m.learned_positions ? 1.0 * m.seq_len * m.hidden : 0.0);
+  if (first) edges += 1.0 * m.vocab * m.hidden / tp + (m.learned_positions ? 1.0 * m.seq_len * m.hidden : 0.0);
   // The output layer (or, with tied weights on a multi-stage pipeline, the
   // embedding copy Megatron keeps on the last stage) and the final norm.
-  if (last && (!m.tied_embeddings || !first)) per_gpu += 1.0 * m.vocab * m.hidden / tp;
-  if (last) per_gpu += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
+  if (last && (!m.tied_embeddings || !first)) edges += 1.0 * m.vocab * m.hidden / tp;
+  if (last) edges += (m.norm == NormType::layernorm ? 2.0 : 1.0) * m.hidden;
   // Experts split over etp x ep (MoE parallel folding; etp defaults to tp).
-  return {per_gpu, sp.expert / (static_cast<double>(p.expert_tp()) * p.ep)};
+  return {sp.dense / tp + edges, sp.expert / (static_cast<double>(p.expert_tp()) * p.ep), edges, 0};
 }
 
 double layer_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer) {
@@ -140,9 +141,26 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards
                            : (sp.dense + sp.expert) * bytes_per_param;
   };
-  r.weights = shard(pb.weight, 3);
-  r.gradients = shard(pb.grad, 2);
-  r.optimizer = shard(pb.optim, 1);
+  r.adapter_params_on_gpu = sp.adapters;
+  if (t.lora()) {
+    // LoRA: frozen weights in their stored format (QLoRA: NF4 for the linear
+    // layers), and the adapters' weights, gradients and optimizer states.
+    // ZeRO shards them as it would the trained weights (FSDP-QLoRA shards the
+    // quantised storage). The adapters' rank-r intermediates, r / hidden of a
+    // layer input each, are left out of the activations.
+    const double fb = frozen_weight_bytes(t);
+    auto sharded = [&](double dense_bytes, double expert_bytes, int stage) {
+      return p.zero >= stage ? dense_bytes / dp_shards + expert_bytes / expert_shards : dense_bytes + expert_bytes;
+    };
+    const double dense_bytes = (sp.dense - sp.unquantised) * fb + sp.unquantised * pb.weight + sp.adapters * pb.weight;
+    r.weights = sharded(dense_bytes, sp.expert * fb, 3);
+    r.gradients = sharded(sp.adapters * pb.grad, 0, 2);
+    r.optimizer = sharded(sp.adapters * pb.optim, 0, 1);
+  } else {
+    r.weights = shard(pb.weight, 3);
+    r.gradients = shard(pb.grad, 2);
+    r.optimizer = shard(pb.optim, 1);
+  }
   const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
   double per_layer = layer_activation_bytes(m, p, t, moe_here);
   const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
@@ -171,10 +189,26 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   return r;
 }
 
-StageParamsPair stage_params(const Model& m, const Parallelism& p) {
+namespace {
+
+// LoRA adapters of `layers` layers from `first_layer` on one GPU.
+double stage_adapters(const Model& m, const Parallelism& p, const Training& t, int first_layer, int layers) {
+  if (!t.lora()) return 0;
+  double moe_layers = 0;
+  for (int l = first_layer; l < first_layer + layers; ++l) moe_layers += is_moe_layer(m, l) ? 1 : 0;
+  const double dense = layers - moe_layers;
+  return (dense > 0 ? dense * lora_layer_params(m, p, t, false) : 0.0) +
+         (moe_layers > 0 ? moe_layers * lora_layer_params(m, p, t, true) : 0.0);
+}
+
+}  // namespace
+
+StageParamsPair stage_params(const Model& m, const Parallelism& p, const Training& t) {
   const int layers = stage_layout(m, p).max_layers;
   StageParamsPair sp{params_of_stage(m, p, 0, layers, true, p.pp == 1),
                      params_of_stage(m, p, m.layers - layers, layers, false, true)};
+  sp.first.adapters = stage_adapters(m, p, t, 0, layers);
+  sp.last.adapters = stage_adapters(m, p, t, m.layers - layers, layers);
   if (m.mtp_layers > 0) {
     // The MTP modules train on the last stage: experts split like the others.
     const bool moe = is_moe_layer(m, m.layers - 1);
@@ -200,7 +234,7 @@ TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, l
 
 TrainingMemory training_memory(const Scenario& s) {
   const long long microbatches = s.train.global_batch / (static_cast<long long>(s.train.micro_batch) * s.par.dp);
-  return most_loaded_stage(s, stage_params(s.model, s.par), microbatches);
+  return most_loaded_stage(s, stage_params(s.model, s.par, s.train), microbatches);
 }
 
 // Weight-only formats carry block scales: int4 (asymmetric group

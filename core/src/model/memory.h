@@ -18,6 +18,7 @@ struct TrainingMemory {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, total = 0, capacity = 0;
   double params_on_gpu = 0;         // parameters held by the most loaded GPU (before ZeRO-3)
   double expert_params_on_gpu = 0;  // of which routed-expert weights (replicated over expert-dp, not dp)
+  double adapter_params_on_gpu = 0; // LoRA adapters beside them (the only trained weights then)
 };
 TrainingMemory training_memory(const Scenario& s);
 
@@ -29,12 +30,15 @@ ParamBytes param_bytes(const Training& t);
 struct StageParams {
   double dense = 0;   // per GPU: sharded over tp, replicated over ep
   double expert = 0;  // per GPU: sharded over tp and ep
+  double unquantised = 0;  // of dense: embeddings, LM head and norms (QLoRA keeps them 16-bit)
+  double adapters = 0;     // LoRA adapters of the stage's layers (not in dense or expert)
 };
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last);
 struct StageParamsPair {
   StageParams first, last;
 };
-StageParamsPair stage_params(const Model& m, const Parallelism& p);  // depends on (tp, pp, ep) only
+// Depends on (tp, pp, ep, etp) and, for LoRA adapters, the training's lora fields only.
+StageParamsPair stage_params(const Model& m, const Parallelism& p, const Training& t);
 TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches);
 TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches);
 

@@ -193,7 +193,7 @@ std::vector<OpSpec> backward_of(const OpSpec& f) {
       wgrad.gemm.a_bytes = f.gemm.a_bytes;
       wgrad.gemm.b_bytes = f.gemm.a_bytes;
       out.push_back(dgrad);
-      out.push_back(wgrad);
+      if (!f.frozen) out.push_back(wgrad);  // a frozen weight takes no gradient (LoRA)
       break;
     }
     case OpKind::attention: {
@@ -208,6 +208,12 @@ std::vector<OpSpec> backward_of(const OpSpec& f) {
       break;
     }
     case OpKind::elementwise: {
+      if (f.frozen) {  // a frozen weight dequantised again for the data gradient
+        OpSpec again = f;
+        again.name = f.name + ".bwd";
+        out.push_back(again);
+        break;
+      }
       // Read the incoming gradient and the saved input, write the gradient.
       OpSpec b = f;
       b.name = f.name + ".bwd";

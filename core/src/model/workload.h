@@ -37,6 +37,10 @@ struct OpSpec {
   // comm all_to_all of token copies, deduplicated per node (DeepEP): the copies
   // of one token and the experts they are routed over (0: each copy sent).
   double route_copies = 0, route_experts = 0;
+  // LoRA: a gemm against a frozen weight (its backward has no weight
+  // gradient); an elementwise op that dequantises one (its backward runs
+  // it again for the data gradient's GEMM).
+  bool frozen = false;
 };
 
 // What one forward pass of one layer on one GPU sees.

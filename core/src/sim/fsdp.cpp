@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compute.h"
+#include "lora.h"
 #include "memory.h"
 #include "model_math.h"
 #include "network.h"
@@ -94,8 +95,11 @@ double gradient_reduction(const Scenario& s, const ShardedGroup& g, double param
 // stage's parameters (embedding, final norm, LM head) form the root unit.
 // A unit's expert weights travel over the shard group of the expert-dp
 // ranks, the rest over that of dp x cp.
+// With LoRA (`adapters` > 0) the frozen weights travel in their stored
+// format (FSDP-QLoRA gathers the NF4 storage) beside the adapters, and only
+// the adapters' gradients are reduced; the root stays 16-bit and frozen.
 void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup& experts, double params,
-                double expert, DpParts& d) {
+                double expert, double adapters, DpParts& d) {
   const Model& m = s.model;
   const double layers = stage_layout(m, s.par).max_layers;
   const ParamCount pc = count_params(m);
@@ -104,11 +108,15 @@ void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup
   const double expert_layer = std::min(per_layer, expert / layers);
   const double dense_layer = per_layer - expert_layer;
   const double gb = gather_bytes_of(s);
-  d.unit_gather = coll(s, Collective::all_gather, dense.shard, dense_layer * gb) +
-                  coll(s, Collective::all_gather, experts.shard, expert_layer * gb);
-  d.unit_reduce = gradient_reduction(s, dense, dense_layer) + gradient_reduction(s, experts, expert_layer);
-  d.root_gather = coll(s, Collective::all_gather, dense.shard, root * gb);
-  d.root_reduce = gradient_reduction(s, dense, root);
+  const bool lora = s.train.lora();
+  const double fb = lora ? frozen_weight_bytes(s.train) : gb;
+  const double adapter_layer = adapters / layers;
+  d.unit_gather = coll(s, Collective::all_gather, dense.shard, dense_layer * fb + adapter_layer * gb) +
+                  coll(s, Collective::all_gather, experts.shard, expert_layer * fb);
+  d.unit_reduce = lora ? gradient_reduction(s, dense, adapter_layer)
+                       : gradient_reduction(s, dense, dense_layer) + gradient_reduction(s, experts, expert_layer);
+  d.root_gather = coll(s, Collective::all_gather, dense.shard, root * (lora ? param_bytes(s.train).weight : gb));
+  d.root_reduce = lora ? 0.0 : gradient_reduction(s, dense, root);
 }
 
 // Gradient reduction and (ZeRO >= 1) weight gather of `params` weights
@@ -132,16 +140,21 @@ void add_replica_collectives(const Scenario& s, const ShardedGroup& g, double pa
 
 }  // namespace
 
-DpParts dp_parts(const Scenario& s, double params, double expert_params) {
+DpParts dp_parts(const Scenario& s, double params, double expert_params, double adapters) {
   const Parallelism& par = s.par;
   const Groups g = make_groups(par);
   const ShardedGroup dense = split_group(g.dp_cp, par.shard_ranks());
   const ShardedGroup experts = split_group(g.edp, par.expert_shard_ranks());
-  const double expert = std::clamp(expert_params, 0.0, params);
+  double expert = std::clamp(expert_params, 0.0, params);
   DpParts d;
+  if (par.zero >= 3) fsdp_units(s, dense, experts, params, expert, s.train.lora() ? adapters : 0.0, d);
+  // What trains: with LoRA only the adapters (dense: replicated over dp x cp).
+  if (s.train.lora()) {
+    params = adapters;
+    expert = 0;
+  }
   add_replica_collectives(s, dense, params - expert, d);
   add_replica_collectives(s, experts, expert, d);
-  if (par.zero >= 3) fsdp_units(s, dense, experts, params, expert, d);
   // Optimizer step of Megatron's mixed-precision optimizer, bytes per
   // parameter: unscale + inf check of the fp32 grads (4), grad norm (4),
   // Adam reads master, m, v, grad and writes master, m, v (28), copy to the

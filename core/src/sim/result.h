@@ -30,6 +30,7 @@ struct TrainingResult {
   double iteration_time_s = 0;
   TimeBreakdown breakdown;
   double tokens_per_s = 0, tflops_per_gpu = 0, mfu = 0, hfu = 0;
+  double trainable_params = 0;  // weights that train (LoRA: the adapters)
   double time_to_train_s = 0;  // 0 when tokens not given
   double model_flops = 0, hardware_flops = 0;  // per iteration, whole cluster
   TrainingMemory memory;

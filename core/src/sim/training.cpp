@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fsdp.h"
+#include "lora.h"
 #include "recompute.h"
 #include "training_formats.h"
 
@@ -103,6 +104,7 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   const Groups g = make_groups(s.par);
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
+  apply_lora(fwd, s.model, s.train, pass);
   if (keep_ops) lt.ops.reserve(4 * fwd.size());
   if (s.train.precision == Precision::fp8) apply_fp8_recipe(fwd, s.train.fp8_recipe, pass);
   if (s.train.precision == Precision::fp4) apply_fp4_recipe(fwd, s.train.fp4_mx);
@@ -177,9 +179,12 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
   const double vocab = m.vocab / static_cast<double>(s.par.tp);
   const LayerPass pass = training_pass(s, make_groups(s.par), false);
   std::vector<std::pair<OpSpec, std::vector<OpSpec>>> list;  // (forward op, its backward ops)
+  // LoRA freezes the embedding and the LM head: no gradient for the table
+  // (nothing below it trains) and only the head's data gradient.
+  const bool lora = s.train.lora();
   if (first) {
     auto [f, b] = embedding_ops(tokens, vocab * m.hidden, m.hidden, pass.act_bytes);
-    list.push_back({f, {b}});
+    list.push_back({f, lora ? std::vector<OpSpec>{} : std::vector<OpSpec>{b}});
   }
   if (last) {
     OpSpec head;
@@ -191,6 +196,7 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
     head.gemm = {tokens, vocab, static_cast<double>(m.hidden), 1,
                  fp8 ? 2.0 : pass.gemm_act_bytes, fp8 ? 2.0 : pass.weight_bytes, pass.act_bytes,
                  fp8 ? Precision::bf16 : pass.math};
+    head.frozen = lora;
     list.push_back({head, backward_of(head)});
     auto [f, b] = cross_entropy_ops(tokens * vocab);
     list.push_back({f, {b}});
@@ -288,7 +294,7 @@ namespace {
 
 // recomputed_layer_flops: what op-level checkpointing runs again over the
 // iteration, from the layers' recompute ops.
-double model_flops_of(const Scenario& s, double recomputed_layer_flops, double* hardware) {
+double model_flops_of(const Scenario& s, double recomputed_layer_flops, double adapter_params, double* hardware) {
   const Model& m = s.model;
   const Training& t = s.train;
   const double tokens = static_cast<double>(t.global_batch) * t.seq_len;
@@ -302,8 +308,16 @@ double model_flops_of(const Scenario& s, double recomputed_layer_flops, double* 
     extra = m.layers * attention_core_flops_per_token(m, t.seq_len) * tokens;
   else if (t.recompute == Recompute::selective_op)
     extra = recomputed_layer_flops;
-  *hardware = 3 * fwd_tok * tokens + extra;
-  return 3 * fwd_tok * tokens;
+  // LoRA: the frozen weights' gradient GEMMs (as many FLOPs as their forward,
+  // every forward FLOP outside the attention core) are not run; the adapters
+  // train as 6 FLOPs per parameter and token.
+  double model = 3 * fwd_tok * tokens;
+  if (t.lora()) {
+    const double frozen_wgrad = fwd_tok - m.layers * attention_core_flops_per_token(m, t.seq_len);
+    model += (6 * adapter_params - frozen_wgrad) * tokens;
+  }
+  *hardware = model + extra;
+  return model;
 }
 
 // The ops table: per-occurrence costs, counted per iteration on the slowest stage.
@@ -357,6 +371,17 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
 }
 
+// Weights that train: every one, or with LoRA the adapters of all layers
+// (counted unsharded).
+double trainable_params(const Scenario& s) {
+  const Model& m = s.model;
+  if (!s.train.lora()) return count_params(m).total;
+  const Parallelism whole;  // tp 1: each adapter once
+  const double moe_layers = moe_layer_count(m);
+  return (m.layers - moe_layers) * lora_layer_params(m, whole, s.train, false) +
+         (moe_layers > 0 ? moe_layers * lora_layer_params(m, whole, s.train, true) : 0.0);
+}
+
 std::string largest_part(const TimeBreakdown& bd) {
   const std::pair<const char*, double> parts[] = {
       {"compute", bd.compute + bd.recompute}, {"tp_comm", bd.tp_comm}, {"cp_comm", bd.cp_comm},
@@ -386,7 +411,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   const PassTime first_edge = edge_times(s, true, par.pp == 1, &edge_list);
   const PassTime last_edge = par.pp > 1 ? edge_times(s, false, true, &edge_list) : PassTime{};
   r.memory = training_memory(s);
-  const DpParts dp = dp_parts(s, r.memory.params_on_gpu, r.memory.expert_params_on_gpu);
+  const DpParts dp = dp_parts(s, r.memory.params_on_gpu, r.memory.expert_params_on_gpu, r.memory.adapter_params_on_gpu);
   IterationParts parts;
   parts.dense = &dense;
   parts.moe = s.model.is_moe() ? &moe : nullptr;
@@ -405,7 +430,8 @@ TrainingResult evaluate_training(const Scenario& s) {
   const double moe_frac = s.model.is_moe() ? moe_layer_count(s.model) / static_cast<double>(s.model.layers) : 0.0;
   const double rec_layer = (1 - moe_frac) * dense.rec.flops + moe_frac * moe.rec.flops;
   const double rec_all = rec_layer * s.model.layers * (static_cast<double>(t.global_batch) / t.micro_batch) * par.tp * par.cp;
-  r.model_flops = model_flops_of(s, rec_all, &r.hardware_flops);
+  r.trainable_params = trainable_params(s);
+  r.model_flops = model_flops_of(s, rec_all, t.lora() ? r.trainable_params : 0.0, &r.hardware_flops);
   const double peak = s.system.device.matmul_flops[static_cast<int>(t.precision)];
   r.tflops_per_gpu = r.model_flops / r.iteration_time_s / gpus / 1e12;
   r.mfu = r.model_flops / (r.iteration_time_s * gpus * peak);
