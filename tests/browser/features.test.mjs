@@ -196,3 +196,24 @@ test('QLoRA from the link: the parameters card names what trains, the memory bar
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a cached shared prefix from the link: prefill covers the rest of the prompt, the KV cache holds the prefix once', async () => {
+  const seconds = (text) => {
+    const m = /([\d.]+)\s*(ms|s)\b/.exec(text);
+    return m ? Number(m[1]) * (m[2] === 'ms' ? 1e-3 : 1) : NaN;
+  };
+  const base = 'v=1&mode=inference&m=llama3.1-8b&tp=1&b=32&in=2048';
+  const read = async (hash) => {
+    const { page, errors } = await openPage(hash);
+    await waitEvaluated(page);
+    const ttft = seconds(await page.locator('.card[data-key="ttft_s"]').textContent());
+    const memory = await page.locator('.card[data-key="memory"]').textContent();
+    assert.deepEqual(errors, []);
+    await page.close();
+    return { ttft, memory };
+  };
+  const none = await read(base);
+  const cached = await read(`${base}&spx=1920`);
+  assert.ok(cached.ttft < 0.15 * none.ttft, `${cached.ttft} vs ${none.ttft}`);
+  assert.notEqual(cached.memory, none.memory);
+});

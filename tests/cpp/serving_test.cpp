@@ -301,5 +301,51 @@ TEST(Serving, SpeculativeDecodingVerifiesDraftsInOnePass) {
   EXPECT_EQ(eval(bad)["error"]["path"], "inference.draft_tokens");
 }
 
+json prefixed(int prefix, const std::string& model = "llama3.1-8b", int batch = 32) {
+  return {{"mode", "inference"}, {"model", model}, {"system", "dgx-h100"},
+          {"inference", {{"batch", batch}, {"input_tokens", 2048}, {"output_tokens", 256}, {"shared_prefix_tokens", prefix}}}};
+}
+
+TEST(Serving, SharedPrefixSkipsPrefillAndIsCachedOnce) {
+  const json none = eval_ok(prefixed(0)), cached = eval_ok(prefixed(1920));
+  // Prefill runs the 128 uncached tokens, each attending the 1,920 cached
+  // ones and its causal part of the rest: keys per row 1920 + 129 / 2.
+  const json attn = find_op(cached, "attn.flash", "prefill");
+  ASSERT_TRUE(attn.is_object());
+  EXPECT_NEAR(attn["flops"].get<double>(), 4.0 * 32 * 32 * 128 * (1920 + 64.5) * 128, 1);
+  const double ttft = cached["inference"]["ttft_s"], ttft_full = none["inference"]["ttft_s"];
+  EXPECT_LT(ttft, 0.15 * ttft_full);
+  json short_prompt = prefixed(0);
+  short_prompt["inference"]["input_tokens"] = 128;
+  EXPECT_GT(ttft, eval_ok(short_prompt)["inference"]["ttft_s"].get<double>());  // it attends the prefix
+  // Decode reads the same context either way.
+  EXPECT_DOUBLE_EQ(cached["inference"]["tpot_s"].get<double>(), none["inference"]["tpot_s"].get<double>());
+  // K/V: 32 layers x 8 heads x 128 x 2 (K, V) x 2 bytes = 128 KiB per token;
+  // 32 sequences of 2,304 tokens, less 31 copies of the 1,920-token prefix.
+  const double per_token = 32.0 * 8 * 128 * 2 * 2;
+  EXPECT_NEAR(none["inference"]["memory_bytes"]["kv_cache"].get<double>(), 32 * 2304 * per_token, 1);
+  EXPECT_NEAR(cached["inference"]["memory_bytes"]["kv_cache"].get<double>(), (32 * 2304 - 31 * 1920) * per_token, 1);
+  EXPECT_GT(cached["inference"]["max_batch"].get<long long>(), 5 * none["inference"]["max_batch"].get<long long>());
+  // One sequence shares with nobody.
+  EXPECT_NEAR(eval_ok(prefixed(1920, "llama3.1-8b", 1))["inference"]["memory_bytes"]["kv_cache"].get<double>(),
+              2304 * per_token, 1);
+}
+
+TEST(Serving, SharedPrefixStaysWholeOnlyInFullContextLayers) {
+  // Gemma 3 27B: 1 global layer in 6, the others a 1,024-token window. The
+  // prefix is shared in the 10 global layers only, and the local layers'
+  // rows attend at most the window.
+  const json none = eval_ok(prefixed(0, "gemma3-27b")), cached = eval_ok(prefixed(1920, "gemma3-27b"));
+  const double per_token_layer = 16.0 * 128 * 2 * 2;
+  EXPECT_NEAR(none["inference"]["memory_bytes"]["kv_cache"].get<double>() -
+                  cached["inference"]["memory_bytes"]["kv_cache"].get<double>(),
+              31 * 1920 * 10 * per_token_layer, 1);
+  const json local = find_op(cached, "attn.flash.local", "prefill");
+  ASSERT_TRUE(local.is_object());
+  EXPECT_NEAR(local["flops"].get<double>(), 4.0 * 32 * 32 * 128 * 1024 * 128, 1);
+  EXPECT_TRUE(eval(prefixed(2048)).contains("error"));
+  EXPECT_EQ(eval(prefixed(2048))["error"]["path"], "inference.shared_prefix_tokens");
+}
+
 }  // namespace
 }  // namespace llmcalc::test

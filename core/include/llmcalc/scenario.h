@@ -334,6 +334,11 @@ struct Inference {
   int draft_tokens = 0;
   double draft_acceptance = 0.7;
   int draft_layers = 1;
+  // Prefix caching (vLLM automatic prefix caching, SGLang RadixAttention):
+  // the first shared_prefix_tokens of every prompt are the same for all
+  // requests (a system prompt, few-shot examples) and their K/V is already in
+  // the cache, held once per replica; prefill computes only the rest.
+  int shared_prefix_tokens = 0;
 };
 
 // What a GPU-hour costs and what the energy behind it is: the price is the

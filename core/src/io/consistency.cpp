@@ -60,6 +60,9 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
     return I{"inference.compute_precision", std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak"};
   if (1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) > 1e12)
     return I{"inference.batch", "batch x (input + output tokens) exceeds 1e12"};
+  if (i.shared_prefix_tokens >= i.input_tokens)
+    return I{"inference.shared_prefix_tokens", "must be less than input_tokens = " + std::to_string(i.input_tokens) +
+                                                   ": at least the prompt's last token is computed for its logits"};
   return expert_layout_inconsistency(s.model, s.par);
 }
 

@@ -325,6 +325,7 @@ Inference parse_inference(const nlohmann::json& root) {
   const FieldSpec& acc = field_spec("inference.draft_acceptance");
   inf.draft_acceptance = o.number("draft_acceptance", 0.7, acc.lo, acc.hi);
   inf.draft_layers = int32_field(o, "draft_layers");
+  inf.shared_prefix_tokens = int32_field(o, "shared_prefix_tokens");
   o.finish();
   return inf;
 }

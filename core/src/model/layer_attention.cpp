@@ -20,6 +20,8 @@ void split_local_core(std::vector<OpSpec>& ops, size_t first, const Model& m, co
   if (p.kv_cached) {
     lp.keys_per_row = std::max(1.0, mean_decode_keys(m, true, p.context_start, p.decode_steps));
     lp.kv_len = lp.keys_per_row;  // the cached window read per step
+  } else if (p.context_start > 0) {  // a prefill after a cached prefix: rows at context_start + 1 .. + q_len
+    lp.keys_per_row = std::max(1.0, mean_decode_keys(m, true, p.context_start, p.q_len));
   } else {
     lp.keys_per_row = std::max(1.0, causal_pairs(m, true, p.kv_len) / std::max(1.0, p.kv_len));
   }

@@ -254,6 +254,19 @@ Precision expert_weight_precision(const Inference& in) {
   return in.moe_gemm == MoeGemm::legacy16 && tensor_core_format ? Precision::bf16 : in.weight_precision;
 }
 
+namespace {
+
+// K/V bytes of a shared prefix in the first stage's full-context layers (the
+// ones that keep it whole; "full" and "mla" in kv_cache_by_layer_type).
+double shared_prefix_kv_bytes(const Model& m, int tp, Precision kv, double prefix, int layers) {
+  double bytes = 0;
+  for (const KvLayerType& t : kv_cache_by_layer_type(m, tp, kv, prefix, 0, layers))
+    if (t.type == "full" || t.type == "mla") bytes += t.bytes_per_sequence;
+  return bytes;
+}
+
+}  // namespace
+
 InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const Model& m = s.model;
   const Parallelism& p = s.par;
@@ -284,13 +297,19 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);
   const double widest = std::max({4.0 * m.hidden, f_local * (is_gated(m.ffn_type) ? 3.0 : 2.0),
                                   (m.heads + 2.0 * m.kv_heads) * m.head_dim / p.tp});
-  r.act_per_sequence = in.input_tokens * widest * 2.0 + 4.0 * m.vocab / p.tp;
-  r.kv_cache = r.kv_per_sequence * batch;
+  // (only the prompt's uncached part is prefilled)
+  r.act_per_sequence = (in.input_tokens - in.shared_prefix_tokens) * widest * 2.0 + 4.0 * m.vocab / p.tp;
+  // A shared prefix's K/V sits once in the cache for the whole batch (vLLM,
+  // SGLang: sequences reference the same blocks); in the full-context layers
+  // only, as a local layer's window slides off the prefix.
+  const double shared = in.shared_prefix_tokens > 0 ? shared_prefix_kv_bytes(m, p.tp, in.kv_precision, in.shared_prefix_tokens, lay.max_layers) : 0.0;
+  r.kv_cache = r.kv_per_sequence * batch - shared * std::max(0.0, batch - 1);
   r.activations = r.act_per_sequence * batch;
   r.total = r.weights + r.kv_cache + r.activations;
   r.capacity = s.system.device.dram().capacity_bytes;
-  const double free_bytes = r.capacity - r.weights;
-  const double per_seq = r.kv_per_sequence + r.act_per_sequence;
+  // batch B needs B (per_seq - shared) + shared.
+  const double free_bytes = r.capacity - r.weights - shared;
+  const double per_seq = r.kv_per_sequence + r.act_per_sequence - shared;
   r.max_batch = free_bytes > 0 ? static_cast<long long>(std::min(1e15, std::floor(free_bytes / per_seq))) : 0;
   return r;
 }

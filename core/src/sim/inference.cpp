@@ -184,15 +184,22 @@ InferenceResult evaluate_batch(const Scenario& s) {
   const double b = in.batch;
   const double step_overhead = s.system.device.efficiency.decode_step_overhead_s;
 
-  // Prefill: the whole prompt of every sequence, causal attention.
+  // Prefill: the prompt of every sequence, causal attention; after a cached
+  // shared prefix only the rest, its rows attending the prefix too.
+  const double prefix = in.shared_prefix_tokens, fresh = in.input_tokens - prefix;
   LayerPass pre = inference_pass(s, false);
-  pre.q_len = pre.kv_len = in.input_tokens;
+  pre.q_len = fresh;
+  pre.kv_len = in.input_tokens;
   pre.causal = true;
-  LayerPass pre_moe = inference_pass(s, true);
-  pre_moe.q_len = pre_moe.kv_len = in.input_tokens;
+  if (prefix > 0) {
+    pre.context_start = prefix;
+    pre.keys_per_row = mean_decode_keys(s.model, false, prefix, fresh);
+  }
+  LayerPass pre_moe = pre;
+  pre_moe.moe_layer = true;
   PhaseCost prefill = run_phase(s, "prefill", pre, pre_moe, b);
   // K and V of the prompt are written to the cache.
-  r.ttft_s = pipeline_latency(s, prefill.time, b * in.input_tokens) + step_overhead;
+  r.ttft_s = pipeline_latency(s, prefill.time, b * fresh) + step_overhead;
   r.prefill_flops = prefill.flops;
   r.prefill_bound = prefill.bound;
 
