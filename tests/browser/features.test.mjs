@@ -217,3 +217,17 @@ test('a cached shared prefix from the link: prefill covers the rest of the promp
   assert.ok(cached.ttft < 0.15 * none.ttft, `${cached.ttft} vs ${none.ttft}`);
   assert.notEqual(cached.memory, none.memory);
 });
+
+test('disaggregated prefill from the link: a card says how many prefill instances feed the decode instance', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=64&wp=fp8&ic=fp8&kp=fp8&ptp=4');
+  await waitEvaluated(page);
+  const pool = await page.locator('.card[data-key="prefill_instances"]').textContent();
+  assert.match(pool, /\d\.\d\d × 4 GPUs/);
+  assert.match(pool, /KV transfer [\d.]+\s*ms/);
+  assert.match(await page.locator('.card[data-key="output_tokens_per_s"]').textContent(), /per replica of [\d.]+ GPUs/);
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /kv_transfer/.test(t)), 'the op table has the KV transfer');
+  await shot(page, 'disaggregated');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -347,5 +347,60 @@ TEST(Serving, SharedPrefixStaysWholeOnlyInFullContextLayers) {
   EXPECT_EQ(eval(prefixed(2048))["error"]["path"], "inference.shared_prefix_tokens");
 }
 
+json disaggregated(int decode_tp, int prefill_tp, int prefill_batch = 1, const std::string& w = "fp8") {
+  return {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", decode_tp}}},
+          {"inference", {{"batch", 64}, {"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", w},
+                         {"compute_precision", w}, {"kv_precision", w}, {"prefill_tp", prefill_tp},
+                         {"prefill_batch", prefill_batch}}}};
+}
+
+TEST(Serving, DisaggregatedPrefillRunsOnItsOwnInstances) {
+  const json out = eval_ok(disaggregated(8, 4));
+  const json colocated = eval_ok(disaggregated(8, 0));
+  const json& i = out["inference"];
+  const json& pool = i["disaggregation"];
+  EXPECT_FALSE(colocated["inference"].contains("disaggregation"));
+  // The prompt's K/V: 2,048 tokens x 80 layers x (K, V) x 8 heads x 128 x 1 byte (fp8).
+  EXPECT_DOUBLE_EQ(pool["kv_transfer_bytes"].get<double>(), 2048.0 * 80 * 2 * 8 * 128);
+  // Time to first token: one prompt prefilled on 4 GPUs, then its transfer.
+  json alone = disaggregated(4, 0);
+  alone["inference"]["batch"] = 1;
+  const double single = eval_ok(alone)["inference"]["ttft_s"];
+  EXPECT_NEAR(i["ttft_s"].get<double>() - single, pool["kv_transfer_s"].get<double>(), 1e-12);
+  EXPECT_LT(i["ttft_s"].get<double>(), 0.1 * colocated["inference"]["ttft_s"].get<double>());
+  // Decode runs the same steps; its GPUs no longer hold the prompt's working set.
+  EXPECT_DOUBLE_EQ(i["tpot_s"].get<double>(), colocated["inference"]["tpot_s"].get<double>());
+  EXPECT_LT(i["memory_bytes"]["activations"].get<double>(), colocated["inference"]["memory_bytes"]["activations"].get<double>());
+  // The decode instance finishes batch / ((output - 1) tpot) requests per
+  // second; prefill instances to match, each prefill_batch prompts per prefill time.
+  const double rps = 64 / (255 * i["tpot_s"].get<double>());
+  EXPECT_NEAR(pool["prefill_instances"].get<double>(), rps * pool["prefill_time_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(i["output_tokens_per_s"].get<double>(), rps * 256, 1e-6);
+  const double gpus = 8 + 4 * pool["prefill_instances"].get<double>();
+  EXPECT_NEAR(i["replica_gpus"].get<double>(), gpus, 1e-9);
+  EXPECT_NEAR(i["cost"]["per_million_output_tokens"]["gpu_hours"].get<double>(),
+              gpus * 1e6 / i["output_tokens_per_s"].get<double>() / 3600, 1e-9);
+  // Both instances in one 8-GPU node: the K/V moves over NVLink, not InfiniBand.
+  const json near = eval_ok(disaggregated(4, 4));
+  EXPECT_LT(near["inference"]["disaggregation"]["kv_transfer_s"].get<double>(), 0.5 * pool["kv_transfer_s"].get<double>());
+  // Larger prefill batches: fewer prefill GPUs, a later first token.
+  const json batched = eval_ok(disaggregated(8, 4, 8));
+  EXPECT_GT(batched["inference"]["ttft_s"].get<double>(), i["ttft_s"].get<double>());
+  EXPECT_LT(batched["inference"]["disaggregation"]["prefill_instances"].get<double>(), pool["prefill_instances"].get<double>());
+}
+
+TEST(Serving, DisaggregatedPrefillInstanceIsCheckedLikeADeployment) {
+  const json bad = eval(disaggregated(8, 3));
+  ASSERT_TRUE(bad.contains("error"));
+  EXPECT_EQ(bad["error"]["path"], "inference.prefill_tp");
+  // 70B in 16 bits on one 80 GB GPU: the prefill instance cannot hold it.
+  const json big = eval_ok(disaggregated(8, 1, 1, "bf16"));
+  EXPECT_FALSE(big["inference"]["disaggregation"]["fits"].get<bool>());
+  EXPECT_FALSE(big["inference"]["fits"].get<bool>());
+  bool warned = false;
+  for (const auto& w : big["warnings"]) warned |= w.get<std::string>().find("prefill instance does not fit") != std::string::npos;
+  EXPECT_TRUE(warned) << big["warnings"].dump();
+}
+
 }  // namespace
 }  // namespace llmcalc::test

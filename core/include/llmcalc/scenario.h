@@ -339,6 +339,13 @@ struct Inference {
   // requests (a system prompt, few-shot examples) and their K/V is already in
   // the cache, held once per replica; prefill computes only the rest.
   int shared_prefix_tokens = 0;
+  // Disaggregated serving (DistServe, Zhong et al. 2024; NVIDIA Dynamo,
+  // Mooncake): prefill_tp > 0 runs prefill on separate instances of
+  // prefill_tp GPUs, prefill_batch prompts at a time, and sends each prompt's
+  // K/V to the decode instance (the scenario's parallelism). 0: colocated.
+  int prefill_tp = 0;
+  int prefill_batch = 1;
+  bool disaggregated() const { return prefill_tp > 0; }
 };
 
 // What a GPU-hour costs and what the energy behind it is: the price is the

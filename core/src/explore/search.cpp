@@ -359,7 +359,7 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     ++n.feasible;
     Candidate c;
     c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
-    c.score = -r.output_tokens_per_s / static_cast<double>(1LL * s.par.tp * s.par.pp);
+    c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
     col.offer(c);
   }
   return true;
@@ -430,7 +430,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
                       {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
                       {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention}};
     j["output_tokens_per_s"] = r.output_tokens_per_s;
-    j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / (1.0 * c.par.tp * c.par.pp);
+    j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / r.replica_gpus;
     j["ttft_s"] = r.ttft_s;
     j["tpot_s"] = r.tpot_s;
     j["e2e_latency_s"] = r.e2e_latency_s;

@@ -63,6 +63,14 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
   if (i.shared_prefix_tokens >= i.input_tokens)
     return I{"inference.shared_prefix_tokens", "must be less than input_tokens = " + std::to_string(i.input_tokens) +
                                                    ": at least the prompt's last token is computed for its logits"};
+  if (i.disaggregated()) {
+    const Model& m = s.model;
+    const int ptp = i.prefill_tp;
+    if (m.heads % ptp != 0 || (m.kv_heads % ptp != 0 && ptp % m.kv_heads != 0) || m.ffn_hidden % ptp != 0 ||
+        (m.is_moe() && m.moe.ffn_hidden % ptp != 0))
+      return I{"inference.prefill_tp", "prefill_tp=" + std::to_string(ptp) +
+                                           " must divide the attention heads and the MLP width (and kv_heads or be divided by it)"};
+  }
   return expert_layout_inconsistency(s.model, s.par);
 }
 

@@ -112,6 +112,20 @@ json training_json(const TrainingResult& t) {
   return j;
 }
 
+json prefill_pool_json(const PrefillPool& p, const Inference& in) {
+  const InferenceMemory& m = p.memory;
+  return {{"prefill_tp", in.prefill_tp},
+          {"prefill_batch", in.prefill_batch},
+          {"prefill_time_s", p.prefill_time_s},
+          {"kv_transfer_s", p.kv_transfer_s},
+          {"kv_transfer_bytes", p.kv_transfer_bytes},
+          {"prefill_instances", p.instances},
+          {"memory_bytes",
+           {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
+            {"capacity", m.capacity}}},
+          {"fits", p.fits}};
+}
+
 json inference_json(const InferenceResult& r) {
   const InferenceMemory& m = r.memory;
   return {{"ttft_s", r.ttft_s},
@@ -126,6 +140,7 @@ json inference_json(const InferenceResult& r) {
           {"fits", r.fits},
           {"max_batch", m.max_batch},
           {"concurrency", r.concurrency},
+          {"replica_gpus", r.replica_gpus},
           {"flops", {{"prefill", r.prefill_flops}, {"decode_per_step", r.decode_flops_per_step}}},
           {"bound", {{"prefill", r.prefill_bound}, {"decode", r.decode_bound}}},
           {"cost", inference_cost_json(r.cost, r.output_tokens_per_s)}};
@@ -169,6 +184,7 @@ json result_to_json(const Scenario& s, const Result& r) {
   } else {
     out["inference"] = inference_json(r.inference);
     out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
+    if (r.inference.disaggregated) out["inference"]["disaggregation"] = prefill_pool_json(r.inference.prefill_pool, s.infer);
     out["device"] = device_json(s.system, s.infer.compute_precision);
     out["ops"] = ops_json(s.system.device, r.inference.ops);
   }

@@ -326,6 +326,8 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.draft_acceptance = o.number("draft_acceptance", 0.7, acc.lo, acc.hi);
   inf.draft_layers = int32_field(o, "draft_layers");
   inf.shared_prefix_tokens = int32_field(o, "shared_prefix_tokens");
+  inf.prefill_tp = int32_field(o, "prefill_tp");
+  inf.prefill_batch = int32_field(o, "prefill_batch");
   o.finish();
   return inf;
 }

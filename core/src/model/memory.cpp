@@ -297,8 +297,10 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);
   const double widest = std::max({4.0 * m.hidden, f_local * (is_gated(m.ffn_type) ? 3.0 : 2.0),
                                   (m.heads + 2.0 * m.kv_heads) * m.head_dim / p.tp});
-  // (only the prompt's uncached part is prefilled)
-  r.act_per_sequence = (in.input_tokens - in.shared_prefix_tokens) * widest * 2.0 + 4.0 * m.vocab / p.tp;
+  // (only the prompt's uncached part is prefilled; a disaggregated decode
+  // instance runs one row per sequence)
+  const double prefill_rows = in.disaggregated() ? 1.0 : in.input_tokens - in.shared_prefix_tokens;
+  r.act_per_sequence = prefill_rows * widest * 2.0 + 4.0 * m.vocab / p.tp;
   // A shared prefix's K/V sits once in the cache for the whole batch (vLLM,
   // SGLang: sequences reference the same blocks); in the full-context layers
   // only, as a local layer's window slides off the prefix.

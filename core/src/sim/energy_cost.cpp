@@ -56,11 +56,10 @@ CostResult training_costs(const Scenario& s, double iteration_time_s) {
 
 // [CE6] formulas 11-12: the replica's GPU-hours and energy per million
 // output tokens at its throughput (prefill included in the time).
-CostResult inference_costs(const Scenario& s, double output_tokens_per_s) {
+CostResult inference_costs(const Scenario& s, double output_tokens_per_s, double replica_gpus) {
   CostResult r = cost_basis(s);
   if (output_tokens_per_s <= 0) return r;
-  const double gpus = static_cast<double>(s.par.tp) * s.par.pp;
-  r.per_million_tokens = cost_of(s, gpus, 1e6 / output_tokens_per_s);
+  r.per_million_tokens = cost_of(s, replica_gpus, 1e6 / output_tokens_per_s);
   // kWh per million tokens -> J per token: x 3.6e6 J/kWh / 1e6 tokens.
   r.joules_per_token = r.per_million_tokens.kwh * 3.6;
   return r;

@@ -35,6 +35,6 @@ CostFigures cost_of(const Scenario& s, double gpus, double seconds);
 CostResult training_costs(const Scenario& s, double iteration_time_s);
 
 // Serving one replica (tp x pp GPUs) at `output_tokens_per_s`: per million output tokens.
-CostResult inference_costs(const Scenario& s, double output_tokens_per_s);
+CostResult inference_costs(const Scenario& s, double output_tokens_per_s, double replica_gpus);
 
 }  // namespace llmcalc

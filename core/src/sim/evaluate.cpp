@@ -38,9 +38,12 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
   } else {
     const InferenceResult& i = r.inference;
-    if (!i.fits)
+    if (i.memory.total > i.memory.capacity)
       w.push_back("does not fit: " + gib(i.memory.total) + " needed per GPU, " + gib(i.memory.capacity) +
                   " available; largest batch that fits: " + std::to_string(i.memory.max_batch));
+    if (i.disaggregated && !i.prefill_pool.fits)
+      w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + " needed per GPU, " +
+                  gib(i.prefill_pool.memory.capacity) + " available (inference.prefill_tp, prefill_batch)");
     if (i.concurrency < s.infer.batch)
       w.push_back("in-flight batching: the KV cache holds " + std::to_string(static_cast<long long>(i.concurrency)) +
                   " sequences, fewer than the batch limit");
@@ -110,7 +113,7 @@ Result evaluate(const Scenario& given) {
   if (s.mode == Mode::training)
     r.training.cost = training_costs(s, r.training.iteration_time_s);
   else
-    r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s);
+    r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s, r.inference.replica_gpus);
   r.warnings = warnings_for(given, r);
   if (fit_layers > 0)
     r.warnings.push_back(given.par.fully_sharded()

@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "attention_pattern.h"
+#include "cost.h"
+#include "memory.h"
 #include "training.h"
 
 namespace llmcalc {
@@ -177,15 +179,11 @@ PhaseCost draft_pass(const Scenario& s, const LayerPass& dec, const LayerPass& d
   return pc;
 }
 
-// Prefill of the whole batch, then its decode steps, at s.infer.batch.
-InferenceResult evaluate_batch(const Scenario& s) {
-  InferenceResult r;
+// Prefill of s.infer.batch prompts on the scenario's GPUs: the prompt of
+// every sequence, causal attention; after a cached shared prefix only the
+// rest, its rows attending the prefix too. K and V go to the cache.
+PhaseCost prefill_phase(const Scenario& s) {
   const Inference& in = s.infer;
-  const double b = in.batch;
-  const double step_overhead = s.system.device.efficiency.decode_step_overhead_s;
-
-  // Prefill: the prompt of every sequence, causal attention; after a cached
-  // shared prefix only the rest, its rows attending the prefix too.
   const double prefix = in.shared_prefix_tokens, fresh = in.input_tokens - prefix;
   LayerPass pre = inference_pass(s, false);
   pre.q_len = fresh;
@@ -197,9 +195,85 @@ InferenceResult evaluate_batch(const Scenario& s) {
   }
   LayerPass pre_moe = pre;
   pre_moe.moe_layer = true;
-  PhaseCost prefill = run_phase(s, "prefill", pre, pre_moe, b);
-  // K and V of the prompt are written to the cache.
-  r.ttft_s = pipeline_latency(s, prefill.time, b * fresh) + step_overhead;
+  PhaseCost prefill = run_phase(s, "prefill", pre, pre_moe, in.batch);
+  prefill.time = pipeline_latency(s, prefill.time, in.batch * fresh);
+  return prefill;
+}
+
+// A prefill instance of a disaggregated deployment: prefill_tp GPUs
+// (tensor parallel only) prefilling prefill_batch prompts, holding their
+// K/V until it is sent.
+Scenario prefill_instance(const Scenario& s) {
+  Scenario p = s;
+  p.par = Parallelism{};
+  p.par.tp = s.infer.prefill_tp;
+  p.infer.batch = s.infer.prefill_batch;
+  p.infer.output_tokens = 0;
+  p.infer.draft_tokens = 0;
+  p.infer.prefill_tp = 0;
+  p.infer.inflight = false;
+  return p;
+}
+
+// The K/V of one prefill batch to the decode instance (Zhong et al. 2024,
+// DistServe section 4: the transfer is the prompt's KV cache), each prefill
+// GPU sending its share point to point: over NVLink when both instances fit
+// in one NVLink domain (the decode replica's tp x pp GPUs, then the prefill
+// instance's), else over the scale-out network.
+Op kv_transfer(const Scenario& s, double* bytes) {
+  const Inference& in = s.infer;
+  const double fresh = in.input_tokens - in.shared_prefix_tokens;  // the decode side holds the shared prefix
+  *bytes = in.prefill_batch * kv_bytes_per_sequence(s.model, 1, in.kv_precision, fresh, 0, s.model.layers);
+  const long long decode_gpus = 1LL * s.par.tp * s.par.pp;
+  const double links = std::min(static_cast<double>(in.prefill_tp), static_cast<double>(decode_gpus));
+  OpSpec t = make_comm("kv_transfer", Collective::p2p, {2, decode_gpus, decode_gpus + in.prefill_tp}, *bytes / links, "kv");
+  return cost_op(s.system, t, "prefill", 1);
+}
+
+// Disaggregated prefill: the time to first token is a prefill instance's
+// batch and its transfer; the decode instance admits a request as one leaves
+// (continuous batching, no prefill between its steps), so it finishes
+// batch / ((output - 1) x tpot) requests per second (the first token comes
+// from prefill), and the prefill instances that keep it fed are that rate
+// over one instance's prefill_batch / prefill time.
+void add_prefill_pool(const Scenario& s, InferenceResult& r) {
+  const Inference& in = s.infer;
+  const Scenario ps = prefill_instance(s);
+  const PhaseCost prefill = prefill_phase(ps);
+  PrefillPool& pool = r.prefill_pool;
+  pool.prefill_time_s = prefill.time;
+  const Op transfer = kv_transfer(s, &pool.kv_transfer_bytes);
+  pool.kv_transfer_s = transfer.cost.time_s;
+  const double decode_rps = in.batch / (std::max(1, in.output_tokens - 1) * r.tpot_s);
+  pool.instances = decode_rps * prefill.time / in.prefill_batch;
+  pool.memory = inference_memory(ps);
+  pool.fits = pool.memory.total <= pool.memory.capacity;
+  r.disaggregated = true;
+  r.ttft_s = prefill.time + pool.kv_transfer_s + s.system.device.efficiency.decode_step_overhead_s;
+  r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
+  r.output_tokens_per_s = decode_rps * in.output_tokens;
+  r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
+  r.replica_gpus = 1.0 * s.par.tp * s.par.pp + pool.instances * in.prefill_tp;
+  r.prefill_flops = prefill.flops;
+  r.prefill_bound = prefill.bound;
+  r.fits = r.fits && pool.fits;
+  // The op table: the prefill instance's ops and the transfer, then decode's.
+  std::vector<Op> ops = prefill.ops;
+  ops.push_back(transfer);
+  for (Op& op : r.ops)
+    if (op.phase != "prefill") ops.push_back(std::move(op));
+  r.ops = std::move(ops);
+}
+
+// Prefill of the whole batch, then its decode steps, at s.infer.batch.
+InferenceResult evaluate_batch(const Scenario& s) {
+  InferenceResult r;
+  const Inference& in = s.infer;
+  const double b = in.batch;
+  const double step_overhead = s.system.device.efficiency.decode_step_overhead_s;
+
+  PhaseCost prefill = prefill_phase(s);
+  r.ttft_s = prefill.time + step_overhead;
   r.prefill_flops = prefill.flops;
   r.prefill_bound = prefill.bound;
 
@@ -248,6 +322,8 @@ InferenceResult evaluate_batch(const Scenario& s) {
   r.ops = std::move(prefill.ops);
   r.ops.insert(r.ops.end(), decode.ops.begin(), decode.ops.end());
   r.concurrency = b;
+  r.replica_gpus = 1.0 * s.par.tp * s.par.pp;
+  if (in.disaggregated()) add_prefill_pool(s, r);
   return r;
 }
 

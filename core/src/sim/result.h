@@ -41,6 +41,16 @@ struct TrainingResult {
   std::vector<Op> ops;
 };
 
+// Disaggregated serving: the prefill instances beside one decode instance.
+struct PrefillPool {
+  double prefill_time_s = 0;     // one prefill batch on one prefill instance
+  double kv_transfer_s = 0;      // its K/V to the decode instance
+  double kv_transfer_bytes = 0;  // of one prefill batch
+  double instances = 0;          // prefill instances that keep one decode instance fed
+  InferenceMemory memory;        // one GPU of a prefill instance
+  bool fits = true;
+};
+
 struct InferenceResult {
   double ttft_s = 0, tpot_s = 0, e2e_latency_s = 0, output_tokens_per_s = 0;
   double pipelined_output_tokens_per_s = 0;  // pp batches in flight, one per stage
@@ -51,6 +61,9 @@ struct InferenceResult {
   bool fits = true;
   std::string prefill_bound, decode_bound;
   CostResult cost;  // per million output tokens of one replica
+  double replica_gpus = 0;  // GPUs of one replica: tp x pp, with disaggregation + its prefill instances
+  bool disaggregated = false;
+  PrefillPool prefill_pool;  // when disaggregated
   std::vector<Op> ops;
 };
 

@@ -97,7 +97,14 @@ function headline(result, scenario) {
     const perStep = Number.isFinite(i.tokens_per_step) && i.tokens_per_step > 1 ? `${i.tokens_per_step.toFixed(2)} tokens / step` : null;
     dl.append(card('Time per output token', fmt.seconds(i.tpot_s), perStep, 'tpot_s'));
     dl.append(card('End-to-end latency', fmt.seconds(i.e2e_latency_s), null, 'e2e_latency_s'));
-    dl.append(card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), 'per replica', 'output_tokens_per_s'));
+    const pool = i.disaggregation;
+    const replica = pool && Number.isFinite(i.replica_gpus) ? `per replica of ${i.replica_gpus.toFixed(1)} GPUs` : 'per replica';
+    dl.append(card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), replica, 'output_tokens_per_s'));
+    // Disaggregated serving: the prefill instances one decode instance needs.
+    if (pool) {
+      dl.append(card('Prefill instances', `${pool.prefill_instances.toFixed(2)} × ${fmt.int(pool.prefill_tp)} GPUs`,
+        `KV transfer ${fmt.seconds(pool.kv_transfer_s)}`, 'prefill_instances'));
+    }
     if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
   }
   for (const c of costCards(result, scenario)) dl.append(c);
