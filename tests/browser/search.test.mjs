@@ -4,7 +4,7 @@
 // GPT-3 175B / 1,024-GPU search is timed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openPage, setup, shot, waitEvaluated } from './harness.mjs';
+import { afterEvaluation, openPage, setup, shot, waitEvaluated } from './harness.mjs';
 
 setup();
 
@@ -147,6 +147,20 @@ test('inference search honours the TPOT bound and ranks by tokens/s per GPU', as
   await shot(page, 'search-inference');
   await page.close();
   assert.deepEqual(errors, []);
+});
+
+test('a serving search under a TTFT bound tries prefill on separate instances; Apply brings the prefill pool to the calculator', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&wp=fp8&ic=fp8&kp=fp8&view=search&qg=8&qf=0.5');
+  await searchDone(page);
+  const head = await page.locator('table.plans thead th').allTextContents();
+  assert.equal(head.at(-2), 'prefill');
+  const prefill = await page.locator('table.plans tbody tr').first().locator('td').nth(head.length - 3).textContent();
+  assert.match(prefill, /^[\d.]+ × TP\d$/, 'under a 0.5 s TTFT bound the best plan prefills apart');
+  await afterEvaluation(page, () => page.locator('table.plans tbody tr').first().locator('button.apply-plan').click());
+  assert.match(page.url(), /ptp=\d/);
+  assert.match(await page.locator('.card[data-key="prefill_instances"]').textContent(), /× \d GPUs/);
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test('a search on a Gaudi 3 server says the quoted runs were on other hardware', async () => {

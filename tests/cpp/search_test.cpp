@@ -196,6 +196,40 @@ TEST(Search, Inference) {
     EXPECT_GE(best[i - 1]["output_tokens_per_s_per_gpu"].get<double>(), best[i]["output_tokens_per_s_per_gpu"].get<double>());
 }
 
+TEST(Search, ServingTriesPrefillOnSeparateInstances) {
+  json in = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+             {"inference", {{"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", "fp8"},
+                            {"compute_precision", "fp8"}, {"kv_precision", "fp8"}}},
+             {"search", {{"gpus", 8}, {"top", 5}, {"max_ttft_s", 0.5}}}};
+  const json out = json::parse(search_json(in.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  const json& best = out["search"]["best"];
+  ASSERT_FALSE(best.empty());
+  // A 0.5 s first token at a useful batch: prefill apart from decode. The
+  // per-GPU rate counts the prefill instances.
+  const json& top = best[0];
+  EXPECT_GT(top["inference"]["prefill_tp"].get<int>(), 0);
+  EXPECT_NEAR(top["replica_gpus"].get<double>(),
+              top["parallelism"]["tp"].get<int>() * top["parallelism"]["pp"].get<int>() +
+                  top["prefill_instances"].get<double>() * top["inference"]["prefill_tp"].get<int>(),
+              1e-9);
+  EXPECT_NEAR(top["output_tokens_per_s_per_gpu"].get<double>(),
+              top["output_tokens_per_s"].get<double>() / top["replica_gpus"].get<double>(), 1e-9);
+  // The same plan evaluated alone gives the same figures.
+  json alone = in;
+  alone.erase("search");
+  alone["parallelism"] = top["parallelism"];
+  alone["inference"]["batch"] = top["inference"]["batch"];
+  alone["inference"]["prefill_tp"] = top["inference"]["prefill_tp"];
+  EXPECT_DOUBLE_EQ(eval_ok(alone)["inference"]["ttft_s"].get<double>(), top["ttft_s"].get<double>());
+  // Prefill fixed in the scenario: every plan keeps it.
+  in["inference"]["prefill_tp"] = 0;
+  const json colocated = json::parse(search_json(in.dump()));
+  for (const json& b : colocated["search"]["best"]) EXPECT_EQ(b["inference"]["prefill_tp"].get<int>(), 0);
+  EXPECT_LT(colocated["search"]["best"][0]["output_tokens_per_s_per_gpu"].get<double>(),
+            top["output_tokens_per_s_per_gpu"].get<double>());
+}
+
 // Each plan names its kind of run; the search quotes the validation of every
 // kind among the best plans (the ranking is the model's).
 TEST(Search, PlansCarryTheirRegimeAndItsValidation) {

@@ -39,6 +39,7 @@ export function planText(entry) {
   if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
   if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
   if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
+  if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
   return parts.join(' · ');
 }
 

@@ -1,7 +1,5 @@
-// Parallelism search. FastTraining evaluates many plans of one scenario by
-// caching the parts of training.cpp (per-layer, edge, pipeline hop and
-// data-parallel times) and memory.cpp (stage parameters) and calling the
-// same composition, compose_iteration() and most_loaded_stage().
+// Parallelism search: enumerate the plans a scenario does not fix, evaluate
+// them (training through FastTraining, fast_training.cpp), keep the best.
 #include "search.h"
 
 #include <tuple>
@@ -9,11 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <numeric>
 #include <queue>
-#include <unordered_map>
 
 #include "inference.h"
 #include "model_math.h"
@@ -26,115 +22,6 @@
 #include "enum_names.h"
 
 namespace llmcalc {
-
-namespace {
-
-// Cache keys: a handful of integers (and a double's bits).
-using Key = std::array<long long, 8>;
-struct KeyHash {
-  size_t operator()(const Key& k) const {
-    unsigned long long h = 1469598103934665603ULL;
-    for (long long v : k) h = (h ^ static_cast<unsigned long long>(v)) * 1099511628211ULL;
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-};
-template <typename V>
-struct Memo {
-  std::unordered_map<Key, V, KeyHash> map;
-  Key last_key{};
-  const V* last = nullptr;
-  template <typename F>
-  const V& get(const Key& k, F&& make) {
-    if (last && k == last_key) return *last;
-    auto it = map.find(k);
-    if (it == map.end()) it = map.emplace(k, make()).first;
-    last_key = k;
-    last = &it->second;
-    return *last;
-  }
-};
-
-long long bits_of(double d) {
-  long long b;
-  std::memcpy(&b, &d, sizeof b);
-  return b;
-}
-
-}  // namespace
-
-struct FastTraining::Impl {
-  Scenario s;  // scratch: par and train change per call
-  Memo<LayerTimes> dense, moe;
-  Memo<double> edge, hop;
-  Memo<StageParamsPair> stages;
-  Memo<DpParts> dp;
-
-  // Per-layer times depend on (tp, sp, cp, ep, micro-batch, recompute) and
-  // the rank count (node crossings); edges, hops and dp parts likewise.
-  const LayerTimes& layers(bool moe_layer) {
-    const Parallelism& p = s.par;
-    // ep and the expert tp (which follows dp by default) share one slot.
-    const long long experts = (1LL * p.ep << 21) + p.expert_tp();
-    const Key k{p.tp, p.sp && p.tp > 1, p.cp, experts, s.train.micro_batch, static_cast<long long>(s.train.recompute),
-                p.gpus()};
-    return (moe_layer ? moe : dense).get(k, [&] { return layer_times(s, moe_layer, false); });
-  }
-  // The edges hold the MTP layers too (MoE in DeepSeek-V3): ep and
-  // recompute change them.
-  double edge_time(bool first, bool last) {
-    const Parallelism& p = s.par;
-    const long long where = first + 2LL * last + 4LL * (p.sp && p.tp > 1) + 8LL * static_cast<long long>(s.train.recompute);
-    const long long experts = (1LL * p.ep << 21) + p.expert_tp();
-    const Key k{p.tp, p.cp, s.train.micro_batch, where, experts, p.gpus(), 0};
-    return edge.get(k, [&] { return edge_times(s, first, last, nullptr).compute; });
-  }
-  double hop_time() {
-    const Parallelism& p = s.par;
-    const Key k{p.pp, p.tp, p.cp, p.dp, p.sp && p.tp > 1, s.train.micro_batch, 0};
-    return hop.get(k, [&] { return pipeline_hop_time(s); });
-  }
-  const StageParamsPair& cached_stage_params() {
-    const Parallelism& p = s.par;
-    return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p, s.train); });
-  }
-  const DpParts& dp_time(double params, double expert, double adapters) {
-    const Parallelism& p = s.par;
-    const long long zclass = (p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0) + 4LL * p.zero_shard;
-    // Expert weights are reduced over the expert-dp group: (ep, etp) shape it.
-    const long long experts = p.ep * 65536LL + p.expert_tp();
-    return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), bits_of(expert), experts, bits_of(adapters)},
-                  [&] { return dp_parts(s, params, expert, adapters); });
-  }
-};
-
-FastTraining::FastTraining(const Scenario& base) : impl_(std::make_unique<Impl>()) {
-  impl_->s = base;
-  impl_->s.mode = Mode::training;
-}
-FastTraining::~FastTraining() = default;
-const Scenario& FastTraining::base() const { return impl_->s; }
-
-FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batch, Recompute rc) {
-  Impl& I = *impl_;
-  I.s.par = par;
-  I.s.train.micro_batch = micro_batch;
-  I.s.train.recompute = rc;
-  const Scenario& s = I.s;
-  FastTrainingResult out;
-  const long long mb = s.train.global_batch / (1LL * micro_batch * par.dp);
-  out.memory = most_loaded_stage(s, I.cached_stage_params(), mb);
-  IterationParts parts;
-  parts.dense = &I.layers(false);
-  parts.moe = s.model.is_moe() ? &I.layers(true) : nullptr;
-  parts.edge = std::max(I.edge_time(true, par.pp == 1), par.pp > 1 ? I.edge_time(false, true) : 0.0);
-  parts.hop = I.hop_time();
-  parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu, out.memory.adapter_params_on_gpu);
-  out.breakdown = compose_iteration(s, parts).breakdown;
-  out.iteration_time_s = out.breakdown.total();
-  return out;
-}
-
-// ---- The search ----
 
 namespace {
 
@@ -158,7 +45,7 @@ std::vector<long long> divisors(long long n) {
 // Which parallelism / training fields the input gives (and so stay fixed).
 struct Fixed {
   bool tp = false, pp = false, dp = false, cp = false, ep = false, sp = false, sched = false, v = false, zero = false;
-  bool mb = false, rc = false, batch = false;
+  bool mb = false, rc = false, batch = false, prefill = false;
 };
 Fixed fixed_fields(const json& in) {
   Fixed f;
@@ -177,6 +64,7 @@ Fixed fixed_fields(const json& in) {
   f.mb = has("training", "micro_batch");
   f.rc = has("training", "recompute");
   f.batch = has("inference", "batch");
+  f.prefill = has("inference", "prefill_tp");
   return f;
 }
 
@@ -185,6 +73,7 @@ struct Candidate {
   int micro_batch = 1;
   Recompute rc = Recompute::none;
   int batch = 1;       // inference
+  int prefill_tp = 0;  // inference: disaggregated prefill instances' tp (0: colocated)
   double time = 0;     // iteration time (training) or e2e latency (inference)
   double memory = 0;   // bytes per GPU, the most loaded one
   double score = 0;    // ranking key, lower is better
@@ -195,7 +84,7 @@ struct Candidate {
 auto plan_key(const Candidate& c) {
   const Parallelism& p = c.par;
   return std::make_tuple(c.score, c.memory, static_cast<int>(c.rc), p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sp,
-                         static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch);
+                         static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch, c.prefill_tp);
 }
 bool better(const Candidate& a, const Candidate& b) { return plan_key(a) < plan_key(b); }
 
@@ -359,18 +248,30 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     ++n.feasible;
     Candidate c;
     c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
+    c.prefill_tp = s.infer.prefill_tp;
     c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
     col.offer(c);
   }
   return true;
 }
 
+// Prefill placements: the one given, or colocated and disaggregated onto
+// instances of each tensor-parallel width a node holds (the searched GPUs are
+// the decode instances'; prefill instances come on top, counted per GPU).
+std::vector<int> prefill_options(const Scenario& base, const Fixed& f) {
+  if (f.prefill) return {base.infer.prefill_tp};
+  std::vector<int> out{0};
+  for (long long d : divisors(base.system.gpus_per_node)) out.push_back(static_cast<int>(d));
+  return out;
+}
+
 // Inference: tp, pp (dp = the rest of the GPUs), for MoE models ep (the
 // divisors of the experts that fold into tp x dp: inside the tp group or
-// across replicas), then the batches.
+// across replicas), the prefill placement, then the batches.
 void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
                       Counters& n) {
   Scenario s = base;
+  const std::vector<int> prefills = prefill_options(base, f);
   for (long long tp : divisors(gpus)) {
     if (f.tp && tp != base.par.tp) continue;
     for (long long pp : divisors(gpus / tp)) {
@@ -382,8 +283,11 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
         s.par = base.par;
         s.par.tp = static_cast<int>(tp), s.par.pp = static_cast<int>(pp), s.par.dp = static_cast<int>(dp);
         s.par.cp = 1, s.par.ep = static_cast<int>(ep);
-        if (!consistent(s)) continue;
-        if (!offer_batches(s, spec, f, base.infer.batch, col, n)) return;
+        for (int prefill_tp : prefills) {
+          s.infer.prefill_tp = prefill_tp;
+          if (!consistent(s)) continue;
+          if (!offer_batches(s, spec, f, base.infer.batch, col, n)) return;
+        }
       }
     }
   }
@@ -423,12 +327,16 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["bound"] = r.bound;
   } else {
     s.infer.batch = c.batch;
+    s.infer.prefill_tp = c.prefill_tp;
     j["regime"] = regime_of(s).id;
     const InferenceResult r = evaluate_inference(s);
     const Inference& in = s.infer;
     j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
                       {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
-                      {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention}};
+                      {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention},
+                      {"prefill_tp", in.prefill_tp}, {"prefill_batch", in.prefill_batch}};
+    if (r.disaggregated) j["prefill_instances"] = r.prefill_pool.instances;
+    j["replica_gpus"] = r.replica_gpus;
     j["output_tokens_per_s"] = r.output_tokens_per_s;
     j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / r.replica_gpus;
     j["ttft_s"] = r.ttft_s;

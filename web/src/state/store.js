@@ -141,7 +141,10 @@ export class Store {
     if (state.mode === 'training') {
       set('training.micro_batch', entry.training?.micro_batch);
       set('training.recompute', entry.training?.recompute);
-    } else set('inference.batch', entry.inference?.batch);
+    } else {
+      set('inference.batch', entry.inference?.batch);
+      set('inference.prefill_tp', entry.inference?.prefill_tp);
+    }
     delete state.view;
     this.commit('replace', detail);
   }

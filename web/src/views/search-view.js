@@ -62,6 +62,14 @@ export function heatmapAxes(gpus, parallelism = {}) {
 const training = (mode) => mode === 'training';
 const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
 
+// Where a serving plan prefills: on the decode GPUs, or on separate
+// instances ("2.5 × TP4": prefill instances per decode instance and their tp).
+function prefillCell(e) {
+  const tp = e.inference?.prefill_tp;
+  if (!(tp > 0)) return 'colocated';
+  return Number.isFinite(e.prefill_instances) ? `${e.prefill_instances.toFixed(1)} × TP${tp}` : `TP${tp}`;
+}
+
 function planCells(e, mode) {
   const p = e.parallelism || {};
   const common = [fmt.seconds(planTime(e))];
@@ -71,14 +79,14 @@ function planCells(e, mode) {
     : [fmt.num(e.output_tokens_per_s_per_gpu), fmt.seconds(e.ttft_s), fmt.seconds(e.tpot_s)];
   const par = training(mode)
     ? [p.tp, p.pp, p.dp, p.cp, p.ep, p.sp ? 'yes' : 'no', p.zero, `${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`, e.training?.micro_batch, e.training?.recompute]
-    : [p.tp, p.pp, p.dp, e.inference?.batch];
+    : [p.tp, p.pp, p.dp, e.inference?.batch, prefillCell(e)];
   return [...common, ...perf, fmt.bytes(e.memory_bytes_total), ...par.map((v) => (v === undefined ? '–' : String(v)))];
 }
 
 function planHeaders(mode) {
   return training(mode)
     ? ['iteration', 'tokens/s', 'MFU', 'memory per GPU', 'TP', 'PP', 'DP', 'CP', 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
-    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch'];
+    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch', 'prefill'];
 }
 
 function planTable(best, mode, onApply) {
@@ -135,7 +143,7 @@ export class SearchView {
       id: 'search',
       label: 'Search',
       title: 'Search the parallelism',
-      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO for training, batch for inference) of the scenario on the left; settings given there stay fixed.',
+      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO for training; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left; settings given there stay fixed.',
       runLabel: 'Run search',
       onRun: () => this.run(),
       jobs: ctx.jobs,
