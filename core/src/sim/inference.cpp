@@ -231,38 +231,31 @@ Op kv_transfer(const Scenario& s, double* bytes) {
 }
 
 // Disaggregated prefill: the time to first token is a prefill instance's
-// batch and its transfer; the decode instance admits a request as one leaves
-// (continuous batching, no prefill between its steps), so it finishes
-// batch / ((output - 1) x tpot) requests per second (the first token comes
-// from prefill), and the prefill instances that keep it fed are that rate
-// over one instance's prefill_batch / prefill time.
-void add_prefill_pool(const Scenario& s, InferenceResult& r) {
+// batch (r's prefill, costed on that instance) and its transfer; the decode
+// instance admits a request as one leaves (continuous batching, no prefill
+// between its steps), so it finishes batch / ((output - 1) x tpot) requests
+// per second (the first token comes from prefill), and the prefill instances
+// that keep it fed are that rate over one instance's prefill_batch / prefill time.
+void add_prefill_pool(const Scenario& s, const Scenario& instance, double prefill_time, InferenceResult& r) {
   const Inference& in = s.infer;
-  const Scenario ps = prefill_instance(s);
-  const PhaseCost prefill = prefill_phase(ps);
   PrefillPool& pool = r.prefill_pool;
-  pool.prefill_time_s = prefill.time;
+  pool.prefill_time_s = prefill_time;
   const Op transfer = kv_transfer(s, &pool.kv_transfer_bytes);
   pool.kv_transfer_s = transfer.cost.time_s;
   const double decode_rps = in.batch / (std::max(1, in.output_tokens - 1) * r.tpot_s);
-  pool.instances = decode_rps * prefill.time / in.prefill_batch;
-  pool.memory = inference_memory(ps);
+  pool.instances = decode_rps * prefill_time / in.prefill_batch;
+  pool.memory = inference_memory(instance);
   pool.fits = pool.memory.total <= pool.memory.capacity;
   r.disaggregated = true;
-  r.ttft_s = prefill.time + pool.kv_transfer_s + s.system.device.efficiency.decode_step_overhead_s;
+  r.ttft_s += pool.kv_transfer_s;
   r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
   r.output_tokens_per_s = decode_rps * in.output_tokens;
   r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
   r.replica_gpus = 1.0 * s.par.tp * s.par.pp + pool.instances * in.prefill_tp;
-  r.prefill_flops = prefill.flops;
-  r.prefill_bound = prefill.bound;
   r.fits = r.fits && pool.fits;
-  // The op table: the prefill instance's ops and the transfer, then decode's.
-  std::vector<Op> ops = prefill.ops;
-  ops.push_back(transfer);
-  for (Op& op : r.ops)
-    if (op.phase != "prefill") ops.push_back(std::move(op));
-  r.ops = std::move(ops);
+  // The op table: the prefill instance's ops, the transfer, then decode's.
+  const auto first_decode = std::find_if(r.ops.begin(), r.ops.end(), [](const Op& op) { return op.phase != "prefill"; });
+  r.ops.insert(first_decode, transfer);
 }
 
 // Prefill of the whole batch, then its decode steps, at s.infer.batch.
@@ -272,7 +265,10 @@ InferenceResult evaluate_batch(const Scenario& s) {
   const double b = in.batch;
   const double step_overhead = s.system.device.efficiency.decode_step_overhead_s;
 
-  PhaseCost prefill = prefill_phase(s);
+  // Disaggregated: prefill runs on a prefill instance, prefill_batch prompts.
+  const Scenario instance = in.disaggregated() ? prefill_instance(s) : Scenario{};
+  PhaseCost prefill = prefill_phase(in.disaggregated() ? instance : s);
+  const double prefill_time = prefill.time;
   r.ttft_s = prefill.time + step_overhead;
   r.prefill_flops = prefill.flops;
   r.prefill_bound = prefill.bound;
@@ -323,7 +319,7 @@ InferenceResult evaluate_batch(const Scenario& s) {
   r.ops.insert(r.ops.end(), decode.ops.begin(), decode.ops.end());
   r.concurrency = b;
   r.replica_gpus = 1.0 * s.par.tp * s.par.pp;
-  if (in.disaggregated()) add_prefill_pool(s, r);
+  if (in.disaggregated()) add_prefill_pool(s, instance, prefill_time, r);
   return r;
 }
 
