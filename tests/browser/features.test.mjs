@@ -219,8 +219,9 @@ test('a cached shared prefix from the link: prefill covers the rest of the promp
 });
 
 test('disaggregated prefill from the link: a card says how many prefill instances feed the decode instance', async () => {
-  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=64&wp=fp8&ic=fp8&kp=fp8&ptp=4');
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=64&wp=fp8&ic=fp8&kp=fp8&ptp=4&rps=20');
   await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="capacity"]').textContent(), /GPUs for 20 req\/s\s*\d+\s*\d+ decode instances? \+ \d+ prefill instances?/);
   const pool = await page.locator('.card[data-key="prefill_instances"]').textContent();
   assert.match(pool, /\d\.\d\d × 4 GPUs/);
   assert.match(pool, /KV transfer [\d.]+\s*ms/);

@@ -402,5 +402,31 @@ TEST(Serving, DisaggregatedPrefillInstanceIsCheckedLikeADeployment) {
   EXPECT_TRUE(warned) << big["warnings"].dump();
 }
 
+TEST(Serving, CapacityCountsWholeReplicasForTheTargetRate) {
+  json in = disaggregated(8, 0);
+  in["inference"]["target_requests_per_s"] = 20;
+  const json out = eval_ok(in);
+  const json& i = out["inference"];
+  const json& cap = i["capacity"];
+  // A replica serves its batch every end-to-end latency: 64 requests per e2e.
+  const double per_replica = 64 / i["e2e_latency_s"].get<double>();
+  EXPECT_NEAR(cap["requests_per_s_per_replica"].get<double>(), per_replica, 1e-9 * per_replica);
+  const long long replicas = static_cast<long long>(std::ceil(20 / per_replica));
+  EXPECT_EQ(cap["replicas"].get<long long>(), replicas);
+  EXPECT_DOUBLE_EQ(cap["gpus"].get<double>(), 8.0 * replicas);
+  EXPECT_FALSE(cap.contains("prefill_instances"));
+  // Disaggregated: decode instances at their continuous rate, prefill
+  // instances apart, each one prompt per prefill time.
+  json apart = disaggregated(8, 4);
+  apart["inference"]["target_requests_per_s"] = 20;
+  const json d = eval_ok(apart);
+  const json& dc = d["inference"]["capacity"];
+  const double prefill_rate = 1 / d["inference"]["disaggregation"]["prefill_time_s"].get<double>();
+  EXPECT_EQ(dc["prefill_instances"].get<long long>(), static_cast<long long>(std::ceil(20 / prefill_rate)));
+  EXPECT_DOUBLE_EQ(dc["gpus"].get<double>(), 8.0 * dc["replicas"].get<long long>() + 4.0 * dc["prefill_instances"].get<long long>());
+  // Not asked: no capacity.
+  EXPECT_FALSE(eval_ok(disaggregated(8, 0))["inference"].contains("capacity"));
+}
+
 }  // namespace
 }  // namespace llmcalc::test

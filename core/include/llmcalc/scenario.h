@@ -345,6 +345,9 @@ struct Inference {
   // K/V to the decode instance (the scenario's parallelism). 0: colocated.
   int prefill_tp = 0;
   int prefill_batch = 1;
+  // Capacity planning: requests per second to serve (0: not asked); the
+  // result says how many replicas (and prefill instances) and GPUs that takes.
+  double target_requests_per_s = 0;
   bool disaggregated() const { return prefill_tp > 0; }
 };
 

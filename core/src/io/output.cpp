@@ -185,6 +185,14 @@ json result_to_json(const Scenario& s, const Result& r) {
     out["inference"] = inference_json(r.inference);
     out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
     if (r.inference.disaggregated) out["inference"]["disaggregation"] = prefill_pool_json(r.inference.prefill_pool, s.infer);
+    if (s.infer.target_requests_per_s > 0) {
+      const ServingCapacity& c = r.inference.capacity;
+      out["inference"]["capacity"] = {{"target_requests_per_s", s.infer.target_requests_per_s},
+                                      {"requests_per_s_per_replica", c.requests_per_s_per_replica},
+                                      {"replicas", c.replicas},
+                                      {"gpus", c.gpus}};
+      if (r.inference.disaggregated) out["inference"]["capacity"]["prefill_instances"] = c.prefill_instances;
+    }
     out["device"] = device_json(s.system, s.infer.compute_precision);
     out["ops"] = ops_json(s.system.device, r.inference.ops);
   }

@@ -328,6 +328,7 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.shared_prefix_tokens = int32_field(o, "shared_prefix_tokens");
   inf.prefill_tp = int32_field(o, "prefill_tp");
   inf.prefill_batch = int32_field(o, "prefill_batch");
+  inf.target_requests_per_s = number_field(o, "target_requests_per_s");
   o.finish();
   return inf;
 }

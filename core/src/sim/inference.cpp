@@ -335,11 +335,38 @@ InferenceResult evaluate_batch(const Scenario& s) {
 // mean context, so throughput counts every prefill and is the static
 // accounting at the in-flight concurrency.
 InferenceResult evaluate_inference(const Scenario& s) {
-  if (!s.infer.inflight) return evaluate_batch(s);
-  const long long fit = inference_memory(s).max_batch;
-  Scenario c = s;
-  c.infer.batch = static_cast<int>(std::max(1LL, std::min<long long>(s.infer.batch, fit)));
-  return evaluate_batch(c);
+  InferenceResult r;
+  if (!s.infer.inflight) {
+    r = evaluate_batch(s);
+  } else {
+    const long long fit = inference_memory(s).max_batch;
+    Scenario c = s;
+    c.infer.batch = static_cast<int>(std::max(1LL, std::min<long long>(s.infer.batch, fit)));
+    r = evaluate_batch(c);
+  }
+  if (s.infer.target_requests_per_s > 0) r.capacity = serving_capacity(s, r);
+  return r;
+}
+
+// Whole replicas for the target rate, each serving requests at its steady
+// rate: pp batches in flight (pipelined_output_tokens_per_s) over the output
+// tokens of a request. Disaggregated, the decode instances set that rate and
+// the prefill instances are counted apart, each prefill_batch prompts per
+// prefill time.
+ServingCapacity serving_capacity(const Scenario& s, const InferenceResult& r) {
+  const Inference& in = s.infer;
+  ServingCapacity c;
+  const double target = in.target_requests_per_s;
+  c.requests_per_s_per_replica = r.pipelined_output_tokens_per_s / in.output_tokens;
+  if (!(c.requests_per_s_per_replica > 0)) return c;
+  c.replicas = static_cast<long long>(std::ceil(std::min(1e15, target / c.requests_per_s_per_replica)));
+  c.gpus = static_cast<double>(c.replicas) * s.par.tp * s.par.pp;
+  if (r.disaggregated && r.prefill_pool.prefill_time_s > 0) {
+    const double per_instance = in.prefill_batch / r.prefill_pool.prefill_time_s;
+    c.prefill_instances = static_cast<long long>(std::ceil(std::min(1e15, target / per_instance)));
+    c.gpus += static_cast<double>(c.prefill_instances) * in.prefill_tp;
+  }
+  return c;
 }
 
 }  // namespace llmcalc

@@ -51,6 +51,14 @@ struct PrefillPool {
   bool fits = true;
 };
 
+// Capacity for inference.target_requests_per_s: whole replicas (decode
+// instances) and, when disaggregated, whole prefill instances.
+struct ServingCapacity {
+  double requests_per_s_per_replica = 0;  // at the steady rate, pp batches in flight
+  long long replicas = 0, prefill_instances = 0;
+  double gpus = 0;
+};
+
 struct InferenceResult {
   double ttft_s = 0, tpot_s = 0, e2e_latency_s = 0, output_tokens_per_s = 0;
   double pipelined_output_tokens_per_s = 0;  // pp batches in flight, one per stage
@@ -64,6 +72,7 @@ struct InferenceResult {
   double replica_gpus = 0;  // GPUs of one replica: tp x pp, with disaggregation + its prefill instances
   bool disaggregated = false;
   PrefillPool prefill_pool;  // when disaggregated
+  ServingCapacity capacity;  // when inference.target_requests_per_s > 0
   std::vector<Op> ops;
 };
 

@@ -106,6 +106,16 @@ function headline(result, scenario) {
         `KV transfer ${fmt.seconds(pool.kv_transfer_s)}`, 'prefill_instances'));
     }
     if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
+    // Capacity planning: what serving the target request rate takes.
+    const cap = i.capacity;
+    if (cap && Number.isFinite(cap.gpus)) {
+      const plural = (n, w) => `${fmt.int(n)} ${w}${n === 1 ? '' : 's'}`;
+      const how = Number.isFinite(cap.prefill_instances)
+        ? `${plural(cap.replicas, 'decode instance')} + ${plural(cap.prefill_instances, 'prefill instance')}`
+        : plural(cap.replicas, 'replica');
+      const rate = Number.isInteger(cap.target_requests_per_s) ? fmt.int(cap.target_requests_per_s) : fmt.num(cap.target_requests_per_s);
+      dl.append(card(`GPUs for ${rate} req/s`, fmt.int(cap.gpus), how, 'capacity'));
+    }
   }
   for (const c of costCards(result, scenario)) dl.append(c);
   const mem = (result.training || result.inference || {}).memory_bytes;
