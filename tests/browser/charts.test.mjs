@@ -35,6 +35,26 @@ test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated pas
   assert.deepEqual([...errors, ...big.errors], []);
 });
 
+test('ZB-H1 from the link: weight-gradient boxes fill the bubble, which shrinks against 1F1B', async () => {
+  const idle = async (hash) => {
+    const { page, errors } = await openPage(hash);
+    await waitEvaluated(page);
+    const text = await page.locator('figure.chart-pipeline').textContent();
+    const w = await page.locator('figure.chart-pipeline rect.pipe-op[data-kind="W"]').count();
+    if (w) await shot(page, 'training-zero-bubble');
+    assert.deepEqual(errors, []);
+    await page.close();
+    return { share: Number(/idle \(bubble\) ([\d.]+)%/.exec(text)[1]), w, text };
+  };
+  const one = await idle('v=1&pp=4&gb=8');
+  const zb = await idle('v=1&pp=4&gb=8&ps=zb_h1');
+  assert.equal(one.w, 0);
+  assert.equal(zb.w, 4 * 8, 'one W per micro-batch and stage');
+  assert.match(zb.text, /ZB-H1 zero bubble/);
+  assert.match(zb.text, /weight gradient/);
+  assert.ok(zb.share < one.share, `${zb.share}% vs ${one.share}%`);
+});
+
 test('inference: prefill vs decode chart with ridge lines, per-op dots and time by bound', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=8');
   await waitEvaluated(page);

@@ -53,7 +53,7 @@ TEST(Search, FastPathEqualsEvaluate) {
       s.par.ep = base.model.is_moe() ? pick({1, 2, 4, 8}) : 1;
       s.par.sp = rng() % 2;
       s.par.zero = pick({0, 1, 2, 3});
-      const int sched = pick({0, 1, 2});
+      const int sched = pick({0, 1, 2, 3});  // 1f1b, interleaved, gpipe, zb_h1
       s.par.schedule = static_cast<PipeSchedule>(sched);
       s.par.virtual_stages = sched == 1 ? pick({1, 2, 3, 4}) : 1;
       s.train.micro_batch = pick({1, 2, 4});
@@ -194,6 +194,19 @@ TEST(Search, Inference) {
   }
   for (size_t i = 1; i < best.size(); ++i)
     EXPECT_GE(best[i - 1]["output_tokens_per_s_per_gpu"].get<double>(), best[i]["output_tokens_per_s_per_gpu"].get<double>());
+}
+
+TEST(Search, ZeroBubbleOnlyWhenTheScenarioNamesIt) {
+  json in = small_search(16);
+  in["parallelism"] = {{"pp", 2}};
+  in["search"]["top"] = 50;
+  const json free = search_scenario(in, 1000000);
+  for (const json& b : free["search"]["best"]) EXPECT_NE(b["parallelism"]["pp_schedule"], "zb_h1");
+  in["parallelism"]["pp_schedule"] = "zb_h1";
+  const json named = search_scenario(in, 1000000);
+  const json& best = named["search"]["best"];
+  ASSERT_FALSE(best.empty());
+  for (const json& b : best) EXPECT_EQ(b["parallelism"]["pp_schedule"], "zb_h1");
 }
 
 TEST(Search, ServingTriesPrefillOnSeparateInstances) {

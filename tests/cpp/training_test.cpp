@@ -75,6 +75,27 @@ TEST(Training, PipelineBubble) {
   EXPECT_EQ(eval_ok(one)["training"]["time_breakdown_s"]["pp_bubble"].get<double>(), 0.0);
 }
 
+TEST(Training, ZeroBubbleH1MovesWeightGradientsIntoTheBubble) {
+  json plan = gpt3_1024();
+  plan["parallelism"]["pp_schedule"] = "1f1b";
+  plan["parallelism"]["virtual_stages"] = 1;
+  const json one = eval_ok(plan);
+  plan["parallelism"]["pp_schedule"] = "zb_h1";
+  const json zb = eval_ok(plan);
+  const json& pipe = zb["training"]["pipeline"];
+  const double per_mb = pipe["t_fwd_s"].get<double>() + pipe["t_bwd_s"].get<double>();
+  const double w = pipe["t_wgrad_s"].get<double>();
+  // Qi et al. 2024, Table 1: (p - 1)(T_F + T_B - T_W) against 1F1B's (p - 1)(T_F + T_B + T_W).
+  EXPECT_GT(w, 0.2 * pipe["t_bwd_s"].get<double>());  // the weight-gradient GEMMs: about half the backward
+  EXPECT_NEAR(zb["training"]["time_breakdown_s"]["pp_bubble"].get<double>(), 15 * (per_mb - 2 * w), 1e-9 * per_mb);
+  EXPECT_NEAR(one["training"]["time_breakdown_s"]["pp_bubble"].get<double>(), 15 * per_mb, 1e-9 * per_mb);
+  // Nothing else changes, activation memory included (in flight as 1F1B).
+  EXPECT_DOUBLE_EQ(zb["training"]["memory_bytes"]["total"].get<double>(), one["training"]["memory_bytes"]["total"].get<double>());
+  EXPECT_DOUBLE_EQ(zb["training"]["time_breakdown_s"]["compute"].get<double>(),
+                   one["training"]["time_breakdown_s"]["compute"].get<double>());
+  EXPECT_EQ(pipe["schedule"], "zb_h1");
+}
+
 // The preset system as a full object, to scale its figures.
 json system_object(const std::string& id) {
   return json::parse(presets_json())["systems"][id]["system"];

@@ -58,3 +58,19 @@ test('more than 32 micro-batches are truncated; bad input does not throw', () =>
   assert.equal(bad.deadlock, false);
   assert.equal(simulatePipeline(null).ops.length, 2);
 });
+
+test('ZB-H1: weight gradients fill the bubble, (m (tf + tb) + (p - 1)(tf + tb - 2 tw)) as the core costs it', () => {
+  for (const [p, m] of [[4, 8], [8, 32], [16, 32], [8, 8]]) {
+    const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'zb_h1', t_fwd_s: 1, t_bwd_s: 2, t_wgrad_s: 1 });
+    assert.equal(r.deadlock, false);
+    assert.equal(r.ops.length, p * m * 3, 'F, B and W of every micro-batch on every stage');
+    close(r.makespan, m * 3 + (p - 1) * (1 + 2 - 2), `makespan p ${p} m ${m}`);
+    // a W follows its own B on the same stage
+    const at = new Map(r.ops.map((o) => [`${o.kind}${o.stage}.${o.mb}`, o]));
+    for (const o of r.ops) if (o.kind === 'W') assert.ok(o.start >= at.get(`B${o.stage}.${o.mb}`).end);
+  }
+  // Unequal passes: no longer than 1F1B, within 5% of the closed form.
+  const r = simulatePipeline({ stages: 8, microbatches: 32, schedule: 'zb_h1', t_fwd_s: 1, t_bwd_s: 2.2, t_wgrad_s: 0.9 });
+  assert.ok(r.makespan <= (32 + 7) * 3.2);
+  assert.ok(Math.abs(r.makespan / (32 * 3.2 + 7 * (3.2 - 1.8)) - 1) < 0.05, String(r.makespan));
+});

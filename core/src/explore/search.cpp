@@ -26,7 +26,7 @@ namespace llmcalc {
 namespace {
 
 json parallelism_json_impl(const Parallelism& p) {
-  const char* sched = p.schedule == PipeSchedule::gpipe ? "gpipe" : p.schedule == PipeSchedule::interleaved ? "interleaved" : "1f1b";
+  const char* sched = name_of(schedule_names(), p.schedule);
   return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"sp", p.sp},
           {"pp_schedule", sched}, {"virtual_stages", p.virtual_stages}, {"zero", p.zero}};
 }
@@ -149,6 +149,9 @@ std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fix
   auto want = [&](PipeSchedule k) { return f.sched ? b.schedule == k : (pp > 1 || k == PipeSchedule::one_f_one_b); };
   if (want(PipeSchedule::one_f_one_b) && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::one_f_one_b, 1});
   if (want(PipeSchedule::gpipe) && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::gpipe, 1});
+  // Zero-bubble schedules only when the scenario names one: the search
+  // explores the schedules Megatron-Core runs.
+  if (f.sched && b.schedule == PipeSchedule::zb_h1 && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::zb_h1, 1});
   if (want(PipeSchedule::interleaved)) {
     // Megatron interleaving: v > 1 chunks, layers divisible by pp x v.
     for (int v = 2; 1LL * pp * v <= s.model.layers; ++v)

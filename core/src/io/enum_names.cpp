@@ -28,7 +28,8 @@ const EnumTable<Recompute>& recompute_names() {
 const EnumTable<PipeSchedule>& schedule_names() {
   static const EnumTable<PipeSchedule> t{{PipeSchedule::one_f_one_b, "1f1b"},
                                          {PipeSchedule::interleaved, "interleaved"},
-                                         {PipeSchedule::gpipe, "gpipe"}};
+                                         {PipeSchedule::gpipe, "gpipe"},
+                                         {PipeSchedule::zb_h1, "zb_h1"}};
   return t;
 }
 

@@ -106,7 +106,7 @@ json training_json(const TrainingResult& t) {
             {"pipeline",
              {{"stages", t.pipeline.stages}, {"virtual_stages", t.pipeline.virtual_stages},
               {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
-              {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}}}};
+              {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}, {"t_wgrad_s", t.pipeline.t_wgrad_s}}}};
   if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;
   j["cost"] = training_cost_json(t.cost);
   return j;

@@ -108,7 +108,9 @@ double inflight_layer_microbatches(const Model& m, const Parallelism& p, long lo
   const double mb = static_cast<double>(microbatches);
   switch (p.schedule) {
     case PipeSchedule::gpipe: return layers * mb;  // every forward before any backward
-    case PipeSchedule::one_f_one_b: return layers * std::min(mb, static_cast<double>(p.pp));
+    case PipeSchedule::one_f_one_b:
+    case PipeSchedule::zb_h1:  // the same in-flight micro-batches (Qi et al. 2024, ZB-H1)
+      return layers * std::min(mb, static_cast<double>(p.pp));
     case PipeSchedule::interleaved: {
       // Megatron's warm-up on rank 0: 2(p-1) + (v-1)p model-chunk forwards,
       // plus the one in steady state (Korthikanti et al. 2022 §4.2.3:

@@ -24,6 +24,7 @@ struct PipelineInfo {
   long long microbatches = 1;
   std::string schedule;
   double t_fwd_s = 0, t_bwd_s = 0;  // one micro-batch on the slowest stage (incl. recompute, exposed comm)
+  double t_wgrad_s = 0;             // of t_bwd_s: the weight-gradient GEMMs (zb_h1 defers them)
 };
 
 struct TrainingResult {

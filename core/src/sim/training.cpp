@@ -89,6 +89,8 @@ void PassTime::add(const Op& op) {
   if (op.kind != OpKind::comm) {
     compute += t;
     flops += op.cost.flops * op.count;
+    const std::string& n = op.name;
+    if (op.kind == OpKind::gemm && n.size() > 6 && n.compare(n.size() - 6, 6, ".wgrad") == 0) wgrad += t;
     if (op.kind == OpKind::attention || is_attention_core(op.name)) attention += t;
   } else if (op.comm_axis == "tp") {
     tp += t;
@@ -272,6 +274,11 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // the number of model chunks when interleaved (Narayanan et al. 2021 §2.2).
   const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
   bd.pp_bubble = (par.pp - 1) / v * per_mb;
+  // ZB-H1 (Qi et al. 2024 §3.1, Table 1): the weight gradients W leave the
+  // stage-to-stage backward chain and fill the bubble, (p-1)(T_F + T_B - T_W)
+  // instead of (p-1)(T_F + T_B + T_W), at 1F1B's activation memory.
+  const double W = stage(&PassTime::wgrad, &LayerTimes::bwd);
+  if (par.schedule == PipeSchedule::zb_h1) bd.pp_bubble = (par.pp - 1) * std::max(0.0, per_mb - 2 * W);
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
   if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
@@ -287,6 +294,7 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   bd.optimizer = parts.dp->optimizer.time_s;
   it.t_fwd_s = F + TP_f + CP_f;
   it.t_bwd_s = per_mb - it.t_fwd_s;
+  it.t_wgrad_s = std::min(W, it.t_bwd_s);
   return it;
 }
 
@@ -443,9 +451,12 @@ TrainingResult evaluate_training(const Scenario& s) {
   r.pipeline.virtual_stages = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
   r.pipeline.microbatches = t.global_batch / (1LL * t.micro_batch * par.dp);
   r.pipeline.schedule = par.schedule == PipeSchedule::gpipe ? "gpipe"
-                        : par.schedule == PipeSchedule::interleaved ? "interleaved" : "1f1b";
+                        : par.schedule == PipeSchedule::interleaved ? "interleaved"
+                        : par.schedule == PipeSchedule::zb_h1       ? "zb_h1"
+                                                                     : "1f1b";
   r.pipeline.t_fwd_s = it.t_fwd_s;
   r.pipeline.t_bwd_s = it.t_bwd_s;
+  r.pipeline.t_wgrad_s = it.t_wgrad_s;
   fill_ops(s, parts, edge_list, r);
   r.bound = largest_part(r.breakdown);
   return r;

@@ -15,6 +15,7 @@ struct PassTime {
   double tp = 0, cp = 0, ep = 0;
   double kernels = 0;    // kernels launched (each costs the host training.host_overhead_us)
   double flops = 0;      // of the GEMMs, attention and element-wise ops
+  double wgrad = 0;      // of compute: the weight-gradient GEMMs
   void add(const Op& op);
 };
 
@@ -68,6 +69,7 @@ struct IterationParts {
 struct Iteration {
   TimeBreakdown breakdown;
   double t_fwd_s = 0, t_bwd_s = 0;  // one micro-batch on the slowest stage
+  double t_wgrad_s = 0;             // of t_bwd_s: the weight-gradient GEMMs
 };
 Iteration compose_iteration(const Scenario& s, const IterationParts& parts);
 

@@ -1,6 +1,7 @@
 // The pipeline schedule chart: one row per stage, one box per forward (F) or
-// backward (B) pass of a micro-batch (and chunk, when interleaved); the gaps
-// are the bubble. At most 32 micro-batches are drawn.
+// backward (B) pass of a micro-batch (and chunk, when interleaved; ZB-H1 draws
+// the weight gradient W apart); the gaps are the bubble. At most 32
+// micro-batches are drawn.
 // Drawn with Observable Plot (see plot-kit.js).
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
@@ -8,6 +9,12 @@ import { simulatePipeline } from './pipeline.js';
 import { Plot, W, plotSvg, tag } from './plot-kit.js';
 
 const M = { l: 54, r: 10, t: 8, b: 34 };
+const PASS = {
+  F: { name: 'forward', cls: 'fwd' },
+  B: { name: 'backward', cls: 'bwd' },
+  W: { name: 'weight gradient', cls: 'wgrad' },
+};
+const SCHEDULE_NAMES = { interleaved: 'interleaved 1F1B', gpipe: 'GPipe', zb_h1: 'ZB-H1 zero bubble', '1f1b': '1F1B' };
 
 // The boxes: one per pass, with its label when the box is wide enough.
 function opMarks(sim, rowH) {
@@ -20,8 +27,8 @@ function opMarks(sim, rowH) {
       x1: 'start',
       x2: 'end',
       y: 'stage',
-      title: (o) => `stage ${o.stage}: ${o.kind === 'F' ? 'forward' : 'backward'} micro-batch ${o.mb + 1}${many ? `, chunk ${o.chunk}` : ''}, ${fmt.seconds(o.start)} to ${fmt.seconds(o.end)}`,
-      render: tag(ops, (o) => ({ class: `pipe-op ${o.kind === 'F' ? 'fwd' : 'bwd'} k${o.chunk % 4}`, 'data-kind': o.kind, 'data-stage': o.stage, 'data-mb': o.mb, 'data-chunk': o.chunk })),
+      title: (o) => `stage ${o.stage}: ${PASS[o.kind].name} micro-batch ${o.mb + 1}${many ? `, chunk ${o.chunk}` : ''}, ${fmt.seconds(o.start)} to ${fmt.seconds(o.end)}`,
+      render: tag(ops, (o) => ({ class: `pipe-op ${PASS[o.kind].cls} k${o.chunk % 4}`, 'data-kind': o.kind, 'data-stage': o.stage, 'data-mb': o.mb, 'data-chunk': o.chunk })),
     }),
     Plot.text(labelled, {
       x: (o) => (o.start + o.end) / 2,
@@ -37,7 +44,7 @@ export function pipelineChart(pipe) {
   const sim = simulatePipeline(pipe);
   const p = sim.stages;
   const rowH = Math.max(6, Math.min(22, Math.floor(320 / p)));
-  const name = sim.schedule === 'interleaved' ? `interleaved 1F1B, ${sim.virtual_stages} chunks per stage` : sim.schedule === 'gpipe' ? 'GPipe' : '1F1B';
+  const name = sim.schedule === 'interleaved' ? `interleaved 1F1B, ${sim.virtual_stages} chunks per stage` : SCHEDULE_NAMES[sim.schedule] || '1F1B';
   const idle = sim.makespan > 0 ? 1 - sim.busy / (p * sim.makespan) : 0;
   const every = p <= 16 ? 1 : Math.ceil(p / 16);
   const root = plotSvg(
@@ -53,12 +60,15 @@ export function pipelineChart(pipe) {
     },
     { className: 'pipeline', label: `Pipeline schedule, ${name}: ${p} stage${p === 1 ? '' : 's'}, ${sim.shown} micro-batches drawn, idle share ${fmt.percent(idle)}` },
   );
-  const notes = [`${p} stage${p === 1 ? '' : 's'}, ${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, backward ${fmt.seconds(pipe.t_bwd_s)} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
+  const zb = sim.schedule === 'zb_h1';
+  const bwd = zb ? `backward ${fmt.seconds(pipe.t_bwd_s)} (of which weight gradient ${fmt.seconds(pipe.t_wgrad_s)}, run where the stage would idle)` : `backward ${fmt.seconds(pipe.t_bwd_s)}`;
+  const notes = [`${p} stage${p === 1 ? '' : 's'}, ${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, ${bwd} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
   if (sim.truncated) notes.push(`Showing the first ${sim.shown} of ${sim.microbatches} micro-batches: the steady state repeats.`);
   if (sim.deadlock) notes.push('This schedule could not be laid out for drawing (too large or not a valid order).');
   const leg = el('ul', { class: 'legend' }, [
     el('li', {}, [el('span', { class: 'swatch fwd', 'aria-hidden': 'true' }), 'forward']),
-    el('li', {}, [el('span', { class: 'swatch bwd', 'aria-hidden': 'true' }), 'backward']),
+    el('li', {}, [el('span', { class: 'swatch bwd', 'aria-hidden': 'true' }), zb ? 'backward (input gradient)' : 'backward']),
+    ...(zb ? [el('li', {}, [el('span', { class: 'swatch wgrad', 'aria-hidden': 'true' }), 'weight gradient'])] : []),
   ]);
   return el('figure', { class: 'chart-box chart-pipeline', 'data-view': 'pipeline', 'data-truncated': sim.truncated ? 'true' : 'false' }, [
     el('figcaption', { text: `Pipeline schedule (${name})` }),
