@@ -226,6 +226,7 @@ test('disaggregated prefill from the link: a card says how many prefill instance
   assert.match(pool, /\d\.\d\d × 4 GPUs/);
   assert.match(pool, /KV transfer [\d.]+\s*ms/);
   assert.match(await page.locator('.card[data-key="output_tokens_per_s"]').textContent(), /per replica of [\d.]+ GPUs/);
+  assert.match(await page.locator('.verdict').first().textContent(), /^Fits: .* per decode GPU .*Prefill fits: .* per prefill GPU/);
   const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
   assert.ok(rows.some((t) => /kv_transfer/.test(t)), 'the op table has the KV transfer');
   await shot(page, 'disaggregated');

@@ -158,8 +158,12 @@ function verdict(result, scenario, onFit) {
   const sec = scenario.mode === 'training' ? result.training : result.inference;
   if (!sec) return null;
   const bits = [];
-  const mv = memoryVerdict(sec.memory_bytes, sec.fits);
-  if (mv) bits.push(mv.text);
+  // Disaggregated serving: the decode GPUs' memory, then a prefill instance's.
+  const pool = scenario.mode === 'training' ? null : sec.disaggregation;
+  const mv = memoryVerdict(sec.memory_bytes, pool ? sec.memory_bytes?.total <= sec.memory_bytes?.capacity : sec.fits);
+  if (mv) bits.push(pool ? mv.text.replace(/ per GPU/, ' per decode GPU') : mv.text);
+  const pv = pool ? memoryVerdict(pool.memory_bytes, pool.fits) : null;
+  if (pv) bits.push(pv.text.replace(/^Fits/, 'Prefill fits').replace(/^Does not fit/, 'Prefill does not fit').replace(/ per GPU/, ' per prefill GPU'));
   if (scenario.mode === 'training') {
     const tb = parts(sec.time_breakdown_s, [], TIME_ORDER).filter((p) => p.value > 0).sort((a, b) => b.value - a.value);
     const sum = tb.reduce((a, p) => a + p.value, 0);
@@ -179,7 +183,7 @@ function verdict(result, scenario, onFit) {
       } else if (b.length) bits.push(`${name} is ${b[0].bound}-bound (${fmt.percent(b[0].share)} of its op time).`);
     }
   }
-  const ok = mv ? mv.ok : true;
+  const ok = (mv ? mv.ok : true) && (pv ? pv.ok : true);
   const line = el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
   const n = gpus(result, scenario);
   if (ok || !onFit || !Number.isFinite(n) || n < 1) return line;
