@@ -112,17 +112,19 @@ json training_json(const TrainingResult& t) {
   return j;
 }
 
+json inference_memory_json(const InferenceMemory& m) {
+  return {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
+          {"capacity", m.capacity}};
+}
+
 json prefill_pool_json(const PrefillPool& p, const Inference& in) {
-  const InferenceMemory& m = p.memory;
   return {{"prefill_tp", in.prefill_tp},
           {"prefill_batch", in.prefill_batch},
           {"prefill_time_s", p.prefill_time_s},
           {"kv_transfer_s", p.kv_transfer_s},
           {"kv_transfer_bytes", p.kv_transfer_bytes},
           {"prefill_instances", p.instances},
-          {"memory_bytes",
-           {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
-            {"capacity", m.capacity}}},
+          {"memory_bytes", inference_memory_json(p.memory)},
           {"fits", p.fits}};
 }
 
@@ -134,9 +136,7 @@ json inference_json(const InferenceResult& r) {
           {"output_tokens_per_s", r.output_tokens_per_s},
           {"pipelined_output_tokens_per_s", r.pipelined_output_tokens_per_s},
           {"tokens_per_step", r.tokens_per_step},
-          {"memory_bytes",
-           {{"weights", m.weights}, {"kv_cache", m.kv_cache}, {"activations", m.activations}, {"total", m.total},
-            {"capacity", m.capacity}}},
+          {"memory_bytes", inference_memory_json(m)},
           {"fits", r.fits},
           {"max_batch", m.max_batch},
           {"concurrency", r.concurrency},
