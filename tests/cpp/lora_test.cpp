@@ -136,6 +136,27 @@ TEST(Lora, DataParallelismReducesOnlyTheAdapters) {
             0.05 * full["training"]["time_breakdown_s"]["optimizer"].get<double>());
 }
 
+TEST(Lora, RoutedExpertAdaptersAreHeldAndReducedLikeTheirExperts) {
+  // Mixtral 8x7B, r 16: attention (q, o 4096 + 4096; k, v 4096 + 1024) and,
+  // with all_experts, each of 8 experts' w1, w3 (4096 + 14336) and w2
+  // (14336 + 4096), over 32 layers; the router stays frozen.
+  auto mixtral = [](const std::string& targets, int zero) {
+    return json{{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"},
+                {"parallelism", {{"dp", 8}, {"ep", 8}, {"zero", zero}}},
+                {"training", {{"global_batch", 8}, {"seq_len", 4096}, {"lora_rank", 16}, {"lora_targets", targets},
+                              {"recompute", "full"}}}};
+  };
+  const double attention = 32.0 * 16 * (2 * 8192 + 2 * 5120), experts = 32.0 * 8 * 16 * 3 * 18432;
+  EXPECT_DOUBLE_EQ(eval_ok(mixtral("all", 1))["training"]["trainable_params"].get<double>(), attention);
+  const json out = eval_ok(mixtral("all_experts", 1));
+  EXPECT_DOUBLE_EQ(out["training"]["trainable_params"].get<double>(), attention + experts);
+  // ZeRO-1 over dp 8: the attention adapters' states split 8 ways; each rank
+  // holds one expert's adapters (ep 8), whose states have no expert-dp replica to split over.
+  EXPECT_NEAR(out["training"]["memory_bytes"]["optimizer"].get<double>(), 12 * (attention / 8 + experts / 8), 1);
+  EXPECT_TRUE(find_op(out, "moe.up.lora_a", "fwd").is_object());
+  EXPECT_TRUE(find_op(out, "moe.router.wgrad", "bwd").is_null());
+}
+
 TEST(Lora, BadInputsAreRefusedAtTheirPaths) {
   const std::vector<std::pair<json, std::string>> bad = {
       {finetune({{"frozen_weights", "nf4"}}), "training.frozen_weights"},                  // nothing trains beside it

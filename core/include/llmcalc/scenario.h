@@ -62,8 +62,10 @@ enum class MoeGemm { auto_pick, legacy16, native };
 // Parameter-efficient fine-tuning (LoRA, Hu et al. 2021, arXiv 2106.09685):
 // which linear layers get rank-r adapters beside their frozen weights, "all"
 // (attention and MLP projections; QLoRA, Dettmers et al. 2023, arXiv
-// 2305.14314, section 4) or the attention projections only.
-enum class LoraTargets { all, attention };
+// 2305.14314, section 4), "all_experts" (those and every routed expert's
+// projections, as PEFT's all-linear wraps per-expert Linear modules) or the
+// attention projections only.
+enum class LoraTargets { all, attention, all_experts };
 // How the frozen weights of a LoRA run are stored: 16-bit, or NF4 with
 // double quantisation (QLoRA), dequantised to 16-bit for every GEMM.
 enum class FrozenWeights { bf16, nf4 };

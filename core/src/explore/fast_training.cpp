@@ -82,13 +82,14 @@ struct FastTraining::Impl {
     const Parallelism& p = s.par;
     return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p, s.train); });
   }
-  const DpParts& dp_time(double params, double expert, double adapters) {
+  // (Expert adapters follow from the key: tp, ep, etp, the stage's params.)
+  const DpParts& dp_time(double params, double expert, double adapters, double expert_adapters) {
     const Parallelism& p = s.par;
     const long long zclass = (p.zero >= 3 ? 3 : p.zero >= 1 ? 1 : 0) + 4LL * p.zero_shard;
     // Expert weights are reduced over the expert-dp group: (ep, etp) shape it.
     const long long experts = p.ep * 65536LL + p.expert_tp();
     return dp.get(Key{p.dp * p.cp, p.tp, zclass, bits_of(params), p.gpus(), bits_of(expert), experts, bits_of(adapters)},
-                  [&] { return dp_parts(s, params, expert, adapters); });
+                  [&] { return dp_parts(s, params, expert, adapters, expert_adapters); });
   }
 };
 
@@ -113,7 +114,8 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   parts.moe = s.model.is_moe() ? &I.layers(true) : nullptr;
   parts.edge = std::max(I.edge_time(true, par.pp == 1), par.pp > 1 ? I.edge_time(false, true) : 0.0);
   parts.hop = I.hop_time();
-  parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu, out.memory.adapter_params_on_gpu);
+  parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu, out.memory.adapter_params_on_gpu,
+                        out.memory.expert_adapter_params_on_gpu);
   out.breakdown = compose_iteration(s, parts).breakdown;
   out.iteration_time_s = out.breakdown.total();
   return out;

@@ -84,7 +84,8 @@ const EnumTable<Fp8Recipe>& fp8_recipe_names() {
 }
 
 const EnumTable<LoraTargets>& lora_target_names() {
-  static const EnumTable<LoraTargets> t{{LoraTargets::all, "all"}, {LoraTargets::attention, "attention"}};
+  static const EnumTable<LoraTargets> t{
+      {LoraTargets::all, "all"}, {LoraTargets::attention, "attention"}, {LoraTargets::all_experts, "all_experts"}};
   return t;
 }
 

@@ -18,8 +18,11 @@ bool is_weight_gemm(const OpSpec& op) {
 bool lora_adapts(const OpSpec& op, LoraTargets targets) {
   if (!is_weight_gemm(op)) return false;
   if (op.name.rfind("attn.", 0) == 0) return true;
-  if (targets != LoraTargets::all) return false;
-  return op.name == "mlp.up" || op.name == "mlp.down" || op.name == "moe.shared_up" || op.name == "moe.shared_down";
+  if (targets == LoraTargets::attention) return false;
+  if (op.name == "mlp.up" || op.name == "mlp.down" || op.name == "moe.shared_up" || op.name == "moe.shared_down") return true;
+  // Routed experts: one adapter per expert, run over its own tokens (the
+  // grouped GEMM's batch is the rank's local experts).
+  return targets == LoraTargets::all_experts && (op.name == "moe.up" || op.name == "moe.down");
 }
 
 namespace {
@@ -43,7 +46,7 @@ OpSpec dequant_op(const OpSpec& w, double nf4_bytes) {
 // modules x r) and its own B over its slice of the output.
 double adapter_modules(const OpSpec& w, const Model& m) {
   if (w.name == "attn.qkv") return 3;
-  if ((w.name == "mlp.up" || w.name == "moe.shared_up") && is_gated(m.ffn_type)) return 2;
+  if ((w.name == "mlp.up" || w.name == "moe.shared_up" || w.name == "moe.up") && is_gated(m.ffn_type)) return 2;
   return 1;
 }
 
@@ -85,8 +88,9 @@ void apply_lora(std::vector<OpSpec>& fwd, const Model& m, const Training& t, con
   fwd.swap(out);
 }
 
-double lora_layer_params(const Model& m, const Parallelism& par, const Training& t, bool moe_layer) {
-  if (!t.lora()) return 0;
+LoraParams lora_layer_params(const Model& m, const Parallelism& par, const Training& t, bool moe_layer) {
+  LoraParams out;
+  if (!t.lora()) return out;
   // One token through the layer as this GPU shards it: the GEMMs' k and n.
   LayerPass p;
   p.tp = par.tp;
@@ -95,11 +99,13 @@ double lora_layer_params(const Model& m, const Parallelism& par, const Training&
   p.etp = par.expert_tp();
   p.moe_dispatch = true;
   p.flash = true;
-  double params = 0;
-  for (const OpSpec& op : layer_forward(m, p))
-    if (lora_adapts(op, t.lora_targets))
-      params += t.lora_rank * (adapter_modules(op, m) * op.gemm.k + op.gemm.n) * op.gemm.batch;
-  return params;
+  for (const OpSpec& op : layer_forward(m, p)) {
+    if (!lora_adapts(op, t.lora_targets)) continue;
+    const double params = t.lora_rank * (adapter_modules(op, m) * op.gemm.k + op.gemm.n) * op.gemm.batch;
+    out.all += params;
+    if (op.name == "moe.up" || op.name == "moe.down") out.expert += params;
+  }
+  return out;
 }
 
 }  // namespace llmcalc

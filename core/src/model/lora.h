@@ -21,8 +21,9 @@ double frozen_weight_bytes(const Training& t);
 // products multiply activations by activations).
 bool is_weight_gemm(const OpSpec& op);
 // Whether training.lora_targets puts an adapter beside this weight GEMM:
-// attention projections, and with "all" the dense and shared-expert MLP
-// projections; the router and the routed experts stay frozen without one.
+// attention projections, with "all" the dense and shared-expert MLP
+// projections, with "all_experts" the routed experts' too; the router stays
+// frozen without one.
 bool lora_adapts(const OpSpec& op, LoraTargets targets);
 
 // Rewrites one layer's forward ops for LoRA: weight GEMMs frozen, NF4
@@ -31,7 +32,11 @@ bool lora_adapts(const OpSpec& op, LoraTargets targets);
 void apply_lora(std::vector<OpSpec>& fwd, const Model& m, const Training& t, const LayerPass& p);
 
 // Trained adapter parameters of one layer on one GPU: r (k + n) per adapted
-// module, k and n as the GPU's shard of the weight has them.
-double lora_layer_params(const Model& m, const Parallelism& p, const Training& t, bool moe_layer);
+// module, k and n as the GPU's shard of the weight has them; `expert` of
+// them beside routed experts (held, like those, by the expert-parallel ranks).
+struct LoraParams {
+  double all = 0, expert = 0;
+};
+LoraParams lora_layer_params(const Model& m, const Parallelism& p, const Training& t, bool moe_layer);
 
 }  // namespace llmcalc

@@ -144,6 +144,7 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
                            : (sp.dense + sp.expert) * bytes_per_param;
   };
   r.adapter_params_on_gpu = sp.adapters;
+  r.expert_adapter_params_on_gpu = sp.expert_adapters;
   if (t.lora()) {
     // LoRA: frozen weights in their stored format (QLoRA: NF4 for the linear
     // layers), and the adapters' weights, gradients and optimizer states.
@@ -154,10 +155,11 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     auto sharded = [&](double dense_bytes, double expert_bytes, int stage) {
       return p.zero >= stage ? dense_bytes / dp_shards + expert_bytes / expert_shards : dense_bytes + expert_bytes;
     };
-    const double dense_bytes = (sp.dense - sp.unquantised) * fb + sp.unquantised * pb.weight + sp.adapters * pb.weight;
-    r.weights = sharded(dense_bytes, sp.expert * fb, 3);
-    r.gradients = sharded(sp.adapters * pb.grad, 0, 2);
-    r.optimizer = sharded(sp.adapters * pb.optim, 0, 1);
+    const double dense_adapters = sp.adapters - sp.expert_adapters, expert_adapters = sp.expert_adapters;
+    const double dense_bytes = (sp.dense - sp.unquantised) * fb + sp.unquantised * pb.weight + dense_adapters * pb.weight;
+    r.weights = sharded(dense_bytes, sp.expert * fb + expert_adapters * pb.weight, 3);
+    r.gradients = sharded(dense_adapters * pb.grad, expert_adapters * pb.grad, 2);
+    r.optimizer = sharded(dense_adapters * pb.optim, expert_adapters * pb.optim, 1);
   } else {
     r.weights = shard(pb.weight, 3);
     r.gradients = shard(pb.grad, 2);
@@ -193,14 +195,17 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
 
 namespace {
 
-// LoRA adapters of `layers` layers from `first_layer` on one GPU.
-double stage_adapters(const Model& m, const Parallelism& p, const Training& t, int first_layer, int layers) {
-  if (!t.lora()) return 0;
+// LoRA adapters of `layers` layers from `first_layer` on one GPU, into sp.
+void add_stage_adapters(const Model& m, const Parallelism& p, const Training& t, int first_layer, int layers,
+                        StageParams& sp) {
+  if (!t.lora()) return;
   double moe_layers = 0;
   for (int l = first_layer; l < first_layer + layers; ++l) moe_layers += is_moe_layer(m, l) ? 1 : 0;
   const double dense = layers - moe_layers;
-  return (dense > 0 ? dense * lora_layer_params(m, p, t, false) : 0.0) +
-         (moe_layers > 0 ? moe_layers * lora_layer_params(m, p, t, true) : 0.0);
+  const LoraParams d = dense > 0 ? lora_layer_params(m, p, t, false) : LoraParams{};
+  const LoraParams e = moe_layers > 0 ? lora_layer_params(m, p, t, true) : LoraParams{};
+  sp.adapters = dense * d.all + moe_layers * e.all;
+  sp.expert_adapters = moe_layers * e.expert;
 }
 
 }  // namespace
@@ -209,8 +214,8 @@ StageParamsPair stage_params(const Model& m, const Parallelism& p, const Trainin
   const int layers = stage_layout(m, p).max_layers;
   StageParamsPair sp{params_of_stage(m, p, 0, layers, true, p.pp == 1),
                      params_of_stage(m, p, m.layers - layers, layers, false, true)};
-  sp.first.adapters = stage_adapters(m, p, t, 0, layers);
-  sp.last.adapters = stage_adapters(m, p, t, m.layers - layers, layers);
+  add_stage_adapters(m, p, t, 0, layers, sp.first);
+  add_stage_adapters(m, p, t, m.layers - layers, layers, sp.last);
   if (m.mtp_layers > 0) {
     // The MTP modules train on the last stage: experts split like the others.
     const bool moe = is_moe_layer(m, m.layers - 1);

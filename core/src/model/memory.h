@@ -19,6 +19,7 @@ struct TrainingMemory {
   double params_on_gpu = 0;         // parameters held by the most loaded GPU (before ZeRO-3)
   double expert_params_on_gpu = 0;  // of which routed-expert weights (replicated over expert-dp, not dp)
   double adapter_params_on_gpu = 0; // LoRA adapters beside them (the only trained weights then)
+  double expert_adapter_params_on_gpu = 0;  // of which beside routed experts
 };
 TrainingMemory training_memory(const Scenario& s);
 
@@ -32,6 +33,7 @@ struct StageParams {
   double expert = 0;  // per GPU: sharded over tp and ep
   double unquantised = 0;  // of dense: embeddings, LM head and norms (QLoRA keeps them 16-bit)
   double adapters = 0;     // LoRA adapters of the stage's layers (not in dense or expert)
+  double expert_adapters = 0;  // of adapters: beside routed experts (split over ep like them)
 };
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last);
 struct StageParamsPair {

@@ -99,7 +99,7 @@ double gradient_reduction(const Scenario& s, const ShardedGroup& g, double param
 // format (FSDP-QLoRA gathers the NF4 storage) beside the adapters, and only
 // the adapters' gradients are reduced; the root stays 16-bit and frozen.
 void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup& experts, double params,
-                double expert, double adapters, DpParts& d) {
+                double expert, double adapters, double expert_adapters, DpParts& d) {
   const Model& m = s.model;
   const double layers = stage_layout(m, s.par).max_layers;
   const ParamCount pc = count_params(m);
@@ -110,10 +110,10 @@ void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup
   const double gb = gather_bytes_of(s);
   const bool lora = s.train.lora();
   const double fb = lora ? frozen_weight_bytes(s.train) : gb;
-  const double adapter_layer = adapters / layers;
+  const double adapter_layer = (adapters - expert_adapters) / layers, expert_adapter_layer = expert_adapters / layers;
   d.unit_gather = coll(s, Collective::all_gather, dense.shard, dense_layer * fb + adapter_layer * gb) +
-                  coll(s, Collective::all_gather, experts.shard, expert_layer * fb);
-  d.unit_reduce = lora ? gradient_reduction(s, dense, adapter_layer)
+                  coll(s, Collective::all_gather, experts.shard, expert_layer * fb + expert_adapter_layer * gb);
+  d.unit_reduce = lora ? gradient_reduction(s, dense, adapter_layer) + gradient_reduction(s, experts, expert_adapter_layer)
                        : gradient_reduction(s, dense, dense_layer) + gradient_reduction(s, experts, expert_layer);
   d.root_gather = coll(s, Collective::all_gather, dense.shard, root * (lora ? param_bytes(s.train).weight : gb));
   d.root_reduce = lora ? 0.0 : gradient_reduction(s, dense, root);
@@ -140,18 +140,19 @@ void add_replica_collectives(const Scenario& s, const ShardedGroup& g, double pa
 
 }  // namespace
 
-DpParts dp_parts(const Scenario& s, double params, double expert_params, double adapters) {
+DpParts dp_parts(const Scenario& s, double params, double expert_params, double adapters, double expert_adapters) {
   const Parallelism& par = s.par;
   const Groups g = make_groups(par);
   const ShardedGroup dense = split_group(g.dp_cp, par.shard_ranks());
   const ShardedGroup experts = split_group(g.edp, par.expert_shard_ranks());
   double expert = std::clamp(expert_params, 0.0, params);
   DpParts d;
-  if (par.zero >= 3) fsdp_units(s, dense, experts, params, expert, s.train.lora() ? adapters : 0.0, d);
-  // What trains: with LoRA only the adapters (dense: replicated over dp x cp).
-  if (s.train.lora()) {
+  const bool lora = s.train.lora();
+  if (par.zero >= 3) fsdp_units(s, dense, experts, params, expert, lora ? adapters : 0.0, lora ? expert_adapters : 0.0, d);
+  // What trains: with LoRA only the adapters (beside routed experts: over expert-dp).
+  if (lora) {
     params = adapters;
-    expert = 0;
+    expert = std::clamp(expert_adapters, 0.0, adapters);
   }
   add_replica_collectives(s, dense, params - expert, d);
   add_replica_collectives(s, experts, expert, d);

@@ -386,8 +386,8 @@ double trainable_params(const Scenario& s) {
   if (!s.train.lora()) return count_params(m).total;
   const Parallelism whole;  // tp 1: each adapter once
   const double moe_layers = moe_layer_count(m);
-  return (m.layers - moe_layers) * lora_layer_params(m, whole, s.train, false) +
-         (moe_layers > 0 ? moe_layers * lora_layer_params(m, whole, s.train, true) : 0.0);
+  return (m.layers - moe_layers) * lora_layer_params(m, whole, s.train, false).all +
+         (moe_layers > 0 ? moe_layers * lora_layer_params(m, whole, s.train, true).all : 0.0);
 }
 
 std::string largest_part(const TimeBreakdown& bd) {
@@ -419,7 +419,8 @@ TrainingResult evaluate_training(const Scenario& s) {
   const PassTime first_edge = edge_times(s, true, par.pp == 1, &edge_list);
   const PassTime last_edge = par.pp > 1 ? edge_times(s, false, true, &edge_list) : PassTime{};
   r.memory = training_memory(s);
-  const DpParts dp = dp_parts(s, r.memory.params_on_gpu, r.memory.expert_params_on_gpu, r.memory.adapter_params_on_gpu);
+  const DpParts dp = dp_parts(s, r.memory.params_on_gpu, r.memory.expert_params_on_gpu, r.memory.adapter_params_on_gpu,
+                              r.memory.expert_adapter_params_on_gpu);
   IterationParts parts;
   parts.dense = &dense;
   parts.moe = s.model.is_moe() ? &moe : nullptr;

@@ -54,9 +54,11 @@ struct DpParts {
 // `params_on_gpu` of which `expert_params` are routed-expert weights: dense
 // weights are replicated over dp x cp, expert weights over the expert-dp ranks
 // (defined in fsdp.cpp, with the ZeRO / FSDP and hybrid-sharding collectives).
-// With LoRA, `adapters` are the trained weights beside them (only they are
-// reduced and stepped; ZeRO-3 gathers the frozen ones too).
-DpParts dp_parts(const Scenario& s, double params_on_gpu, double expert_params = 0, double adapters = 0);
+// With LoRA, `adapters` are the trained weights beside them, `expert_adapters`
+// of them beside routed experts (only they are reduced and stepped; ZeRO-3
+// gathers the frozen ones too).
+DpParts dp_parts(const Scenario& s, double params_on_gpu, double expert_params = 0, double adapters = 0,
+                 double expert_adapters = 0);
 
 // The iteration from its parts: pipeline schedule, bubble and overlap.
 struct IterationParts {
