@@ -153,6 +153,11 @@ TEST(Lora, RoutedExpertAdaptersAreHeldAndReducedLikeTheirExperts) {
   // ZeRO-1 over dp 8: the attention adapters' states split 8 ways; each rank
   // holds one expert's adapters (ep 8), whose states have no expert-dp replica to split over.
   EXPECT_NEAR(out["training"]["memory_bytes"]["optimizer"].get<double>(), 12 * (attention / 8 + experts / 8), 1);
+  // Model FLOPs: a token trains the adapters of the 2 experts it is routed to, of 8.
+  const double tokens = 8.0 * 4096;
+  EXPECT_NEAR(out["training"]["flops"]["model_per_iteration"].get<double>() -
+                  eval_ok(mixtral("all", 1))["training"]["flops"]["model_per_iteration"].get<double>(),
+              6 * experts * 2 / 8 * tokens, 1e-6 * 6 * experts * tokens);
   EXPECT_TRUE(find_op(out, "moe.up.lora_a", "fwd").is_object());
   EXPECT_TRUE(find_op(out, "moe.router.wgrad", "bwd").is_null());
 }

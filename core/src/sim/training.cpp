@@ -318,7 +318,7 @@ double model_flops_of(const Scenario& s, double recomputed_layer_flops, double a
     extra = recomputed_layer_flops;
   // LoRA: the frozen weights' gradient GEMMs (as many FLOPs as their forward,
   // every forward FLOP outside the attention core) are not run; the adapters
-  // train as 6 FLOPs per parameter and token.
+  // a token passes through train as 6 FLOPs per parameter and token.
   double model = 3 * fwd_tok * tokens;
   if (t.lora()) {
     const double frozen_wgrad = fwd_tok - m.layers * attention_core_flops_per_token(m, t.seq_len);
@@ -380,14 +380,18 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
 }
 
 // Weights that train: every one, or with LoRA the adapters of all layers
-// (counted unsharded).
-double trainable_params(const Scenario& s) {
+// (counted unsharded). `active`: of those, what one token runs through (a
+// routed expert's adapter serves top_k / experts of the tokens).
+double trainable_params(const Scenario& s, double* active) {
   const Model& m = s.model;
-  if (!s.train.lora()) return count_params(m).total;
+  if (!s.train.lora()) return *active = count_params(m).total;
   const Parallelism whole;  // tp 1: each adapter once
   const double moe_layers = moe_layer_count(m);
-  return (m.layers - moe_layers) * lora_layer_params(m, whole, s.train, false).all +
-         (moe_layers > 0 ? moe_layers * lora_layer_params(m, whole, s.train, true).all : 0.0);
+  const LoraParams dense = lora_layer_params(m, whole, s.train, false);
+  const LoraParams moe = moe_layers > 0 ? lora_layer_params(m, whole, s.train, true) : LoraParams{};
+  const double routed = moe_layers > 0 ? static_cast<double>(m.moe.top_k) / m.moe.experts : 0.0;
+  *active = (m.layers - moe_layers) * dense.all + moe_layers * (moe.all - moe.expert * (1 - routed));
+  return (m.layers - moe_layers) * dense.all + moe_layers * moe.all;
 }
 
 std::string largest_part(const TimeBreakdown& bd) {
@@ -439,8 +443,9 @@ TrainingResult evaluate_training(const Scenario& s) {
   const double moe_frac = s.model.is_moe() ? moe_layer_count(s.model) / static_cast<double>(s.model.layers) : 0.0;
   const double rec_layer = (1 - moe_frac) * dense.rec.flops + moe_frac * moe.rec.flops;
   const double rec_all = rec_layer * s.model.layers * (static_cast<double>(t.global_batch) / t.micro_batch) * par.tp * par.cp;
-  r.trainable_params = trainable_params(s);
-  r.model_flops = model_flops_of(s, rec_all, t.lora() ? r.trainable_params : 0.0, &r.hardware_flops);
+  double active_adapters = 0;
+  r.trainable_params = trainable_params(s, &active_adapters);
+  r.model_flops = model_flops_of(s, rec_all, t.lora() ? active_adapters : 0.0, &r.hardware_flops);
   const double peak = s.system.device.matmul_flops[static_cast<int>(t.precision)];
   r.tflops_per_gpu = r.model_flops / r.iteration_time_s / gpus / 1e12;
   r.mfu = r.model_flops / (r.iteration_time_s * gpus * peak);
