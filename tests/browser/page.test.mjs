@@ -2,72 +2,10 @@
 // with the production CSP: it loads cleanly, evaluates in its worker, draws
 // the memory breakdown, and puts input errors next to the offending field.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../scripts/serve.mjs';
-import { repoRoot } from '../node/wasm.mjs';
+import { test } from 'node:test';
+import { h, openPage, setup, shot, waitEvaluated } from './harness.mjs';
 
-const CHROMIUM = process.env.LLMCALC_CHROMIUM || '/usr/bin/chromium';
-const shots = join(repoRoot, 'build', 'screenshots');
-const TIMEOUT = 30000;
-
-let server;
-let baseUrl;
-let context;
-let userDataDir;
-const problems = []; // console errors, page errors, CSP violations, outside requests
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  ({ server, url: baseUrl } = await startServer({ dir: join(repoRoot, 'build', 'web'), port: 0 }));
-  userDataDir = mkdtempSync(join(tmpdir(), 'llmcalc-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 1000 },
-  });
-  const origin = new URL(baseUrl).origin;
-  context.on('request', (req) => {
-    const u = req.url();
-    if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`outside request: ${u}`);
-  });
-});
-
-after(async () => {
-  await context?.close();
-  server?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-});
-
-async function openPage(hash = '') {
-  const page = await context.newPage();
-  page.setDefaultTimeout(TIMEOUT);
-  const errors = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') errors.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
-  page.on('worker', (w) => w.on('console', (msg) => msg.type() === 'error' && errors.push(`worker console: ${msg.text()}`)));
-  const response = await page.goto(baseUrl + (hash ? `#${hash}` : ''));
-  assert.equal(response.status(), 200);
-  assert.match(response.headers()['content-security-policy'] || '', /script-src 'self' 'wasm-unsafe-eval'/);
-  return { page, errors };
-}
-
-async function waitEvaluated(page) {
-  await page.waitForFunction(() => document.querySelector('#status')?.textContent.startsWith('Evaluated'));
-}
+setup();
 
 test('default scenario evaluates in the worker and draws the memory breakdown', async () => {
   const { page, errors } = await openPage();
@@ -79,7 +17,7 @@ test('default scenario evaluates in the worker and draws the memory breakdown', 
   assert.match(await page.locator('#results .verdict').textContent(), /fit/i);
   assert.ok((await page.locator('#form [data-key="parallelism.tp"] input').count()) === 1, 'form built from the schema');
   assert.match(page.url(), /#v=1/, 'state is in the URL hash');
-  await page.screenshot({ path: join(shots, 'training-default.png'), fullPage: true });
+  await shot(page, 'training-default');
   await page.close();
   assert.deepEqual(errors, []);
 });
@@ -94,7 +32,7 @@ test('inference mode and the share link round-trip', async () => {
   assert.ok((await page.locator('#results svg.chart-memory rect.seg').count()) >= 1);
   const shared = new URL(page.url()).hash.slice(1);
   assert.match(shared, /mode=inference/);
-  await page.screenshot({ path: join(shots, 'inference.png'), fullPage: true });
+  await shot(page, 'inference');
   await page.close();
 
   const again = await openPage(shared);
@@ -115,7 +53,7 @@ test('a negative batch shows an error next to its field and keeps the last resul
   assert.equal(await page.locator('[data-key="training.global_batch"] input').getAttribute('aria-invalid'), 'true');
   assert.ok(await page.locator('#results.stale').count(), 'results marked stale');
   assert.ok((await page.locator('#results svg.chart-memory rect.seg').count()) >= 1, 'last result still shown');
-  await page.screenshot({ path: join(shots, 'error-negative-batch.png'), fullPage: true });
+  await shot(page, 'error-negative-batch');
 
   await page.locator('[data-key="training.global_batch"] input').fill('64');
   await waitEvaluated(page);
@@ -135,7 +73,7 @@ test('tp that does not divide the heads is reported at the tp field', async () =
   // The status line at the top names the field and the problem too.
   const status = await page.locator('#status.error').textContent();
   assert.match(status, /^Input error: parallelism\.tp: \S.*\. Showing the last valid result/);
-  await page.screenshot({ path: join(shots, 'error-tp.png'), fullPage: true });
+  await shot(page, 'error-tp');
   await page.close();
   assert.deepEqual(errors, []);
 });
@@ -179,11 +117,11 @@ test('op table sorts from the keyboard; every control has a label; dark mode', a
   assert.deepEqual(unlabelled, []);
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.notEqual(bg, 'rgb(255, 255, 255)', 'dark background');
-  await page.screenshot({ path: join(shots, 'training-dark.png'), fullPage: true });
+  await shot(page, 'training-dark');
   await page.close();
   assert.deepEqual(errors, []);
 });
 
 test('no CSP violation, console error or outside request anywhere', () => {
-  assert.deepEqual(problems, []);
+  assert.deepEqual(h.problems, []);
 });
