@@ -54,6 +54,27 @@ test('search on llama3.1-8b / 16 GPUs: heatmap, ranked plans, Pareto front; Appl
   assert.deepEqual(errors, []);
 });
 
+// Nothing fits: the view names the plan that misses by the least, and Apply
+// shows it in the calculator (which says it does not fit, by as much).
+test('no feasible plan: the closest plan, what it misses, and Apply', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&gb=512&sl=8192&view=search&qg=8');
+  await searchDone(page);
+  assert.match(await page.locator('[data-explore="search"] .warnings').textContent(), /no configuration fits in memory on 8 GPUs/);
+  const note = page.locator('.closest-plan');
+  const text = await note.textContent();
+  const m = text.match(/^No plan fits\. The closest plan \((.*)\) needs ([0-9.]+)\sGiB per GPU of 80\.0\sGiB\./);
+  assert.ok(m, text);
+  assert.match(m[1], /ZeRO 3 · micro-batch 1 · recompute full/);
+  await shot(page, 'search-closest');
+  await note.locator('button.apply-plan').click();
+  await page.waitForFunction(() => !location.hash.includes('view=search'));
+  await waitEvaluated(page);
+  const verdict = await page.locator('#results .verdict').textContent();
+  assert.match(verdict, new RegExp(`^Does not fit: needs ${m[2].replace('.', '\\.')}\\sGiB per GPU`));
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 // The search explores fully sharded plans; applying one clears a hybrid
 // sharding setting of the calculator (it would describe another plan).
 test('Apply clears zero_shard: the applied plan is the one searched', async () => {

@@ -162,6 +162,51 @@ TEST(Search, BestEqualsBruteForce) {
   EXPECT_LE(rel_diff(out["search"]["best"][0]["iteration_time_s"].get<double>(), best), 1e-9);
 }
 
+// When no plan is feasible the search names the one that misses by the
+// least (what a planner asks next: how far off, and with which plan).
+TEST(Search, NoFeasiblePlanNamesTheClosest) {
+  json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+             {"training", {{"global_batch", 512}, {"seq_len", 8192}}}, {"search", {{"gpus", 8}}}};
+  const json s = json::parse(search_json(in.dump()))["search"];
+  ASSERT_EQ(s["feasible"].get<long long>(), 0) << s.dump();
+  EXPECT_TRUE(s["best"].empty());
+  ASSERT_TRUE(s.contains("closest")) << s.dump();
+  const json& c = s["closest"];
+  EXPECT_EQ(c["misses"], json::array({"memory"}));
+  const double capacity = c["capacity_bytes"].get<double>();
+  EXPECT_GT(c["memory_bytes_total"].get<double>(), capacity);
+  // The memory is the full model's, and no leaner plan was passed over.
+  json scen = in;
+  scen.erase("search");
+  scen["parallelism"] = c["parallelism"];
+  scen["training"] = c["training"];
+  EXPECT_LE(rel_diff(eval_ok(scen)["training"]["memory_bytes"]["total"].get<double>(), c["memory_bytes_total"].get<double>()), 1e-9);
+  for (const json& par : {json{{"tp", 8}, {"zero", 3}}, json{{"pp", 8}, {"zero", 1}}, json{{"dp", 8}, {"zero", 3}}}) {
+    json other = in;
+    other.erase("search");
+    other["parallelism"] = par;
+    other["training"]["recompute"] = "full";
+    other["training"]["micro_batch"] = 1;
+    EXPECT_LE(c["memory_bytes_total"].get<double>(), eval_ok(other)["training"]["memory_bytes"]["total"].get<double>()) << par.dump();
+  }
+
+  // Serving under a TTFT bound no plan meets: the closest says so.
+  const json serve = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                      {"inference", {{"input_tokens", 2048}, {"output_tokens", 256}}},
+                      {"search", {{"gpus", 8}, {"max_ttft_s", 0.01}}}};
+  const json si = json::parse(search_json(serve.dump()))["search"];
+  ASSERT_EQ(si["feasible"].get<long long>(), 0) << si.dump();
+  const json& ci = si["closest"];
+  EXPECT_EQ(ci["misses"], json::array({"ttft"}));
+  EXPECT_EQ(ci["max_ttft_s"].get<double>(), 0.01);
+  EXPECT_LE(ci["memory_bytes_total"].get<double>(), ci["capacity_bytes"].get<double>());
+  EXPECT_EQ(ci["inference"]["batch"].get<int>(), 1);  // a larger batch only waits longer for its first token
+  EXPECT_EQ(ci["parallelism"]["tp"].get<int>(), 8);
+
+  // A search with a feasible plan names no closest.
+  EXPECT_FALSE(json::parse(search_json(small_search().dump()))["search"].contains("closest"));
+}
+
 TEST(Search, FixedFieldsStayFixed) {
   json in = small_search();
   in["parallelism"] = {{"tp", 2}, {"sp", true}};

@@ -10,6 +10,7 @@ import { baseline } from './state/scenario.js';
 import { ResultsView } from './views/results.js';
 import { compareView } from './views/compare.js';
 import { Explorer } from './views/explorer.js';
+import { closestText, planText } from './views/search-view.js';
 import { exportChart } from './views/export.js';
 
 const DEBOUNCE_MS = 150;
@@ -29,20 +30,6 @@ const EFFECTS = {
 };
 
 // A plan in words: "TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch 1 · recompute selective".
-export function planText(entry) {
-  const p = entry.parallelism || {};
-  const parts = [];
-  for (const [k, name] of [['tp', 'TP'], ['pp', 'PP'], ['dp', 'DP'], ['cp', 'CP'], ['ep', 'EP']]) if (Number.isFinite(p[k]) && (p[k] > 1 || ['tp', 'pp', 'dp'].includes(k))) parts.push(`${name} ${p[k]}`);
-  if (p.sp) parts.push('SP');
-  if (p.zero) parts.push(`ZeRO ${p.zero}`);
-  if (p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
-  if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
-  if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
-  if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
-  if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
-  return parts.join(' · ');
-}
-
 export class App {
   // ui: the page's fixed elements; embedView: the one view shown in embed mode.
   constructor(store, engine, ui, { embedView = null } = {}) {
@@ -175,7 +162,7 @@ export class App {
     status.textContent = '';
     let next = label;
     try {
-      const { best, evaluated } = await search.fit(gpus);
+      const { best, evaluated, closest: closestPlan } = await search.fit(gpus);
       if (best) {
         const note = `Plan found by the search (the best of ${fmt.int(evaluated)} tried on ${count(gpus)}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
@@ -184,7 +171,8 @@ export class App {
       const node = Number(this.store.state.values['system.gpus_per_node'] ?? baseline(this.store.field('system.gpus_per_node') || {}, this.store.state, this.store.presets));
       box.gpus = Number.isFinite(node) && gpus < node ? node : gpus * 2;
       next = `Find a plan that fits on ${count(box.gpus)}`;
-      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried). More GPUs, a smaller batch or a shorter sequence would help.`;
+      const closest = closestPlan ? ` ${closestText(closestPlan)}` : '';
+      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried).${closest} More GPUs, a smaller batch or a shorter sequence would help.`;
     } catch (err) {
       if (err && err.cancelled) return;
       status.textContent = `The search failed: ${err.message || err}`;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <queue>
 
 #include "inference.h"
@@ -135,9 +136,30 @@ class Collector {
   std::map<double, Candidate> front_;
 };
 
+// What a plan misses by: the largest of memory / capacity and, for serving,
+// TTFT and TPOT over their bounds (1 or less: feasible).
+struct Miss {
+  double memory = 0, ttft = 0, tpot = 0;
+  double worst() const { return std::max({memory, ttft, tpot}); }
+};
+
 struct Counters {
   long long evaluated = 0, feasible = 0, limit = 0;
   bool truncated = false;
+  // The infeasible plan that misses by the least, shown when none is feasible.
+  std::optional<Candidate> closest;
+  Miss closest_miss;
+  // A plan without prefill instances first (the simpler plan to show; it is
+  // always tried unless the scenario fixes prefill_tp), then the least miss,
+  // then the better plan.
+  void near_miss(const Candidate& c, const Miss& m) {
+    auto key = [](const Candidate& x, const Miss& mx) { return std::make_tuple(x.prefill_tp != 0, mx.worst()); };
+    if (!closest || key(c, m) < key(*closest, closest_miss) ||
+        (key(c, m) == key(*closest, closest_miss) && better(c, *closest))) {
+      closest = c;
+      closest_miss = m;
+    }
+  }
 };
 
 bool consistent(const Scenario& s) { return !find_inconsistency(s).has_value(); }
@@ -211,11 +233,14 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
                     p.zero = z;
                     const FastTrainingResult r = fast.evaluate(p, mb, rc);
                     ++n.evaluated;
-                    if (!(r.memory.total <= capacity)) continue;
-                    ++n.feasible;
                     Candidate c;
                     c.par = p, c.micro_batch = mb, c.rc = rc, c.time = r.iteration_time_s;
                     c.memory = r.memory.total, c.score = r.iteration_time_s;
+                    if (!(r.memory.total <= capacity)) {
+                      n.near_miss(c, {r.memory.total / capacity});
+                      continue;
+                    }
+                    ++n.feasible;
                     col.offer(c);
                   }
               }
@@ -227,6 +252,19 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
   }
 }
 
+// By how much a serving plan misses: its memory (and its prefill
+// instance's, when disaggregated) against the device, its latencies against
+// the bounds (fits = memory <= 1, inference.cpp).
+Miss serving_miss(const InferenceResult& r, const SearchSpec& spec) {
+  auto share = [](const InferenceMemory& mem) { return mem.capacity > 0 ? mem.total / mem.capacity : 0.0; };
+  Miss m;
+  m.memory = share(r.memory);
+  if (r.disaggregated) m.memory = std::max(m.memory, share(r.prefill_pool.memory));
+  if (spec.max_ttft_s > 0) m.ttft = r.ttft_s / spec.max_ttft_s;
+  if (spec.max_tpot_s > 0) m.tpot = r.tpot_s / spec.max_tpot_s;
+  return m;
+}
+
 // Every batch of one serving plan (powers of two up to the largest that
 // fits, or the one given) under the latency bounds, ranked by output tokens/s
 // per GPU. False once the evaluation budget is spent.
@@ -236,6 +274,7 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
   if (f.batch) batches.push_back(given_batch);
   else
     for (long long b = 1; b <= std::min<long long>(max_batch, 1 << 16); b *= 2) batches.push_back(static_cast<int>(b));
+  if (batches.empty()) batches.push_back(1);  // costed to say by how much it misses
   for (int b : batches) {
     if (n.evaluated >= n.limit) {
       n.truncated = true;
@@ -245,14 +284,17 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     if (!consistent(s)) continue;
     const InferenceResult r = evaluate_inference(s);
     ++n.evaluated;
-    const bool ok = r.fits && (spec.max_ttft_s <= 0 || r.ttft_s <= spec.max_ttft_s) &&
-                    (spec.max_tpot_s <= 0 || r.tpot_s <= spec.max_tpot_s);
-    if (!ok) continue;
-    ++n.feasible;
     Candidate c;
     c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
     c.prefill_tp = s.infer.prefill_tp;
     c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
+    const bool ok = r.fits && (spec.max_ttft_s <= 0 || r.ttft_s <= spec.max_ttft_s) &&
+                    (spec.max_tpot_s <= 0 || r.tpot_s <= spec.max_tpot_s);
+    if (!ok) {
+      n.near_miss(c, serving_miss(r, spec));
+      continue;
+    }
+    ++n.feasible;
     col.offer(c);
   }
   return true;
@@ -350,6 +392,21 @@ json entry_json(const Scenario& base, const Candidate& c) {
   return j;
 }
 
+// The plan that misses by the least, with what it misses: "memory"
+// (memory_bytes_total over capacity_bytes), "ttft", "tpot" (over the bounds).
+json closest_json(const Scenario& base, const SearchSpec& spec, const Candidate& c, const Miss& m) {
+  json j = entry_json(base, c);
+  j["capacity_bytes"] = base.system.device.dram().capacity_bytes;
+  json misses = json::array();
+  if (m.memory > 1) misses.push_back("memory");
+  if (m.ttft > 1) misses.push_back("ttft");
+  if (m.tpot > 1) misses.push_back("tpot");
+  j["misses"] = misses;
+  if (spec.max_ttft_s > 0) j["max_ttft_s"] = spec.max_ttft_s;
+  if (spec.max_tpot_s > 0) j["max_tpot_s"] = spec.max_tpot_s;
+  return j;
+}
+
 }  // namespace
 
 json parallelism_to_json(const Parallelism& p) { return parallelism_json_impl(p); }
@@ -383,8 +440,13 @@ json search_scenario(const json& input, long long max_configs) {
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
               {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"accuracy", regimes_of(best, base.system.device.name)}};
   if (n.truncated) out["limit"] = n.limit;
-  if (n.feasible == 0)
-    out["warnings"] = json::array({"no configuration fits (or meets the latency bounds) on " + std::to_string(gpus) + " GPUs"});
+  if (n.feasible == 0) {
+    const bool bounded = base.mode == Mode::inference && (spec.max_ttft_s > 0 || spec.max_tpot_s > 0);
+    out["warnings"] = json::array({std::string(bounded ? "no configuration fits and meets the latency bounds on "
+                                                       : "no configuration fits in memory on ") +
+                                   std::to_string(gpus) + " GPUs"});
+    if (n.closest) out["closest"] = closest_json(base, spec, *n.closest, n.closest_miss);
+  }
   return {{"search", out}};
 }
 

@@ -43,6 +43,41 @@ export function searchSpec(schema, state, overrides = {}) {
   return { search, errors };
 }
 
+// A plan in words: "TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch 1 · recompute selective".
+export function planText(entry) {
+  const p = entry.parallelism || {};
+  const parts = [];
+  for (const [k, name] of [['tp', 'TP'], ['pp', 'PP'], ['dp', 'DP'], ['cp', 'CP'], ['ep', 'EP']]) if (Number.isFinite(p[k]) && (p[k] > 1 || ['tp', 'pp', 'dp'].includes(k))) parts.push(`${name} ${p[k]}`);
+  if (p.sp) parts.push('SP');
+  if (p.zero) parts.push(`ZeRO ${p.zero}`);
+  if (p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
+  if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
+  if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
+  if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
+  if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
+  return parts.join(' · ');
+}
+
+// What the search's closest plan (output "closest", when none is feasible)
+// misses by: "The closest plan (TP 8 · …) needs 150 GiB per GPU of 80 GiB."
+export function closestText(c) {
+  const misses = [];
+  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per GPU of ${fmt.bytes(c.capacity_bytes)}`);
+  if (c.misses?.includes('ttft')) misses.push(`takes ${fmt.seconds(c.ttft_s)} to the first token (bound ${fmt.seconds(c.max_ttft_s)})`);
+  if (c.misses?.includes('tpot')) misses.push(`takes ${fmt.seconds(c.tpot_s)} per output token (bound ${fmt.seconds(c.max_tpot_s)})`);
+  return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
+}
+
+// "No plan fits." and, when the search names one, the closest plan with
+// what it misses and an Apply button (to see it in the calculator).
+function noPlan(closest, onApply) {
+  if (!closest) return el('p', { class: 'view-missing', text: 'No plan fits.' });
+  return el('p', { class: 'view-missing closest-plan' }, [
+    `No plan fits. ${closestText(closest)} `,
+    el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': 'Apply the closest plan to the calculator', onclick: () => onApply(closest) }),
+  ]);
+}
+
 function divisors(n) {
   const out = [];
   for (let d = 1; d <= n; d++) if (n % d === 0) out.push(d);
@@ -205,7 +240,8 @@ export class SearchView {
 
   // The best plan that fits the scenario on `gpus` GPUs, its parallelism,
   // micro-batch and recompute left free; inference keeps its batch unless no
-  // plan fits with it. Resolves {best (null: none fits), evaluated}.
+  // plan fits with it. Resolves {best (null: none fits), evaluated, closest
+  // (when none fits: the plan that misses by the least, or null)}.
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -228,7 +264,7 @@ export class SearchView {
         s = await search(free);
         evaluated += s.evaluated;
       }
-      return { best: s.best?.[0] || null, evaluated };
+      return { best: s.best?.[0] || null, evaluated, closest: s.closest || null };
     });
   }
 
@@ -248,8 +284,9 @@ export class SearchView {
     const parts = [
       stats(s, wallMs),
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
+      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply),
       this.heat,
-      s.best?.length ? planTable(s.best, mode, this.ctx.onApply) : el('p', { class: 'view-missing', text: 'No plan fits.' }),
+      s.best?.length ? planTable(s.best, mode, this.ctx.onApply) : null,
       s.best?.length ? rankingNote(s) : null,
       points.length
         ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
