@@ -5,6 +5,8 @@
 // recipes, and the Blackwell GEMM operand sharing.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "compute.h"
 #include "moe.h"
 #include "memory.h"
@@ -209,6 +211,58 @@ TEST(Moe, NodeDedupCountsRemoteNodesPerToken) {
   EXPECT_NEAR(remote_domains_per_token({8, 256}, 8), 7 * (1 - miss), 1e-12);
   EXPECT_LT(remote_domains_per_token({8, 256}, 8), 7 * 8 / 8.0);  // fewer than the remote copies
   EXPECT_NEAR(remote_domains_per_token({64, 64}, 4), 3.0, 1e-12);  // every expert: every node
+}
+
+// Group-limited routing, by enumeration: every choice of M of G groups, then
+// every k-subset of their experts, equally likely; the expected number of
+// remote domains touched (the sender sits in domain 0).
+double enumerate_remote(int E, int G, int M, int k, int D) {
+  const int e = E / G, per_domain = E / D;
+  double total = 0, cases = 0;
+  for (int gm = 0; gm < (1 << G); ++gm) {
+    if (__builtin_popcount(gm) != M) continue;
+    std::vector<int> pool;
+    for (int x = 0; x < E; ++x)
+      if (gm >> (x / e) & 1) pool.push_back(x);
+    const int n = static_cast<int>(pool.size());
+    for (int em = 0; em < (1 << n); ++em) {
+      if (__builtin_popcount(em) != k) continue;
+      std::set<int> domains;
+      for (int i = 0; i < n; ++i)
+        if (em >> i & 1) domains.insert(pool[i] / per_domain);
+      total += static_cast<double>(domains.size()) - domains.count(0);
+      cases += 1;
+    }
+  }
+  return total / cases;
+}
+
+TEST(Moe, GroupLimitedRoutingReachesFewerNodes) {
+  // Groups inside domains (DeepSeek-V3's shape: a group per node), several
+  // groups per domain, and groups spanning domains.
+  EXPECT_NEAR(remote_domains_per_token({2, 8, 4, 2}, 4), enumerate_remote(8, 4, 2, 2, 4), 1e-12);
+  EXPECT_NEAR(remote_domains_per_token({3, 12, 4, 2}, 4), enumerate_remote(12, 4, 2, 3, 4), 1e-12);
+  EXPECT_NEAR(remote_domains_per_token({3, 16, 8, 3}, 4), enumerate_remote(16, 8, 3, 3, 4), 1e-12);
+  EXPECT_NEAR(remote_domains_per_token({2, 16, 2, 1}, 4), enumerate_remote(16, 2, 1, 2, 4), 1e-12);
+  // DeepSeek-V3 on 8 nodes: at most 4 nodes per token, so at most 3.5 remote on average.
+  const double limited = remote_domains_per_token({8, 256, 8, 4}, 8);
+  EXPECT_LE(limited, 4 * 7 / 8.0);
+  EXPECT_LT(limited, 0.75 * remote_domains_per_token({8, 256}, 8));
+  // All groups allowed, or groups that neither divide nor are divided by the domains: no limit modelled.
+  EXPECT_EQ(remote_domains_per_token({8, 256, 8, 8}, 8), remote_domains_per_token({8, 256}, 8));
+  EXPECT_EQ(remote_domains_per_token({8, 240, 5, 2}, 8), remote_domains_per_token({8, 240}, 8));
+}
+
+TEST(Moe, GroupFieldsAreCheckedAgainstTheExperts) {
+  json s = folding();
+  s["model"]["moe"]["groups"] = 6;
+  EXPECT_EQ(eval(s)["error"]["path"], "model.moe.groups");
+  s["model"]["moe"]["groups"] = 8;
+  s["model"]["moe"]["top_groups"] = 9;
+  EXPECT_EQ(eval(s)["error"]["path"], "model.moe.top_groups");
+  s["model"]["moe"]["groups"] = 64;
+  s["model"]["moe"]["top_groups"] = 2;  // 2 groups of 2 experts hold fewer than top_k 8
+  EXPECT_EQ(eval(s)["error"]["path"], "model.moe.top_groups");
 }
 
 // The IB part shrinks from the remote copies, (D-1)/D of the buffer, to the

@@ -276,7 +276,7 @@ test('DeepSeek-V3: MLA ranks, routed and shared experts, dense layers and MTP', 
   const r = importHfConfig(DEEPSEEK_V3);
   assert.equal(r.family, 'deepseek_v3');
   assert.deepEqual(r.model.mla, { q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 });
-  assert.deepEqual(r.model.moe, { experts: 256, top_k: 8, ffn_hidden: 2048, shared_experts: 1, dense_layers: 3 });
+  assert.deepEqual(r.model.moe, { experts: 256, top_k: 8, ffn_hidden: 2048, shared_experts: 1, dense_layers: 3, groups: 8, top_groups: 4 });
   assert.equal(r.model.mtp_layers, 1);
   assert.equal(r.model.ffn_hidden, 18432);
   assert.equal(r.model.seq_len, 163840);
@@ -307,6 +307,7 @@ test('Kimi K2: the DeepSeek-V3 layout under model_type kimi_k2 or by its archite
     ...DEEPSEEK_V3, architectures: ['DeepseekV2ForCausalLM'], model_type: 'deepseek_v2', q_lora_rank: null, hidden_size: 2048, num_hidden_layers: 27,
     num_attention_heads: 16, num_key_value_heads: 16, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 64,
     n_shared_experts: 2, num_experts_per_tok: 6, first_k_dense_replace: 1, vocab_size: 102400, num_nextn_predict_layers: undefined,
+    n_group: 1, topk_group: 1, // V2-Lite routes greedily over all experts
   });
   asPreset(lite, 'deepseek-v2-lite');
 });

@@ -88,6 +88,12 @@ struct MoE {
   int dense_layers = 0;    // leading dense layers
   int shared_ffn_hidden = 0;  // inner width of one shared expert (0: ffn_hidden)
   int every = 1;           // after the dense layers, every `every`-th layer is MoE (Llama 4 Maverick: 2)
+  // Group-limited routing (DeepSeek-V2/V3 n_group / topk_group): the experts
+  // form `groups` contiguous groups and a token's top_k come from its best
+  // `top_groups` of them (0: all groups, no limit).
+  int groups = 1;
+  int top_groups = 0;
+  int routed_groups() const { return top_groups > 0 ? top_groups : groups; }
   int shared_width() const { return shared_ffn_hidden > 0 ? shared_ffn_hidden : ffn_hidden; }
 };
 

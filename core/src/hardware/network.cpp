@@ -145,17 +145,54 @@ double all_to_all_time(const System& sys, const Group& g, double bytes, const Ro
 
 }  // namespace
 
+namespace {
+
+// C(n - m, k) / C(n, k): the chance that k distinct draws from n items all
+// miss a given m of them.
+double all_miss(double n, double m, double k) {
+  double p = 1;
+  for (int i = 0; i < static_cast<int>(k) && p > 0; ++i) p *= std::max(0.0, n - m - i) / (n - i);
+  return p;
+}
+
+double log_choose(double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); }
+
+// Group-limited routing (DeepSeek-V2 §2.1.3 device-limited, DeepSeek-V3
+// §2.1.2 node-limited; HF config n_group / topk_group): a token first picks
+// M of G groups, then its k experts among those groups' M E/G experts. With
+// balanced routing every group is picked alike, so the M groups are a uniform
+// draw, and so are the experts inside them. Groups and domains are both
+// contiguous blocks of experts; returns -1 when neither divides the other.
+double grouped_miss(const Routing& r, double E, double k, double D) {
+  const double G = r.groups, M = r.top_groups, e = E / G, pool = M * e;
+  if (std::fmod(G, D) == 0) {  // each domain holds G/D whole groups
+    const double g = G / D;
+    double miss = 0;  // sum over j, the domain's groups among the M picked (hypergeometric)
+    for (int j = 0; j <= static_cast<int>(std::min(g, M)); ++j) {
+      if (M - j > G - g) continue;
+      const double pj = std::exp(log_choose(g, j) + log_choose(G - g, M - j) - log_choose(G, M));
+      miss += pj * all_miss(pool, j * e, k);
+    }
+    return miss;
+  }
+  if (std::fmod(D, G) == 0) {  // each group spans D/G domains of E/D experts
+    const double picked = M / G;
+    return (1 - picked) + picked * all_miss(pool, E / D, k);
+  }
+  return -1;
+}
+
+}  // namespace
+
 // Experts spread evenly over `domains`; a token's k distinct experts are a
 // uniform draw, so a given domain holds none of them with probability
-// C(E - E/D, k) / C(E, k), and the token reaches each of the D - 1 remote
-// domains with the complement (DeepSeek-V3's node-limited routing would
-// cap this further; it is not modelled).
+// C(E - E/D, k) / C(E, k) (under group-limited routing, grouped_miss), and
+// the token reaches each of the D - 1 remote domains with the complement.
 double remote_domains_per_token(const Routing& r, double domains) {
   if (domains <= 1) return 0;
   const double E = std::max(r.experts, r.copies), k = std::max(1.0, r.copies);
-  const double elsewhere = E - E / domains;
-  double miss = 1;
-  for (int i = 0; i < static_cast<int>(k) && miss > 0; ++i) miss *= std::max(0.0, elsewhere - i) / (E - i);
+  double miss = r.groups > 1 && r.top_groups < r.groups ? grouped_miss(r, E, k, domains) : -1;
+  if (miss < 0) miss = all_miss(E, E / domains, k);
   return (domains - 1) * (1 - miss);
 }
 

@@ -36,9 +36,11 @@ LinkModel group_link(const System& sys, const Group& g);
 double collective_time(const System& sys, Collective c, const Group& g, double bytes);
 
 // Token copies of an expert-parallel all-to-all: `copies` per token (top-k)
-// over `experts` spread evenly across the group.
+// over `experts` spread evenly across the group; with group-limited routing
+// the experts form `groups` contiguous groups and a token's copies go to
+// experts of `top_groups` of them.
 struct Routing {
-  double copies = 0, experts = 0;
+  double copies = 0, experts = 0, groups = 1, top_groups = 1;
 };
 
 // Remote domains (nodes) of `domains` that one token's copies reach.

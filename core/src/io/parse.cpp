@@ -24,9 +24,15 @@ MoE parse_moe(StrictObject& m, int dense_ffn) {
   moe.dense_layers = int32_field(o, "dense_layers");
   moe.shared_ffn_hidden = static_cast<int>(optional_int(o, "shared_ffn_hidden", moe.ffn_hidden));
   moe.every = int32_field(o, "every");
+  moe.groups = int32_field(o, "groups");
+  moe.top_groups = int32_field(o, "top_groups");
   o.finish();
   if (moe.experts > 0 && moe.top_k > moe.experts)
     throw InputError(o.child_path("top_k"), "top_k exceeds the number of experts");
+  if (moe.experts % moe.groups != 0) throw InputError(o.child_path("groups"), "groups must divide the experts");
+  if (moe.top_groups > moe.groups) throw InputError(o.child_path("top_groups"), "top_groups exceeds the groups");
+  if (1LL * moe.routed_groups() * (moe.experts / moe.groups) < moe.top_k)
+    throw InputError(o.child_path("top_groups"), "the top_groups groups hold fewer experts than top_k");
   return moe;
 }
 

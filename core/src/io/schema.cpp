@@ -74,6 +74,8 @@ void model_fields(Fields& f) {
   add({"model.moe.shared_experts", "xs", "int", "", 0, 0, 1024, {}, "Always-active shared experts.", "model", kBoth});
   add({"model.moe.dense_layers", "xd", "int", "", 0, 0, 100000, {}, "Leading dense layers.", "model", kBoth});
   add({"model.moe.shared_ffn_hidden", "xsf", "int", "", nullptr, 1, 4 * kMaxDim, {}, "Inner width of one shared expert. Default: the expert ffn_hidden.", "model", kBoth});
+  add({"model.moe.groups", "xgr", "int", "", 1, 1, 65536, {}, "Expert groups for group-limited routing (DeepSeek n_group): contiguous blocks of experts; 1 = no groups.", "model", kBoth});
+  add({"model.moe.top_groups", "xtg", "int", "", 0, 0, 65536, {}, "Groups a token's experts may come from (DeepSeek topk_group; V3: 4 of 8, one group per node: node-limited routing). 0 = all.", "model", kBoth});
   add({"model.moe.every", "xev", "int", "", 1, 1, 1024, {}, "After the dense layers, every N-th layer is MoE, the others dense (Llama 4 Maverick: 2).", "model", kBoth});
   architecture_fields(f);
 }

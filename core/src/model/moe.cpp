@@ -181,6 +181,8 @@ OpSpec routed_all_to_all(const std::string& name, const Model& m, const LayerPas
   if (p.moe_node_dedup) {
     op.route_copies = m.moe.top_k;
     op.route_experts = m.moe.experts;
+    op.route_groups = m.moe.groups;
+    op.route_top_groups = m.moe.routed_groups();
   }
   return op;
 }

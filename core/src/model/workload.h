@@ -35,8 +35,9 @@ struct OpSpec {
   // in 16 bits; a cast of the local shard still casts the full gradient)
   double grad_bytes = 0;
   // comm all_to_all of token copies, deduplicated per node (DeepEP): the copies
-  // of one token and the experts they are routed over (0: each copy sent).
-  double route_copies = 0, route_experts = 0;
+  // of one token and the experts they are routed over (0: each copy sent);
+  // group-limited routing: the expert groups and how many a token uses.
+  double route_copies = 0, route_experts = 0, route_groups = 1, route_top_groups = 1;
   // LoRA: a gemm against a frozen weight (its backward has no weight
   // gradient); an elementwise op that dequantises one (its backward runs
   // it again for the data gradient's GEMM).

@@ -32,7 +32,8 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
       op.cost.bytes.assign(d.memory.size(), 0.0);
       // An all-to-all without routing (route_copies 0) is the plain one.
       op.cost.time_s = s.coll == Collective::all_to_all
-                           ? routed_all_to_all_time(sys, s.group, s.bytes, {s.route_copies, s.route_experts})
+                           ? routed_all_to_all_time(sys, s.group, s.bytes,
+                                                    {s.route_copies, s.route_experts, s.route_groups, s.route_top_groups})
                            : collective_time(sys, s.coll, s.group, s.bytes);
       op.cost.bound = kBoundNetwork;
       break;

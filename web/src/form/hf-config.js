@@ -22,7 +22,7 @@ const IGNORED = new Set([
   'n_ctx', 'apply_residual_connection_post_layernorm', 'use_alibi', 'tokenizer_class', 'quantization_config',
   'auto_map', 'dtype', 'rope_parameters', 'partial_rotary_factor',
   // router and load-balancing settings: no effect on time or memory here
-  'topk_method', 'n_group', 'topk_group', 'routed_scaling_factor', 'scoring_func', 'norm_topk_prob', 'aux_loss_alpha',
+  'topk_method', 'routed_scaling_factor', 'scoring_func', 'norm_topk_prob', 'aux_loss_alpha',
   'seq_aux', 'ep_size', 'router_aux_loss_coef', 'moe_aux_loss_coef', 'router_z_loss_coef',
   // numerics of attention and logits (same cost)
   'query_pre_attn_scalar', 'attn_logit_softcapping', 'final_logit_softcapping', 'rope_local_base_freq',
@@ -324,6 +324,13 @@ export function importHfConfig(input) {
     moe.dense_layers = nonNegInt('moe.dense_layers', 'first_k_dense_replace') ?? 0;
     const every = posInt('moe.every', 'interleave_moe_layer_step', 'decoder_sparse_step', 'moe_layer_freq');
     if (every && every > 1) moe.every = every;
+    // Group-limited routing (DeepSeek-V2/V3): n_group groups, topk_group of them per token.
+    const groups = posInt('moe.groups', 'n_group');
+    const topGroups = posInt('moe.top_groups', 'topk_group');
+    if (groups > 1 && topGroups < groups && experts % groups === 0) {
+      moe.groups = groups;
+      moe.top_groups = topGroups;
+    }
     const mlpOnly = get('mlp_only_layers');
     if (Array.isArray(mlpOnly) && mlpOnly.length) {
       if (mlpOnly.every((x, i) => x === i)) moe.dense_layers = Math.max(moe.dense_layers, mlpOnly.length);
