@@ -36,6 +36,11 @@ test('usable at 390 px wide: nothing overflows sideways, charts fit', async () =
   assert.ok(scroll <= client, `page scrolls sideways: ${scroll} > ${client}`);
   assert.deepEqual(wide, []);
   await shot(page, 'phone-390');
+  // the form comes first in one column: a jump brings the results into view, and back
+  await page.locator('#jump-results').click();
+  await page.waitForFunction(() => Math.abs(document.querySelector('#output').getBoundingClientRect().top) < 20);
+  await page.locator('#jump-inputs').click();
+  await page.waitForFunction(() => Math.abs(document.querySelector('#form').getBoundingClientRect().top) < 20);
   await page.close();
   assert.deepEqual(errors, []);
 });
@@ -43,6 +48,7 @@ test('usable at 390 px wide: nothing overflows sideways, charts fit', async () =
 test('keyboard: toolbar and form reachable by Tab with a visible focus ring; all controls labelled', async () => {
   const { page, errors } = await openPage();
   await waitEvaluated(page);
+  assert.ok(await page.locator('#jump-results').isHidden(), 'two columns: no jump links');
   const seen = [];
   for (let i = 0; i < 12; i++) {
     await page.keyboard.press('Tab');
