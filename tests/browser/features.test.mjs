@@ -218,6 +218,26 @@ test('a cached shared prefix from the link: prefill covers the rest of the promp
   assert.notEqual(cached.memory, none.memory);
 });
 
+test('chunked prefill from the link: the step card, a shorter time to first token, the chunk attention in the ops', async () => {
+  const base = 'v=1&mode=inference&m=llama3.1-70b&tp=4&b=16&in=1024&out=256&bt=inflight';
+  const whole = await openPage(base);
+  await waitEvaluated(whole.page);
+  const ttftWhole = await whole.page.locator('.card[data-key="ttft_s"] .value').textContent();
+  assert.equal(await whole.page.locator('.card[data-key="chunked_prefill"]').count(), 0);
+  await whole.page.close();
+  const { page, errors } = await openPage(`${base}&tbg=8192`);
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="chunked_prefill"]').textContent(), /15(\.0)? \+ 60\.2\s*decode rows \+ prompt tokens; 17\.0 steps per prompt/);
+  const secs = (t) => Number(t.replace(/[^\d.]/g, '')) * (/ms/.test(t) ? 1e-3 : 1);
+  const ttft = await page.locator('.card[data-key="ttft_s"] .value').textContent();
+  assert.ok(secs(ttft) < 0.5 * secs(ttftWhole), `${ttft} vs ${ttftWhole}`);
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /chunk\.attn\.flash/.test(t)), 'the op table has the chunks\' attention');
+  await shot(page, 'chunked-prefill');
+  assert.deepEqual([...whole.errors, ...errors], []);
+  await page.close();
+});
+
 test('disaggregated prefill from the link: a card says how many prefill instances feed the decode instance', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=64&wp=fp8&ic=fp8&kp=fp8&ptp=4&rps=20');
   await waitEvaluated(page);

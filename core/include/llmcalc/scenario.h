@@ -350,6 +350,12 @@ struct Inference {
   // requests (a system prompt, few-shot examples) and their K/V is already in
   // the cache, held once per replica; prefill computes only the rest.
   int shared_prefix_tokens = 0;
+  // Chunked prefill (Sarathi-Serve, Agrawal et al. 2024; vLLM
+  // max_num_batched_tokens, TensorRT-LLM max_num_tokens with chunked
+  // context): with in-flight batching each engine step runs the sequences in
+  // decode and prompt chunks beside them, token_budget tokens in all. 0: off
+  // (whole prompts between decode steps).
+  int token_budget = 0;
   // Disaggregated serving (DistServe, Zhong et al. 2024; NVIDIA Dynamo,
   // Mooncake): prefill_tp > 0 runs prefill on separate instances of
   // prefill_tp GPUs, prefill_batch prompts at a time, and sends each prompt's

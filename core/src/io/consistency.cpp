@@ -63,6 +63,13 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
   if (i.shared_prefix_tokens >= i.input_tokens)
     return I{"inference.shared_prefix_tokens", "must be less than input_tokens = " + std::to_string(i.input_tokens) +
                                                    ": at least the prompt's last token is computed for its logits"};
+  if (i.token_budget > 0) {
+    const char* path = "inference.token_budget";
+    if (!i.inflight) return I{path, "chunked prefill runs under in-flight batching: set inference.batching to \"inflight\""};
+    if (i.disaggregated()) return I{path, "chunked prefill is for prefill and decode on the same GPUs (prefill_tp = 0)"};
+    if (i.draft_tokens > 0) return I{path, "chunked prefill with speculative decoding is not modelled (draft_tokens = 0)"};
+    if (s.model.mla.on()) return I{path, "chunked prefill is modelled for multi-head and grouped-query attention, not MLA"};
+  }
   if (i.disaggregated()) {
     const Model& m = s.model;
     const int ptp = i.prefill_tp;

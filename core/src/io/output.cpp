@@ -185,6 +185,13 @@ json result_to_json(const Scenario& s, const Result& r) {
     out["inference"] = inference_json(r.inference);
     out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
     if (r.inference.disaggregated) out["inference"]["disaggregation"] = prefill_pool_json(r.inference.prefill_pool, s.infer);
+    if (r.inference.chunked) {
+      const ChunkedStep& c = r.inference.chunked_step;
+      out["inference"]["chunked_prefill"] = {{"token_budget", s.infer.token_budget},
+                                             {"decode_rows_per_step", c.decode_rows},
+                                             {"prompt_tokens_per_step", c.prompt_tokens},
+                                             {"steps_per_prompt", c.steps_per_prompt}};
+    }
     if (s.infer.target_requests_per_s > 0) {
       const ServingCapacity& c = r.inference.capacity;
       out["inference"]["capacity"] = {{"target_requests_per_s", s.infer.target_requests_per_s},

@@ -332,6 +332,7 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.draft_acceptance = o.number("draft_acceptance", 0.7, acc.lo, acc.hi);
   inf.draft_layers = int32_field(o, "draft_layers");
   inf.shared_prefix_tokens = int32_field(o, "shared_prefix_tokens");
+  inf.token_budget = int32_field(o, "token_budget");
   inf.prefill_tp = int32_field(o, "prefill_tp");
   inf.prefill_batch = int32_field(o, "prefill_batch");
   inf.target_requests_per_s = number_field(o, "target_requests_per_s");

@@ -10,6 +10,7 @@
 #include "attention_pattern.h"
 #include "cost.h"
 #include "memory.h"
+#include "recompute.h"
 #include "training.h"
 
 namespace llmcalc {
@@ -75,9 +76,29 @@ struct PhaseCost {
   std::string bound;
 };
 
-// One pass through the layers of the slowest stage plus the stage's ends.
-PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass& dense_pass, const LayerPass& moe_pass,
-                    double head_rows) {
+// One layer's ops as a serving engine runs them.
+std::vector<OpSpec> serving_layer_ops(const Scenario& s, const LayerPass& p) {
+  // Dequantising weight-only kernels stream below a 16-bit GEMV's rate: the
+  // unpack-convert-scale work stalls the loads (gpt-fast README, A100).
+  const double stream = s.system.device.efficiency.weight_only_stream[static_cast<int>(s.infer.weight_precision)];
+  std::vector<OpSpec> ops = layer_forward(s.model, p);
+  add_input_casts(ops, 3);
+  for (OpSpec& op : ops) {
+    if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) op.gemm.dram_eff = stream;
+    // Serving engines run their own fused norm and activation kernels
+    // (TensorRT-LLM's residual-add + RMSNorm and gated-activation plugins,
+    // vLLM's fused_add_rms_norm): taken at the copy rate. The slower
+    // efficiency.elementwise rates are PyTorch's eager kernels, which the
+    // training frameworks launch.
+    if (op.kind == OpKind::elementwise) op.stream = StreamKind::copy;
+  }
+  return ops;
+}
+
+// One pass through the layers of the slowest stage plus the stage's ends:
+// `dense_ops` and `moe_ops` are one layer of each kind.
+PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::vector<OpSpec>& dense_ops,
+                        const std::vector<OpSpec>& moe_ops, const LayerPass& dense_pass, double head_rows) {
   PhaseCost pc;
   const Model& m = s.model;
   const double layers = (m.layers + s.par.pp - 1) / s.par.pp;
@@ -91,26 +112,9 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
     by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * op.count;
     pc.ops.push_back(op);
   };
-  // Dequantising weight-only kernels stream below a 16-bit GEMV's rate: the
-  // unpack-convert-scale work stalls the loads (gpt-fast README, A100).
-  const double stream = s.system.device.efficiency.weight_only_stream[static_cast<int>(s.infer.weight_precision)];
-  auto layer_ops = [&](const LayerPass& p) {
-    std::vector<OpSpec> ops = layer_forward(m, p);
-    add_input_casts(ops, 3);
-    for (OpSpec& op : ops) {
-      if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) op.gemm.dram_eff = stream;
-      // Serving engines run their own fused norm and activation kernels
-      // (TensorRT-LLM's residual-add + RMSNorm and gated-activation plugins,
-      // vLLM's fused_add_rms_norm): taken at the copy rate. The slower
-      // efficiency.elementwise rates are PyTorch's eager kernels, which the
-      // training frameworks launch.
-      if (op.kind == OpKind::elementwise) op.stream = StreamKind::copy;
-    }
-    return ops;
-  };
-  for (const OpSpec& f : layer_ops(dense_pass)) account(f, layers * (1 - moe_frac));
+  for (const OpSpec& f : dense_ops) account(f, layers * (1 - moe_frac));
   if (m.is_moe())
-    for (const OpSpec& f : layer_ops(moe_pass)) account(f, layers * moe_frac);
+    for (const OpSpec& f : moe_ops) account(f, layers * moe_frac);
   // LM head over the rows that need logits (the last token of each sequence).
   OpSpec head;
   head.name = "lm_head";
@@ -133,6 +137,12 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
   pc.bound = code == kBoundCompute ? "compute" : code == kBoundNetwork ? "network" : code == kBoundLatency ? "latency"
                                                : s.system.device.memory[static_cast<size_t>(code)].name;
   return pc;
+}
+
+PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass& dense_pass, const LayerPass& moe_pass,
+                    double head_rows) {
+  const std::vector<OpSpec> moe_ops = s.model.is_moe() ? serving_layer_ops(s, moe_pass) : std::vector<OpSpec>{};
+  return run_phase_ops(s, phase, serving_layer_ops(s, dense_pass), moe_ops, dense_pass, head_rows);
 }
 
 // Pipeline stages run one after another for one batch; activations hop
@@ -177,6 +187,21 @@ PhaseCost draft_pass(const Scenario& s, const LayerPass& dec, const LayerPass& d
   PhaseCost pc = run_phase(d, "decode", dec, dec_moe, b);
   for (Op& op : pc.ops) op.name = "draft." + op.name;
   return pc;
+}
+
+// A decode step of s.infer.batch sequences, one token each, at the mean
+// context over the output.
+LayerPass decode_pass(const Scenario& s) {
+  const Inference& in = s.infer;
+  LayerPass dec = inference_pass(s, false);
+  dec.q_len = 1;
+  dec.kv_len = in.input_tokens + in.output_tokens / 2.0;
+  dec.causal = false;
+  dec.kv_cached = true;
+  dec.kv_per_head = decode_per_head(s);
+  dec.context_start = in.input_tokens;
+  dec.decode_steps = in.output_tokens;
+  return dec;
 }
 
 // Prefill of s.infer.batch prompts on the scenario's GPUs: the prompt of
@@ -274,14 +299,7 @@ InferenceResult evaluate_batch(const Scenario& s) {
   r.prefill_bound = prefill.bound;
 
   // Decode: one token per sequence per step; mean context over the steps.
-  LayerPass dec = inference_pass(s, false);
-  dec.q_len = 1;
-  dec.kv_len = in.input_tokens + in.output_tokens / 2.0;
-  dec.causal = false;
-  dec.kv_cached = true;
-  dec.kv_per_head = decode_per_head(s);
-  dec.context_start = in.input_tokens;
-  dec.decode_steps = in.output_tokens;
+  const LayerPass dec = decode_pass(s);
   LayerPass dec_moe = dec;
   dec_moe.moe_layer = true;
   touch_experts(s, dec_moe, b);
@@ -323,6 +341,93 @@ InferenceResult evaluate_batch(const Scenario& s) {
   return r;
 }
 
+// Attention ops read the context: under chunked prefill they are costed per
+// kind of row (decode rows, prompt chunks); every other op runs once over all
+// the step's rows.
+bool reads_context(const OpSpec& op) { return op.kind == OpKind::attention || is_attention_core(op.name); }
+
+// One layer of a mixed step: the shared ops over all rows, the decode rows'
+// attention and the chunks' attention (named chunk.*).
+std::vector<OpSpec> mixed_layer_ops(const Scenario& s, const LayerPass& rows, const LayerPass& dec, const LayerPass& chunk) {
+  std::vector<OpSpec> ops;
+  for (const OpSpec& op : serving_layer_ops(s, rows))
+    if (!reads_context(op)) ops.push_back(op);
+  for (const OpSpec& op : serving_layer_ops(s, dec))
+    if (reads_context(op)) ops.push_back(op);
+  for (OpSpec op : serving_layer_ops(s, chunk))
+    if (reads_context(op)) {
+      op.name = "chunk." + op.name;
+      ops.push_back(op);
+    }
+  return ops;
+}
+
+// Chunked prefill under in-flight batching (Agrawal et al. 2024,
+// Sarathi-Serve, OSDI, §4.2-4.3: stall-free batching under a token budget).
+// Steady state of uniform requests (P fresh prompt tokens, O output tokens)
+// at concurrency B: each step runs the d sequences in decode, one row each,
+// and c prompt tokens. As many prompts must finish prefill per step as
+// sequences finish decode, c / P = d / (O - 1), and the budget d + c <= T
+// caps d at T (O - 1) / (P + O - 1). A prompt takes max(1, P / c) steps and
+// prompts start at c / P per step, so max(1, c / P) sequences are in prefill
+// (Little's law) and d <= B - that. The decode rows and the prompt rows share
+// every GEMM's weight read; attention is costed per kind of row, a chunk's
+// rows attending the prompt before them (on average the first half). The
+// first token comes with a prompt's last chunk.
+InferenceResult evaluate_chunked(const Scenario& s) {
+  const Inference& in = s.infer;
+  const double B = in.batch, P = in.input_tokens - in.shared_prefix_tokens, O = in.output_tokens;
+  const double budget = in.token_budget;
+  double d = 0;
+  if (O > 1) {
+    const double by_budget = budget * (O - 1) / (P + O - 1);
+    const double by_concurrency = B - 1 <= O - 1 ? B - 1 : B * (O - 1) / O;  // d + max(1, d / (O - 1)) = B
+    d = std::min(by_budget, by_concurrency);
+  }
+  const double c = O > 1 ? d * P / (O - 1) : std::min(budget, B * P);
+  if (!(c > 0)) return evaluate_batch(s);  // one sequence: nothing runs beside its prefill
+  const double chunks = std::max(1.0, c / P), q = c / chunks;  // prompts per step, rows of each
+
+  LayerPass rows = inference_pass(s, false);
+  rows.batch = 1;
+  rows.q_len = d + c;
+  rows.kv_len = in.input_tokens;
+  LayerPass dec = decode_pass(s);
+  dec.batch = d;
+  LayerPass chunk = inference_pass(s, false);
+  chunk.batch = chunks;
+  chunk.q_len = q;
+  chunk.causal = true;
+  chunk.context_start = in.shared_prefix_tokens + (P - q) / 2;  // the mean chunk's first row
+  chunk.kv_len = chunk.context_start + q;
+  chunk.keys_per_row = mean_decode_keys(s.model, false, chunk.context_start, q);
+  LayerPass rows_moe = rows, dec_moe = dec, chunk_moe = chunk;
+  rows_moe.moe_layer = dec_moe.moe_layer = chunk_moe.moe_layer = true;
+  touch_experts(s, rows_moe, d + c);
+  const std::vector<OpSpec> moe_ops =
+      s.model.is_moe() ? mixed_layer_ops(s, rows_moe, dec_moe, chunk_moe) : std::vector<OpSpec>{};
+  PhaseCost step = run_phase_ops(s, "decode", mixed_layer_ops(s, rows, dec, chunk), moe_ops, rows, d + c / P);
+
+  InferenceResult r;
+  const double T = pipeline_latency(s, step.time, d + c) + s.system.device.efficiency.decode_step_overhead_s;
+  r.chunked = true;
+  r.chunked_step = {d, c, std::max(1.0, P / c)};
+  r.tpot_s = T;
+  r.ttft_s = r.chunked_step.steps_per_prompt * T;
+  r.e2e_latency_s = r.ttft_s + (O - 1) * T;
+  r.output_tokens_per_s = c / P * O / T;  // c / P requests finish per step
+  r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
+  r.decode_flops_per_step = step.flops;
+  r.prefill_flops = step.flops * P / (d + c);  // a prompt's P rows' share of the step work
+  r.prefill_bound = r.decode_bound = step.bound;
+  r.memory = inference_memory(s);
+  r.fits = r.memory.total <= r.memory.capacity;
+  r.ops = std::move(step.ops);
+  r.concurrency = d + chunks;
+  r.replica_gpus = 1.0 * s.par.tp * s.par.pp;
+  return r;
+}
+
 }  // namespace
 
 // In-flight (continuous) batching (Yu et al. 2022, Orca, OSDI; TensorRT-LLM's
@@ -342,7 +447,7 @@ InferenceResult evaluate_inference(const Scenario& s) {
     const long long fit = inference_memory(s).max_batch;
     Scenario c = s;
     c.infer.batch = static_cast<int>(std::max(1LL, std::min<long long>(s.infer.batch, fit)));
-    r = evaluate_batch(c);
+    r = s.infer.token_budget > 0 ? evaluate_chunked(c) : evaluate_batch(c);
   }
   if (s.infer.target_requests_per_s > 0) r.capacity = serving_capacity(s, r);
   return r;

@@ -60,6 +60,13 @@ struct ServingCapacity {
   double gpus = 0;
 };
 
+// A steady-state engine step under chunked prefill (inference.token_budget).
+struct ChunkedStep {
+  double decode_rows = 0;       // sequences in decode, one token each
+  double prompt_tokens = 0;     // prompt tokens prefilled beside them
+  double steps_per_prompt = 0;  // steps until a prompt's first token
+};
+
 struct InferenceResult {
   double ttft_s = 0, tpot_s = 0, e2e_latency_s = 0, output_tokens_per_s = 0;
   double pipelined_output_tokens_per_s = 0;  // pp batches in flight, one per stage
@@ -74,6 +81,8 @@ struct InferenceResult {
   bool disaggregated = false;
   PrefillPool prefill_pool;  // when disaggregated
   ServingCapacity capacity;  // when inference.target_requests_per_s > 0
+  bool chunked = false;
+  ChunkedStep chunked_step;  // when chunked
   std::vector<Op> ops;
 };
 

@@ -105,6 +105,12 @@ function headline(result, scenario) {
       dl.append(card('Prefill instances', `${pool.prefill_instances.toFixed(2)} × ${fmt.int(pool.prefill_tp)} GPUs`,
         `KV transfer ${fmt.seconds(pool.kv_transfer_s)}`, 'prefill_instances'));
     }
+    // Chunked prefill: what one engine step runs under the token budget.
+    const chunked = i.chunked_prefill;
+    if (chunked) {
+      dl.append(card('Step (token budget)', `${fmt.num(chunked.decode_rows_per_step)} + ${fmt.num(chunked.prompt_tokens_per_step)}`,
+        `decode rows + prompt tokens; ${fmt.num(chunked.steps_per_prompt)} steps per prompt`, 'chunked_prefill'));
+    }
     if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
     // Capacity planning: what serving the target request rate takes.
     const cap = i.capacity;
