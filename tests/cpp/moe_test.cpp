@@ -293,6 +293,38 @@ TEST(Moe, DeepEpDispatcherCutsExpertParallelTimeAcrossNodes) {
   EXPECT_EQ(eval(c)["error"]["path"], "training.moe_dispatcher");
 }
 
+// FP8 dispatch (DeepSeek-V3 section 3.3.3): the dispatch and the combine's
+// backward (the output gradients going to the experts) carry one byte per
+// element; the combine and the dispatch's backward stay 16-bit.
+TEST(Moe, Fp8DispatchHalvesTheDispatchesOnly) {
+  json s = folding();
+  s["training"]["precision"] = "fp8";
+  const json a = eval_ok(s);
+  s["training"]["moe_dispatch_precision"] = "fp8";
+  const json b = eval_ok(s);
+  auto t = [](const json& out, const char* name, const char* phase) { return find_op(out, name, phase)["time_s"].get<double>(); };
+  for (const auto& [name, phase] : {std::pair{"moe.dispatch", "fwd"}, {"moe.combine.bwd", "bwd"}}) {
+    EXPECT_LT(t(b, name, phase), 0.6 * t(a, name, phase)) << name;
+    EXPECT_GT(t(b, name, phase), 0.4 * t(a, name, phase)) << name;
+  }
+  for (const auto& [name, phase] : {std::pair{"moe.combine", "fwd"}, {"moe.dispatch.bwd", "bwd"}})
+    EXPECT_EQ(t(b, name, phase), t(a, name, phase)) << name;
+  EXPECT_EQ(a["training"]["time_breakdown_s"]["compute"], b["training"]["time_breakdown_s"]["compute"]);
+  // MXFP8 copies carry an E8M0 scale per 32 elements: a little more than per-tensor FP8.
+  s["training"]["fp8_recipe"] = "mxfp8";
+  json c = s;
+  c["system"] = "dgx-b200";
+  json d = c;
+  d["training"]["moe_dispatch_precision"] = "bf16";
+  const double mx = t(eval_ok(c), "moe.dispatch", "fwd"), bf = t(eval_ok(d), "moe.dispatch", "fwd");
+  EXPECT_GT(mx, 0.5 * bf);
+  EXPECT_LT(mx, 0.6 * bf);
+  // Only with fp8 or fp4 expert GEMMs.
+  s["training"]["precision"] = "bf16";
+  s["training"].erase("fp8_recipe");
+  EXPECT_EQ(eval(s)["error"]["path"], "training.moe_dispatch_precision");
+}
+
 TEST(Moe, Fp8CurrentScalingAddsAnAmaxPass) {
   json s = folding();
   s["training"]["precision"] = "fp8";

@@ -43,6 +43,12 @@ enum class MoeBalance { random, forced };
 // experts and forwards it there over NVLink (DeepEP, Megatron-Core's flex
 // dispatcher; DeepSeek-V3, arXiv 2412.19437, section 3.2.2).
 enum class MoeDispatcher { alltoall, deepep };
+// Precision of the token copies the expert-parallel dispatch sends in FP8
+// training: "bf16" (Megatron-Core's dispatchers cast after the all-to-all) or
+// "fp8" (DeepSeek-V3, arXiv 2412.19437, section 3.3.3: the activations are
+// quantised before the dispatch, and so are the activation gradients before
+// the down-projections, the backward's dispatch; the combines stay BF16).
+enum class DispatchPrecision { bf16, fp8 };
 // FP8 scaling recipe (Transformer Engine): per-tensor delayed scaling (amax
 // history), per-tensor current scaling (an amax pass before each cast), or
 // MXFP8 (Blackwell: one E8M0 scale per 32 elements, row- and column-wise copies).
@@ -313,6 +319,7 @@ struct Training {
   Overlap overlap;
   MoeBalance moe_balance = MoeBalance::random;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  DispatchPrecision moe_dispatch_precision = DispatchPrecision::bf16;
   double moe_capacity_factor = 0;  // 0: dropless; else tokens above capacity x the mean per expert are dropped
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
   bool fp4_mx = false;  // precision fp4: MXFP4 (E8M0 scale per 32) instead of NVFP4 (E4M3 scale per 16)

@@ -46,6 +46,8 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   const auto kernel = static_cast<size_t>(t.attention_kernel);
   if (kernel != 0 && t.flash_attention && s.system.device.efficiency.attention_kernel[kernel][0] <= 0)
     return I{"training.attention_kernel", "the device has no efficiency for this attention kernel (it does not run there)"};
+  if (t.moe_dispatch_precision == DispatchPrecision::fp8 && t.precision != Precision::fp8 && t.precision != Precision::fp4)
+    return I{"training.moe_dispatch_precision", "fp8 dispatch feeds fp8 expert GEMMs: precision must be an fp8 or fp4 format"};
   if (t.frozen_weights == FrozenWeights::nf4 && !t.lora())
     return I{"training.frozen_weights", "nf4 needs training.lora_rank > 0: without adapters every weight trains"};
   if (t.frozen_weights == FrozenWeights::nf4 && t.precision != Precision::bf16 && t.precision != Precision::fp16)

@@ -78,6 +78,11 @@ const EnumTable<MoeDispatcher>& moe_dispatcher_names() {
   return t;
 }
 
+const EnumTable<DispatchPrecision>& dispatch_precision_names() {
+  static const EnumTable<DispatchPrecision> t{{DispatchPrecision::bf16, "bf16"}, {DispatchPrecision::fp8, "fp8"}};
+  return t;
+}
+
 const EnumTable<Fp8Recipe>& fp8_recipe_names() {
   static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}, {Fp8Recipe::mxfp8, "mxfp8"}};
   return t;

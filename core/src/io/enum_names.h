@@ -24,6 +24,7 @@ const EnumTable<bool>& recompute_method_names();
 const EnumTable<AttentionKernel>& attention_kernel_names();
 const EnumTable<MoeBalance>& moe_balance_names();
 const EnumTable<MoeDispatcher>& moe_dispatcher_names();
+const EnumTable<DispatchPrecision>& dispatch_precision_names();
 const EnumTable<Fp8Recipe>& fp8_recipe_names();
 const EnumTable<LoraTargets>& lora_target_names();
 const EnumTable<FrozenWeights>& frozen_weight_names();

@@ -280,6 +280,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   }
   t.moe_balance = enum_field(o, "moe_balance", moe_balance_names());
   t.moe_dispatcher = enum_field(o, "moe_dispatcher", moe_dispatcher_names());
+  t.moe_dispatch_precision = enum_field(o, "moe_dispatch_precision", dispatch_precision_names());
   const FieldSpec& cf = field_spec("training.moe_capacity_factor");
   t.moe_capacity_factor = o.number("moe_capacity_factor", 0, cf.lo, cf.hi);
   t.fp8_recipe = enum_field(o, "fp8_recipe", fp8_recipe_names());

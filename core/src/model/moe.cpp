@@ -213,7 +213,14 @@ void moe_dispatch_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass&
   OpSpec permute = make_elementwise("moe.permute", (local + sent) * h * ab, 0);
   permute.kernels = p.ep > 1 ? 2 + 8 : 2;
   ops.push_back(permute);
-  if (p.ep > 1) ops.push_back(routed_all_to_all("moe.dispatch", m, p, sent * load * h * ab));
+  // FP8 dispatch (moe_dispatch_bytes): the dispatch and the backward of the
+  // combine (which dispatches the output gradients) send 8-bit copies.
+  const double db = p.moe_dispatch_bytes > 0 ? p.moe_dispatch_bytes : ab;
+  if (p.ep > 1) {
+    OpSpec dispatch = routed_all_to_all("moe.dispatch", m, p, sent * load * h * db);
+    dispatch.grad_bytes = sent * load * h * ab;
+    ops.push_back(dispatch);
+  }
   if (p.etp > 1) ops.push_back(make_comm("moe.etp_all_gather", Collective::all_gather, p.etp_group, routed * h * ab, "ep"));
   // Copies arrive grouped by source rank; regroup them by local expert.
   const bool sort = p.ep > 1 && experts_here > 1;
@@ -221,7 +228,11 @@ void moe_dispatch_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass&
   expert_ops(ops, m, p, routed / experts_here, experts_here);
   if (sort) ops.push_back(make_elementwise("moe.unsort_chunks", 2 * routed * h * ab, 0));
   if (p.etp > 1) ops.push_back(make_comm("moe.etp_reduce_scatter", Collective::reduce_scatter, p.etp_group, routed * h * ab, "ep"));
-  if (p.ep > 1) ops.push_back(routed_all_to_all("moe.combine", m, p, sent * load * h * ab));
+  if (p.ep > 1) {
+    OpSpec combine = routed_all_to_all("moe.combine", m, p, sent * load * h * ab);
+    combine.grad_bytes = sent * load * h * db;
+    ops.push_back(combine);
+  }
   // Un-permute: weight each copy by its router probability and sum the k copies back.
   OpSpec unpermute = make_elementwise("moe.unpermute", (sent + local) * h * ab + sent * 4, 2 * sent * h);
   unpermute.kernels = 2;

@@ -65,6 +65,9 @@ struct LayerPass {
   int etp = 1;
   MoeBalance moe_balance = MoeBalance::forced;
   bool moe_node_dedup = false;  // dispatch once per remote node (DeepEP)
+  // Bytes per element of the dispatched token copies and of the backward's
+  // (output-gradient) dispatch; 0: act_bytes (16-bit).
+  double moe_dispatch_bytes = 0;
   double moe_capacity_factor = 0;
   double moe_tokens_per_expert = 0;  // inference decode: tokens per touched expert
   double moe_experts_touched = 0;    // inference decode: distinct experts read

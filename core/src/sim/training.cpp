@@ -51,6 +51,10 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   p.moe_dispatch = true;
   p.moe_balance = t.moe_balance;
   p.moe_node_dedup = t.moe_dispatcher == MoeDispatcher::deepep;
+  // FP8 dispatch: one byte per element, plus one E8M0 scale per 32 with the
+  // MXFP8 recipe or FP4 training (OCP MX v1.0); per-tensor scales otherwise.
+  if (t.moe_dispatch_precision == DispatchPrecision::fp8)
+    p.moe_dispatch_bytes = t.fp8_recipe == Fp8Recipe::mxfp8 || t.precision == Precision::fp4 ? 1 + 1.0 / 32 : 1;
   p.moe_capacity_factor = t.moe_capacity_factor;
   p.math = t.precision;
   // FP8 and FP4 recipes (Transformer Engine; arXiv 2509.25147) run attention in 16-bit.
