@@ -47,7 +47,7 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   if (kernel != 0 && t.flash_attention && s.system.device.efficiency.attention_kernel[kernel][0] <= 0)
     return I{"training.attention_kernel", "the device has no efficiency for this attention kernel (it does not run there)"};
   if (t.moe_dispatch_precision == DispatchPrecision::fp8 && t.precision != Precision::fp8 && t.precision != Precision::fp4)
-    return I{"training.moe_dispatch_precision", "fp8 dispatch feeds fp8 expert GEMMs: precision must be an fp8 or fp4 format"};
+    return I{"training.moe_dispatch_precision", "fp8 needs training.precision fp8, mxfp8 or an fp4 format: the copies feed fp8 expert GEMMs"};
   if (t.frozen_weights == FrozenWeights::nf4 && !t.lora())
     return I{"training.frozen_weights", "nf4 needs training.lora_rank > 0: without adapters every weight trains"};
   if (t.frozen_weights == FrozenWeights::nf4 && t.precision != Precision::bf16 && t.precision != Precision::fp16)
