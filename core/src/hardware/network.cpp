@@ -143,10 +143,6 @@ double all_to_all_time(const System& sys, const Group& g, double bytes, const Ro
   return std::max(far, inside);
 }
 
-}  // namespace
-
-namespace {
-
 // C(n - m, k) / C(n, k): the chance that k distinct draws from n items all
 // miss a given m of them.
 double all_miss(double n, double m, double k) {
