@@ -29,7 +29,6 @@ const EFFECTS = {
   view: { history: 'push', explore: 'show' },
 };
 
-// A plan in words: "TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch 1 · recompute selective".
 export class App {
   // ui: the page's fixed elements; embedView: the one view shown in embed mode.
   constructor(store, engine, ui, { embedView = null } = {}) {
