@@ -51,6 +51,8 @@ export class App {
     this.explorer = embedView
       ? null
       : new Explorer({ tabs: ui.tabs, root: ui.explore, output: ui.output, store, onApply: (entry) => this.applyPlan(entry, 'Applied the plan from the search.') });
+    // An embed shows one view and no tabs: an empty tablist is not left for screen readers.
+    if (embedView) ui.tabs.remove();
     store.subscribe((change) => this.changed(change));
   }
 

@@ -28,7 +28,7 @@ function opMarks(sim, rowH) {
       x2: 'end',
       y: 'stage',
       title: (o) => `stage ${o.stage}: ${PASS[o.kind].name} micro-batch ${o.mb + 1}${many ? `, chunk ${o.chunk}` : ''}, ${fmt.seconds(o.start)} to ${fmt.seconds(o.end)}`,
-      render: tag(ops, (o) => ({ class: `pipe-op ${PASS[o.kind].cls} k${o.chunk % 4}`, 'data-kind': o.kind, 'data-stage': o.stage, 'data-mb': o.mb, 'data-chunk': o.chunk })),
+      render: tag(ops, (o) => ({ class: `pipe-op ${PASS[o.kind].cls} k${o.chunk % 4}${(o.end - o.start) * pxPerS < 3 ? ' thin' : ''}`, 'data-kind': o.kind, 'data-stage': o.stage, 'data-mb': o.mb, 'data-chunk': o.chunk })),
     }),
     Plot.text(labelled, {
       x: (o) => (o.start + o.end) / 2,

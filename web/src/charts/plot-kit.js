@@ -52,6 +52,13 @@ export function plotSvg(options, { className, label }) {
     y: axisOptions(options.y),
   });
   for (const style of node.querySelectorAll('style')) style.remove();
+  // Plot names its groups ("rule", "x-axis tick label") with aria-label on
+  // <g>, which ARIA does not allow without a role; inside role="img" they are
+  // presentational anyway, and the svg's own label carries the values.
+  for (const g of node.querySelectorAll('[aria-label], [aria-description]')) {
+    g.removeAttribute('aria-label');
+    g.removeAttribute('aria-description');
+  }
   node.setAttribute('class', `${PLOT_CLASS} chart ${className}`.trim());
   node.setAttribute('role', 'img');
   node.setAttribute('aria-label', label);

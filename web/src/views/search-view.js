@@ -125,7 +125,8 @@ function planHeaders(mode) {
 }
 
 function planTable(best, mode, onApply) {
-  const head = el('tr', {}, ['#', ...planHeaders(mode), ''].map((t) => el('th', { scope: 'col', text: t })));
+  const head = el('tr', {}, ['#', ...planHeaders(mode)].map((t) => el('th', { scope: 'col', text: t })));
+  head.append(el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden', text: 'Apply' })]));
   const body = el('tbody');
   best.forEach((e, i) => {
     body.append(

@@ -44,7 +44,8 @@ const PLAN = [
 
 // columns: [[header, (row) => text]]; the first column is the row header.
 function table(caption, rows, columns, key) {
-  return el('div', { class: 'table-scroll study-table', 'data-table': key }, [
+  // A region that scrolls sideways takes keyboard focus, so it can be scrolled without a mouse.
+  return el('div', { class: 'table-scroll study-table', 'data-table': key, tabindex: '0', role: 'region', 'aria-label': caption }, [
     el('table', { class: 'plans' }, [
       el('caption', { text: caption }),
       el('thead', {}, [el('tr', {}, columns.map(([h]) => el('th', { scope: 'col', text: h })))]),
