@@ -53,13 +53,14 @@ test('Copy link puts the page address, state included, on the clipboard', async 
   assert.deepEqual(errors, []);
 });
 
-test('embed mode shows one view without chrome and posts its height to the parent', async () => {
+test('embed mode shows one view without chrome and posts its height to the parent', async (t) => {
   // The parent is another origin (a second server, no CSP), as on a real blog.
   const parentServer = createServer((req, res) => {
     const body = EMBED_HOST[req.url];
     res.writeHead(body ? 200 : 404, { 'Content-Type': req.url.endsWith('.js') ? 'text/javascript' : 'text/html' }).end(body || '');
   });
   await new Promise((ok) => parentServer.listen(0, '127.0.0.1', ok));
+  t.after(() => parentServer.close()); // also when an assertion fails, or the test run would not end
   const parent = { url: `http://127.0.0.1:${parentServer.address().port}/` };
   const page = await h.context.newPage();
   const errors = [];
@@ -70,19 +71,24 @@ test('embed mode shows one view without chrome and posts its height to the paren
   await frame.locator('svg.chart.pipeline').waitFor();
   await page.waitForFunction(() => window.__heights.some((x) => x > 200));
   const inner = page.frames().find((f) => f.url().startsWith(h.baseUrl));
+  // The header stays only as a screen reader's h1 (a 1 px clipped box); its buttons are gone, as are the view tabs.
   const visible = await inner.evaluate(() => ({
-    header: getComputedStyle(document.querySelector('header.top')).display,
+    header: document.querySelector('header.top').getBoundingClientRect().height <= 1 ? 'none' : 'shown',
+    actions: getComputedStyle(document.querySelector('header.top nav')).display,
+    h1: document.querySelector('header.top h1')?.textContent,
+    tabs: document.querySelectorAll('#view-tabs').length,
     form: getComputedStyle(document.querySelector('#form')).display,
     footer: getComputedStyle(document.querySelector('footer')).display,
     views: [...document.querySelectorAll('#results [data-view]')].map((e) => e.dataset.view),
     hash: location.hash,
   }));
-  assert.deepEqual([visible.header, visible.form, visible.footer], ['none', 'none', 'none']);
+  assert.deepEqual([visible.header, visible.actions, visible.form, visible.footer], ['none', 'none', 'none', 'none']);
+  assert.equal(visible.h1, 'llmcalc');
+  assert.equal(visible.tabs, 0);
   assert.deepEqual(visible.views, ['pipeline']);
   assert.match(visible.hash, /embed=1&view=pipeline/, 'embed mode leaves the hash alone');
   await page.screenshot({ path: join(shots, 'embed-pipeline.png') });
   await page.close();
-  parentServer.close();
   assert.deepEqual(errors, []);
 });
 

@@ -177,5 +177,35 @@ TEST(InferenceMemory, MaxBatchZeroWhenWeightsDoNotFit) {
   EXPECT_FALSE(out["inference"].value("fits", true));
 }
 
+// A plan that fits with less than 5% of the memory free is flagged: what the
+// model does not count (CUDA context, communication buffers, fragmentation)
+// may not fit. Same plan, three capacities around its total.
+bool warns_tight(const json& out) {
+  for (const auto& w : out.at("warnings"))
+    if (w.get<std::string>().find("under 5% to spare") != std::string::npos) return true;
+  return false;
+}
+
+json with_hbm(json scenario, double gib) {
+  const json hbm = {{"name", "hbm"}, {"capacity_GiB", gib}, {"bandwidth_GBps", 3350}};
+  scenario["system"] = {{"preset", "dgx-h100"}, {"device", {{"memory", json::array({hbm})}}}};
+  return scenario;
+}
+
+TEST(Memory, TightFitIsFlaggedInBothModes) {
+  const json training = training_scenario({{"tp", 1}}, "none", 1);
+  const json inference = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                          {"inference", {{"batch", 8}, {"input_tokens", 1024}, {"output_tokens", 256}}}};
+  for (const json& base : {training, inference}) {
+    const std::string mode = base.at("mode");
+    const double total_gib = eval_ok(base)[mode]["memory_bytes"]["total"].get<double>() / 1073741824.0;
+    EXPECT_FALSE(warns_tight(eval_ok(with_hbm(base, total_gib / 0.90)))) << mode;  // 10% free
+    const json tight = eval_ok(with_hbm(base, total_gib / 0.97));                  // 3% free
+    EXPECT_TRUE(warns_tight(tight)) << mode << tight["warnings"].dump();
+    const json over = eval_ok(with_hbm(base, total_gib * 0.99));                    // does not fit
+    EXPECT_FALSE(warns_tight(over)) << mode;
+  }
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -20,6 +20,20 @@ std::string gib(double bytes) {
   return buf;
 }
 
+// The memory model counts weights, gradients, optimizer states, activations
+// and the KV cache. The CUDA context, the communication libraries' buffers
+// and the allocator's fragmentation come on top; no source in docs/sources.md
+// sizes them, so they are not added, but a plan that leaves less than this
+// share of the memory free is flagged rather than called a comfortable fit.
+constexpr double kTightMemoryShare = 0.95;
+
+void warn_if_tight(std::vector<std::string>& w, double total, double capacity) {
+  if (capacity <= 0 || total > capacity || total <= kTightMemoryShare * capacity) return;
+  w.push_back("fits with under 5% to spare (" + gib(total) + " of " + gib(capacity) +
+              "): the CUDA context, communication buffers and allocator fragmentation, which the model does not count, "
+              "may not fit");
+}
+
 // Plain-language notes on choices that are valid but probably not intended.
 std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
   std::vector<std::string> w;
@@ -32,6 +46,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     const TrainingResult& t = r.training;
     if (!t.fits)
       w.push_back("does not fit: " + gib(t.memory.total) + " needed per GPU, " + gib(t.memory.capacity) + " available");
+    else
+      warn_if_tight(w, t.memory.total, t.memory.capacity);
     if (p.pp > 1 && t.pipeline.microbatches < p.pp)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
@@ -41,6 +57,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (i.memory.total > i.memory.capacity)
       w.push_back("does not fit: " + gib(i.memory.total) + " needed per GPU, " + gib(i.memory.capacity) +
                   " available; largest batch that fits: " + std::to_string(i.memory.max_batch));
+    else
+      warn_if_tight(w, i.memory.total, i.memory.capacity);
     if (i.disaggregated && !i.prefill_pool.fits)
       w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + " needed per GPU, " +
                   gib(i.prefill_pool.memory.capacity) + " available (inference.prefill_tp, prefill_batch)");
