@@ -36,7 +36,7 @@ const VIEWS = [
   ['calculator, training', 'v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192', waitEvaluated],
   ['calculator, inference (MoE, MLA)', 'v=1&mode=inference&m=deepseek-v3&s=gb200-nvl72&tp=8&b=64', waitEvaluated],
   ['calculator, does not fit', 'v=1&m=llama3.1-70b&tp=1&dp=8&gb=64', waitEvaluated],
-  ['calculator, a bad link (notice shown)', 'v=1&tp=banana&zz=3', waitEvaluated],
+  ['calculator, a bad link (input error and notice)', 'v=1&tp=banana&zz=3', (p) => p.waitForFunction(() => document.querySelector('#status')?.textContent.startsWith('Input error'))],
   ['search with results', 'v=1&gb=64&view=search&qg=16', (p) => exploreDone(p, 'search')],
   ['sweep with results', 'v=1&tp=2&dp=4&gb=64&view=sweep&wi=system.matmul_eff&wf=0.5&wt=0.8&wn=4&wl=lin', (p) => exploreDone(p, 'sweep')],
   ['study with results', 'view=study&study=gpu-generations', (p) => exploreDone(p, 'study')],

@@ -145,9 +145,12 @@ test('embedded in an iframe on another origin it evaluates, posts its height and
   assert.notEqual(new URL(src).origin, new URL(host.url).origin);
   const { page, errors } = await open(`${host.url}/#${encodeURIComponent(src)}`);
   await page.frameLocator('iframe').locator('svg.chart-memory rect.seg').first().waitFor();
-  await page.waitForFunction(() => window.__heights.some((x) => x > 200));
   const inner = page.frames().find((f) => f.url().startsWith(`${site.url}${PREFIX}`));
   assert.ok(inner, 'the llmcalc frame is found');
+  // The frame posts its document's height (the memory view alone is under the frame's first 200 px).
+  const height = await inner.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+  assert.ok(height > 100, `document height ${height}`);
+  await page.waitForFunction((h) => window.__heights.includes(h), height);
   assert.equal(await inner.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content'), CSP);
   assertRefused(await inject(inner));
   assert.deepEqual(await page.evaluate(() => window.__violations), [], 'the host page has no policy of its own');

@@ -193,3 +193,20 @@ test('a search on a Gaudi 3 server says the quoted runs were on other hardware',
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The search ranks by time, so its fastest plans crowd the memory ceiling:
+// each plan the calculator would warn about is flagged, and the warnings are
+// listed under the table with the ranks they concern.
+test('plans at the memory ceiling are flagged and their warnings listed (Llama 3.1 70B on 64 H100)', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&gb=128&sl=8192&view=search&qg=64');
+  await searchDone(page);
+  const flagged = await page.$$eval('table.plans tbody tr', (rows) => rows.filter((r) => r.querySelector('.plan-flag')).map((r) => Number(r.dataset.rank)));
+  assert.ok(flagged.length >= 1, 'at least one of the fastest plans is tight');
+  const lines = await page.locator('ul.plan-warnings li').allTextContents();
+  assert.ok(lines.some((t) => /under 5% to spare \([\d.]+ GiB of 80\.0 GiB\)/.test(t)), lines.join('\n'));
+  const listed = lines.flatMap((t) => t.match(/^Plans? ([\d, ]+):/)[1].split(', ').map(Number));
+  assert.deepEqual([...new Set(listed)].sort((a, b) => a - b), flagged);
+  await shot(page, 'search-llama70b-64-warnings');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -98,6 +98,7 @@ TEST(Search, ReturnedPlansAreValidAndFit) {
       const auto& p = b["parallelism"];
       EXPECT_EQ(p["tp"].get<int>() * p["pp"].get<int>() * p["dp"].get<int>() * p["cp"].get<int>(), 16);
       EXPECT_LE(rel_diff(r["training"]["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>()), 1e-9);
+      EXPECT_EQ(b.at("warnings"), r.at("warnings")) << "a plan carries the calculator's warnings for it";
     }
   // Ranked by iteration time; the Pareto front trades time for memory.
   for (size_t i = 1; i < s["best"].size(); ++i)

@@ -19,6 +19,7 @@
 #include "requests.h"
 #include "training.h"
 #include "cost.h"
+#include "evaluate.h"
 #include "accuracy.h"
 #include "enum_names.h"
 
@@ -353,7 +354,8 @@ json regimes_of(const json& plans, const std::string& device) {
   return out;
 }
 
-// One returned configuration, re-evaluated by the reference model.
+// One returned configuration, re-evaluated by the reference model, with the
+// calculator's warnings for it (a tight fit, fewer micro-batches than stages ...).
 json entry_json(const Scenario& base, const Candidate& c) {
   Scenario s = base;
   s.par = c.par;
@@ -389,6 +391,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["e2e_latency_s"] = r.e2e_latency_s;
     j["memory_bytes_total"] = r.memory.total;
   }
+  j["warnings"] = evaluate(s).warnings;
   return j;
 }
 

@@ -131,7 +131,7 @@ function planTable(best, mode, onApply) {
   best.forEach((e, i) => {
     body.append(
       el('tr', { 'data-rank': i + 1, 'data-time': planTime(e) }, [
-        el('th', { scope: 'row', text: String(i + 1) }),
+        el('th', { scope: 'row' }, [String(i + 1), e.warnings?.length ? el('span', { class: 'plan-flag', title: e.warnings.join('\n'), 'aria-hidden': 'true', text: ' \u26a0' }) : '']),
         ...planCells(e, mode).map((t) => el('td', { class: /^[\d–]/.test(t) ? 'num' : null, text: t })),
         el('td', {}, [el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': `Apply plan ${i + 1} to the calculator`, onclick: () => onApply(e) })]),
       ]),
@@ -140,6 +140,17 @@ function planTable(best, mode, onApply) {
   return el('div', { class: 'table-scroll search-table' }, [
     el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}` }), el('thead', {}, [head]), body]),
   ]);
+}
+
+// The calculator's warnings for the listed plans (each entry's "warnings"),
+// one line per distinct text with the plans it concerns: "Plans 1, 2: fits
+// with under 5% to spare ...". Null when no plan has any.
+export function planWarnings(best) {
+  const byText = new Map();
+  best.forEach((e, i) => (e.warnings || []).forEach((w) => byText.set(w, [...(byText.get(w) || []), i + 1])));
+  if (!byText.size) return null;
+  const lines = [...byText].map(([w, ranks]) => el('li', { text: `${ranks.length > 1 ? 'Plans' : 'Plan'} ${ranks.join(', ')}: ${w}` }));
+  return el('ul', { class: 'warnings plan-warnings', 'aria-label': 'Warnings for the listed plans' }, lines);
 }
 
 // The ranking is the model's: how far it has been from published runs of
@@ -288,6 +299,7 @@ export class SearchView {
       s.best?.length ? null : noPlan(s.closest, this.ctx.onApply),
       this.heat,
       s.best?.length ? planTable(s.best, mode, this.ctx.onApply) : null,
+      s.best?.length ? planWarnings(s.best) : null,
       s.best?.length ? rankingNote(s) : null,
       points.length
         ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
