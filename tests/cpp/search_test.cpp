@@ -244,6 +244,42 @@ TEST(Search, Inference) {
     EXPECT_GE(best[i - 1]["output_tokens_per_s_per_gpu"].get<double>(), best[i]["output_tokens_per_s_per_gpu"].get<double>());
 }
 
+// search.memory_share: a plan fits only under that share of the device
+// memory, for training and serving alike; the share leaves the ranking of
+// the plans it keeps unchanged, and it is range-checked.
+TEST(Search, MemoryShareBoundsThePlans) {
+  const double capacity = 80.0 * 1073741824.0;  // dgx-h100
+  const json train = small_search();
+  json tight = train;
+  tight["search"]["memory_share"] = 0.6;
+  const json all = json::parse(search_json(train.dump()))["search"];
+  const json some = json::parse(search_json(tight.dump()))["search"];
+  EXPECT_GT(some["feasible"].get<long long>(), 0);
+  EXPECT_LT(some["feasible"].get<long long>(), all["feasible"].get<long long>());
+  for (const char* list : {"best", "pareto"})
+    for (const json& b : some[list]) EXPECT_LE(b["memory_bytes_total"].get<double>(), 0.6 * capacity) << b.dump();
+  // The best plan under the share is the best of the unrestricted front that
+  // fits it (the front is whole: it is thinned only past 100 points).
+  ASSERT_LT(all["pareto"].size(), 100u);
+  double best_under = 1e300;
+  for (const json& b : all["pareto"])
+    if (b["memory_bytes_total"].get<double>() <= 0.6 * capacity) best_under = std::min(best_under, b["iteration_time_s"].get<double>());
+  EXPECT_LE(rel_diff(some["best"][0]["iteration_time_s"].get<double>(), best_under), 1e-12);
+
+  json serve = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                {"inference", {{"input_tokens", 2048}, {"output_tokens", 256}}},
+                {"search", {{"gpus", 8}, {"top", 3}, {"memory_share", 0.7}}}};
+  const json served = json::parse(search_json(serve.dump()));
+  ASSERT_FALSE(served.contains("error")) << served.dump();
+  ASSERT_FALSE(served["search"]["best"].empty());
+  for (const json& b : served["search"]["best"]) EXPECT_LE(b["memory_bytes_total"].get<double>(), 0.7 * capacity);
+
+  serve["search"]["memory_share"] = 0.4;
+  const json bad = json::parse(search_json(serve.dump()));
+  ASSERT_TRUE(bad.contains("error"));
+  EXPECT_NE(bad.dump().find("search.memory_share"), std::string::npos) << bad.dump();
+}
+
 TEST(Search, ZeroBubbleOnlyWhenTheScenarioNamesIt) {
   json in = small_search(16);
   in["parallelism"] = {{"pp", 2}};

@@ -191,10 +191,11 @@ std::vector<T> one_or(bool fixed, T value, std::vector<T> all) {
 
 // Training: every valid (tp, cp, pp, dp, ep, schedule, micro-batch, sp,
 // recompute, zero) with tp x cp x pp x dp = gpus; ranked by iteration time.
-void search_training(const Scenario& base, const Fixed& f, long long gpus, Collector& col, Counters& n) {
+void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
+                     Counters& n) {
   FastTraining fast(base);
   Scenario chk = base;
-  const double capacity = base.system.device.dram().capacity_bytes;
+  const double capacity = spec.memory_share * base.system.device.dram().capacity_bytes;
   std::vector<int> mbs;
   for (int mb = 1; mb <= 16; mb *= 2) mbs.push_back(mb);
   mbs = one_or(f.mb, base.train.micro_batch, mbs);
@@ -254,10 +255,11 @@ void search_training(const Scenario& base, const Fixed& f, long long gpus, Colle
 }
 
 // By how much a serving plan misses: its memory (and its prefill
-// instance's, when disaggregated) against the device, its latencies against
-// the bounds (fits = memory <= 1, inference.cpp).
+// instance's, when disaggregated) against the share of the device's the
+// search allows, its latencies against the bounds (at a share of 1, memory
+// <= 1 is the model's fits, inference.cpp).
 Miss serving_miss(const InferenceResult& r, const SearchSpec& spec) {
-  auto share = [](const InferenceMemory& mem) { return mem.capacity > 0 ? mem.total / mem.capacity : 0.0; };
+  auto share = [&](const InferenceMemory& mem) { return mem.capacity > 0 ? mem.total / (spec.memory_share * mem.capacity) : 0.0; };
   Miss m;
   m.memory = share(r.memory);
   if (r.disaggregated) m.memory = std::max(m.memory, share(r.prefill_pool.memory));
@@ -289,10 +291,9 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
     c.prefill_tp = s.infer.prefill_tp;
     c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
-    const bool ok = r.fits && (spec.max_ttft_s <= 0 || r.ttft_s <= spec.max_ttft_s) &&
-                    (spec.max_tpot_s <= 0 || r.tpot_s <= spec.max_tpot_s);
-    if (!ok) {
-      n.near_miss(c, serving_miss(r, spec));
+    const Miss miss = serving_miss(r, spec);
+    if (!(miss.worst() <= 1)) {
+      n.near_miss(c, miss);
       continue;
     }
     ++n.feasible;
@@ -396,10 +397,12 @@ json entry_json(const Scenario& base, const Candidate& c) {
 }
 
 // The plan that misses by the least, with what it misses: "memory"
-// (memory_bytes_total over capacity_bytes), "ttft", "tpot" (over the bounds).
+// (memory_bytes_total over memory_share x capacity_bytes), "ttft", "tpot"
+// (over the bounds).
 json closest_json(const Scenario& base, const SearchSpec& spec, const Candidate& c, const Miss& m) {
   json j = entry_json(base, c);
   j["capacity_bytes"] = base.system.device.dram().capacity_bytes;
+  j["memory_share"] = spec.memory_share;
   json misses = json::array();
   if (m.memory > 1) misses.push_back("memory");
   if (m.ttft > 1) misses.push_back("ttft");
@@ -433,7 +436,7 @@ json search_scenario(const json& input, long long max_configs) {
   Counters n;
   n.limit = max_configs;
   if (base.mode == Mode::training)
-    search_training(base, f, gpus, col, n);
+    search_training(base, spec, f, gpus, col, n);
   else
     search_inference(base, spec, f, gpus, col, n);
   json best = json::array(), front = json::array();

@@ -25,6 +25,7 @@ SearchSpec parse_search_request(const nlohmann::json& root) {
   s.top = static_cast<int>(request_integer(o, "top", field_spec("search.top").def.get<long long>()));
   s.max_ttft_s = request_number(o, "max_ttft_s", 0);
   s.max_tpot_s = request_number(o, "max_tpot_s", 0);
+  s.memory_share = request_number(o, "memory_share", field_spec("search.memory_share").def.get<double>());
   o.finish();
   return s;
 }

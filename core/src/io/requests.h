@@ -10,6 +10,7 @@ struct SearchSpec {
   int top = 10;
   double max_ttft_s = 0;  // 0: unbounded
   double max_tpot_s = 0;
+  double memory_share = 1;  // a plan fits when its memory is at most this share of the GPU's
 };
 
 // Reads root["search"] strictly; throws InputError naming the path when it

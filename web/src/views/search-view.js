@@ -20,6 +20,7 @@ const SHOW = {
   'search.top': { label: 'plans shown', fallback: 10 },
   'search.max_ttft_s': { label: 'max TTFT', inference: true },
   'search.max_tpot_s': { label: 'max TPOT', inference: true },
+  'search.memory_share': { label: 'memory share', fallback: 1 },
 };
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
@@ -62,7 +63,9 @@ export function planText(entry) {
 // misses by: "The closest plan (TP 8 · …) needs 150 GiB per GPU of 80 GiB."
 export function closestText(c) {
   const misses = [];
-  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per GPU of ${fmt.bytes(c.capacity_bytes)}`);
+  const share = c.memory_share ?? 1;
+  const allowed = share < 1 ? `${fmt.bytes(share * c.capacity_bytes)} allowed (${fmt.percent(share)} of ${fmt.bytes(c.capacity_bytes)})` : fmt.bytes(c.capacity_bytes);
+  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per GPU of ${allowed}`);
   if (c.misses?.includes('ttft')) misses.push(`takes ${fmt.seconds(c.ttft_s)} to the first token (bound ${fmt.seconds(c.max_ttft_s)})`);
   if (c.misses?.includes('tpot')) misses.push(`takes ${fmt.seconds(c.tpot_s)} per output token (bound ${fmt.seconds(c.max_tpot_s)})`);
   return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
