@@ -77,6 +77,7 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
   // Under a memory share the closest plan is measured against what the share allows.
   const shared = await openPage('v=1&m=llama3.1-70b&gb=512&sl=8192&view=search&qg=8&qm=0.9');
   await searchDone(shared.page);
+  assert.match(await shared.page.locator('[data-explore="search"] .warnings').textContent(), /no configuration fits in 90% of the memory on 8 GPUs/);
   assert.match(await shared.page.locator('.closest-plan').textContent(), /needs [0-9.]+\sGiB per GPU of 72\.0\sGiB allowed \(90\.0% of 80\.0\sGiB\)\./);
   await shared.page.close();
   assert.deepEqual(shared.errors, []);

@@ -274,6 +274,13 @@ TEST(Search, MemoryShareBoundsThePlans) {
   ASSERT_FALSE(served["search"]["best"].empty());
   for (const json& b : served["search"]["best"]) EXPECT_LE(b["memory_bytes_total"].get<double>(), 0.7 * capacity);
 
+  // None fits: the warning and the closest plan say against what.
+  json big = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+              {"training", {{"global_batch", 512}, {"seq_len", 8192}}}, {"search", {{"gpus", 8}, {"memory_share", 0.9}}}};
+  const json none = json::parse(search_json(big.dump()))["search"];
+  EXPECT_EQ(none["warnings"], json::array({"no configuration fits in 90% of the memory on 8 GPUs"}));
+  EXPECT_EQ(none["closest"]["memory_share"].get<double>(), 0.9);
+
   serve["search"]["memory_share"] = 0.4;
   const json bad = json::parse(search_json(serve.dump()));
   ASSERT_TRUE(bad.contains("error"));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -448,9 +449,10 @@ json search_scenario(const json& input, long long max_configs) {
   if (n.truncated) out["limit"] = n.limit;
   if (n.feasible == 0) {
     const bool bounded = base.mode == Mode::inference && (spec.max_ttft_s > 0 || spec.max_tpot_s > 0);
-    out["warnings"] = json::array({std::string(bounded ? "no configuration fits and meets the latency bounds on "
-                                                       : "no configuration fits in memory on ") +
-                                   std::to_string(gpus) + " GPUs"});
+    char fits[48] = "fits in memory";  // or in the share search.memory_share allows
+    if (spec.memory_share < 1) std::snprintf(fits, sizeof fits, "fits in %.0f%% of the memory", 100 * spec.memory_share);
+    const std::string what = bounded ? std::string(spec.memory_share < 1 ? fits : "fits") + " and meets the latency bounds" : fits;
+    out["warnings"] = json::array({"no configuration " + what + " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs")});
     if (n.closest) out["closest"] = closest_json(base, spec, *n.closest, n.closest_miss);
   }
   return {{"search", out}};
