@@ -64,7 +64,9 @@ test('"Find a plan that fits on these 8 GPUs" searches in a worker and applies t
   await waitEvaluated(page);
   assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
   assert.equal(await card(page, 'gpus'), '8', 'on the same GPUs');
-  assert.match(await page.locator('#results .plan-note').textContent(), /Plan found by the search .* on 8 GPUs\): TP \d+ · PP \d+ · DP \d+/);
+  assert.match(await page.locator('#results .plan-note').textContent(), /Plan found by the search \(the best of [\d,]+ tried on 8 GPUs(; the \d+ faster plans? carr(y|ies) warnings, listed in the Search view)?\): TP \d+ · PP \d+ · DP \d+/);
+  // not one the calculator warns about (the fastest plans often fit with under 5% to spare)
+  assert.equal(await page.locator('#results ul.warnings li').count(), 0);
   assert.notEqual(page.url(), before, 'the plan is in the link');
   assert.doesNotMatch(page.url(), /view=/, 'still the calculator');
   await shot(page, 'fit-plan-applied');

@@ -163,9 +163,10 @@ export class App {
     status.textContent = '';
     let next = label;
     try {
-      const { best, evaluated, closest: closestPlan } = await search.fit(gpus);
+      const { best, skipped, evaluated, closest: closestPlan } = await search.fit(gpus);
       if (best) {
-        const note = `Plan found by the search (the best of ${fmt.int(evaluated)} tried on ${count(gpus)}): ${planText(best)}. Back returns to the previous one.`;
+        const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
+        const note = `Plan found by the search (the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
         return;
       }

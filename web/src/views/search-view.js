@@ -268,7 +268,7 @@ export class SearchView {
     } else if (sec.batch === undefined) sec.batch = this.ctx.store.field('inference.batch')?.default ?? 1;
     return this.ctx.jobs.run(async (call) => {
       const search = async (doc) => {
-        const out = JSON.parse(await call('search', JSON.stringify({ ...doc, search: { gpus, top: 1 } })));
+        const out = JSON.parse(await call('search', JSON.stringify({ ...doc, search: { gpus, top: 10 } })));
         if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
         return out.search;
       };
@@ -279,7 +279,10 @@ export class SearchView {
         s = await search(free);
         evaluated += s.evaluated;
       }
-      return { best: s.best?.[0] || null, evaluated, closest: s.closest || null };
+      // The fastest of the ten best plans that the calculator has no warning
+      // for (the fastest plans often fit with under 5% to spare), else the fastest.
+      const clean = (s.best || []).findIndex((e) => !e.warnings?.length);
+      return { best: s.best?.[Math.max(0, clean)] || null, skipped: Math.max(0, clean), evaluated, closest: s.closest || null };
     });
   }
 
