@@ -356,18 +356,23 @@ json regimes_of(const json& plans, const std::string& device) {
   return out;
 }
 
-// One returned configuration, re-evaluated by the reference model, with the
-// calculator's warnings for it (a tight fit, fewer micro-batches than stages ...).
+// One returned configuration, re-evaluated once by the reference model,
+// with the calculator's warnings for it (a tight fit, fewer micro-batches
+// than stages ...). The plan is costed as searched: no recompute is added to
+// make it fit (the closest plan may not).
 json entry_json(const Scenario& base, const Candidate& c) {
   Scenario s = base;
   s.par = c.par;
+  s.train.recompute_to_fit = false;
   json j;
   j["parallelism"] = parallelism_json_impl(c.par);
   if (s.mode == Mode::training) {
     s.train.micro_batch = c.micro_batch;
     s.train.recompute = c.rc;
     j["regime"] = regime_of(s).id;
-    const TrainingResult r = evaluate_training(s);
+    const Result full = evaluate(s);
+    const TrainingResult& r = full.training;
+    j["warnings"] = full.warnings;
     j["training"] = training_to_json(s.train);
     j["iteration_time_s"] = r.iteration_time_s;
     j["memory_bytes_total"] = r.memory.total;
@@ -378,7 +383,9 @@ json entry_json(const Scenario& base, const Candidate& c) {
     s.infer.batch = c.batch;
     s.infer.prefill_tp = c.prefill_tp;
     j["regime"] = regime_of(s).id;
-    const InferenceResult r = evaluate_inference(s);
+    const Result full = evaluate(s);
+    const InferenceResult& r = full.inference;
+    j["warnings"] = full.warnings;
     const Inference& in = s.infer;
     j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
                       {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
@@ -393,7 +400,6 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["e2e_latency_s"] = r.e2e_latency_s;
     j["memory_bytes_total"] = r.memory.total;
   }
-  j["warnings"] = evaluate(s).warnings;
   return j;
 }
 

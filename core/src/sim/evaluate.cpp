@@ -29,7 +29,9 @@ constexpr double kTightMemoryShare = 0.95;
 
 void warn_if_tight(std::vector<std::string>& w, double total, double capacity) {
   if (capacity <= 0 || total > capacity || total <= kTightMemoryShare * capacity) return;
-  w.push_back("fits with under 5% to spare (" + gib(total) + " of " + gib(capacity) +
+  char spare[40];
+  std::snprintf(spare, sizeof spare, "fits with under %.0f%% to spare (", 100 * (1 - kTightMemoryShare));
+  w.push_back(spare + gib(total) + " of " + gib(capacity) +
               "): the CUDA context, communication buffers and allocator fragmentation, which the model does not count, "
               "may not fit");
 }
