@@ -253,3 +253,22 @@ test('disaggregated prefill from the link: a card says how many prefill instance
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('advanced settings fold away until asked for, and a set one stays in view', async () => {
+  const { page, errors } = await openPage('v=1&zgp=fp32');
+  await waitEvaluated(page);
+  const more = page.locator('.group-training .more-settings');
+  assert.match(await more.textContent(), /^More settings \(\d+\)$/);
+  assert.equal(await more.getAttribute('aria-expanded'), 'false');
+  assert.equal(await page.locator('[data-key="training.overlap.dp"]').isVisible(), false, 'an advanced field at its default is folded');
+  assert.equal(await page.locator('[data-key="training.global_batch"]').isVisible(), true);
+  assert.equal(await page.locator('[data-key="parallelism.gather_precision"]').isVisible(), true, 'a set advanced field shows');
+  assert.equal(await page.locator('[data-key="parallelism.reduce_precision"]').isVisible(), false);
+  await more.click();
+  assert.equal(await more.textContent(), 'Fewer settings');
+  assert.equal(await more.getAttribute('aria-expanded'), 'true');
+  assert.equal(await page.locator('[data-key="training.overlap.dp"]').isVisible(), true);
+  assert.equal(await page.locator('[data-key="parallelism.reduce_precision"]').isVisible(), false, 'each group unfolds on its own');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

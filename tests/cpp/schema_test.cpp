@@ -1,6 +1,7 @@
 // The schema table that drives the parser, the web form and the URL codec.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "llmcalc/api.h"
@@ -39,6 +40,35 @@ TEST(Schema, ExamplesEvaluateAndFit) {
     EXPECT_TRUE(out.at(mode).at("fits").get<bool>()) << mode;
     EXPECT_TRUE(out.at("warnings").empty()) << out.at("warnings").dump();
   }
+}
+
+// The page folds advanced fields away until one is set, so none may be a
+// model or system figure, a request field, or something the first screen's
+// examples set; the fields that describe a run stay in view.
+TEST(Schema, AdvancedFieldsAreOptionalRunSettings) {
+  std::set<std::string> advanced;
+  for (const auto& f : schema_fields()) {
+    if (!f.advanced) continue;
+    advanced.insert(f.key);
+    EXPECT_TRUE(f.request.empty()) << f.key;
+    EXPECT_TRUE(f.group == "parallelism" || f.group == "training" || f.group == "inference" || f.group == "cost") << f.key;
+  }
+  EXPECT_GE(advanced.size(), 20u);
+  for (const char* key : {"parallelism.tp", "parallelism.pp", "parallelism.dp", "parallelism.zero", "training.global_batch",
+                          "training.micro_batch", "training.precision", "training.recompute", "inference.batch",
+                          "inference.input_tokens", "inference.output_tokens", "inference.weight_precision"})
+    EXPECT_EQ(advanced.count(key), 0u) << key;
+  const nlohmann::json schema = nlohmann::json::parse(schema_json());
+  for (const char* mode : {"training", "inference"}) {
+    const nlohmann::json flat = schema.at("examples").at(mode).flatten();
+    for (const auto& [pointer, value] : flat.items()) {
+      std::string key = pointer.substr(1);
+      std::replace(key.begin(), key.end(), '/', '.');
+      EXPECT_EQ(advanced.count(key), 0u) << mode << " example sets " << key;
+    }
+  }
+  for (const auto& f : schema.at("fields"))
+    EXPECT_EQ(f.value("advanced", false), advanced.count(f.at("key").get<std::string>()) == 1) << f.at("key");
 }
 
 }  // namespace

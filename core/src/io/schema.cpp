@@ -4,6 +4,7 @@
 
 #include "schema.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "enum_names.h"
@@ -229,6 +230,27 @@ void request_fields(Fields& f) {
   add("derive", {"budget.hbm", "th", "enum", "", nullptr, 0, 0, technology_keys("hbm"), "HBM generation. Default: the node's."});
 }
 
+// The settings most runs leave at their defaults; the page shows them on
+// request (a set one always shows), so the form opens with what describes
+// the run: its parallelism, batch, sequence, precision and recompute.
+void mark_advanced(Fields& fields) {
+  static const char* const kAdvanced[] = {
+      "parallelism.etp", "parallelism.zero_shard", "parallelism.gather_precision", "parallelism.reduce_precision",
+      "training.recompute_layers", "training.recompute_method", "training.recompute_to_fit",
+      "training.attention_kernel", "training.host_overhead_us", "training.overlap.dp", "training.overlap.tp",
+      "training.overlap.pp", "training.overlap.ep", "training.moe_balance", "training.moe_dispatch_precision",
+      "training.moe_dispatcher", "training.moe_capacity_factor", "training.fp8_recipe", "training.lora_targets",
+      "training.frozen_weights", "inference.weight_group_size", "inference.flash_attention",
+      "inference.decode_attention", "inference.shared_prefix_tokens", "inference.token_budget",
+      "inference.prefill_tp", "inference.prefill_batch", "inference.draft_layers", "inference.draft_acceptance",
+      "inference.moe_gemm", "cost.power_fraction", "cost.pue", "cost.usd_per_kwh", "cost.g_co2_per_kwh"};
+  for (const char* key : kAdvanced) {
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.key == key; });
+    if (it == fields.end()) throw std::logic_error(std::string("advanced field not in the schema: ") + key);
+    it->advanced = true;
+  }
+}
+
 Fields build() {
   Fields f;
   scenario_fields(f);
@@ -239,6 +261,7 @@ Fields build() {
   inference_fields(f);
   cost_fields(f);
   request_fields(f);
+  mark_advanced(f);
   return f;
 }
 
@@ -255,6 +278,7 @@ json field_json(const FieldSpec& f) {
   if (!f.clear.empty()) j["clear"] = f.clear;
   if (!f.label.empty()) j["label"] = f.label;
   if (!f.request.empty()) j["request"] = f.request;
+  if (f.advanced) j["advanced"] = true;
   return j;
 }
 

@@ -35,6 +35,10 @@ struct FieldSpec {
   // Request fields: the request they belong to ("search", "sweep", "study",
   // "derive"); empty for scenario fields.
   std::string request;
+  // Refines a mechanism rather than describing the run (overlap switches,
+  // collective precisions, kernel choices, MoE routing details, cost rates):
+  // the page folds these under "more settings" until one is set.
+  bool advanced = false;
 };
 
 const std::vector<FieldSpec>& schema_fields();

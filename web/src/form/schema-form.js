@@ -114,8 +114,9 @@ export class SchemaForm {
         sub = next;
         body.append(this.buildField(f));
       }
-      const set = el('details', { class: `group group-${group}`, open: group !== 'model' && group !== 'system' }, [summary, body]);
-      this.fieldsets.push({ set, members, summary, title, group });
+      const more = this.buildMoreToggle(body, members);
+      const set = el('details', { class: `group group-${group}`, open: group !== 'model' && group !== 'system' }, [summary, body, more]);
+      this.fieldsets.push({ set, members, summary, title, group, body, more });
       this.root.append(set);
     }
     // Fields whose group is not one of ours still get a place.
@@ -129,6 +130,27 @@ export class SchemaForm {
       this.fieldsets.push({ set, members: rest, summary, title: 'Other', group: 'other' });
       this.root.append(set);
     }
+  }
+
+  // The group's advanced fields (schema `advanced`) stay folded until one is
+  // set or the reader asks for them, so the form opens with what describes
+  // the run; a set or invalid one always shows (style.css).
+  buildMoreToggle(body, members) {
+    if (!members.some((f) => f.advanced)) return null;
+    const button = el('button', { type: 'button', class: 'more-settings', 'aria-expanded': 'false' });
+    button.addEventListener('click', () => {
+      body.classList.toggle('show-advanced');
+      this.labelMoreToggle(button, body);
+    });
+    return button;
+  }
+
+  labelMoreToggle(button, body) {
+    const open = body.classList.contains('show-advanced');
+    const folded = body.querySelectorAll(':scope > .field.advanced:not(.overridden):not([hidden])').length;
+    button.setAttribute('aria-expanded', String(open));
+    button.textContent = open ? 'Fewer settings' : `More settings (${folded})`;
+    button.hidden = !open && folded === 0;
   }
 
   buildMode(field) {
@@ -258,7 +280,7 @@ export class SchemaForm {
     const error = el('p', { class: 'error', id: `e-${s}`, hidden: true, 'aria-live': 'polite' });
     const unit = unitFor(field);
     const label = el('label', { for: id }, [labelFor(field), unit ? el('span', { class: 'unit', text: ` (${unit})` }) : null]);
-    const row = el('div', { class: `field type-${field.type}`, 'data-key': field.key }, [label, input, help, error]);
+    const row = el('div', { class: `field type-${field.type}${field.advanced ? ' advanced' : ''}`, 'data-key': field.key }, [label, input, help, error]);
     this.rows.set(field.key, { field, row, input, help, error });
     return row;
   }
@@ -300,8 +322,9 @@ export class SchemaForm {
         r.input.placeholder = base === null || base === undefined ? 'auto' : shown(base);
       }
     }
-    for (const { set, members, summary, title, group } of this.fieldsets) {
+    for (const { set, members, summary, title, group, body, more } of this.fieldsets) {
       set.hidden = !members.some((f) => fieldApplies(f, state.mode));
+      if (more) this.labelMoreToggle(more, body);
       const changed = members.filter((f) => f.key in state.values && fieldApplies(f, state.mode)).length;
       let text = title;
       if (group === 'model') text += !state.model ? ' (custom)' : changed ? ` (custom, based on ${state.model})` : ` (preset ${state.model})`;
