@@ -272,3 +272,16 @@ test('advanced settings fold away until asked for, and a set one stays in view',
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('optimizer offload from the link: the memory card names the host memory, the GPU bar leaves it out', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&s=dgx-a100-80gb&tp=1&dp=8&z=3&gb=32&mb=1&sl=4096&rc=full&ofl=optimizer');
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="memory"]').textContent(), /of 80\.0\s*GiB; 131\s*GiB in host memory \(of 256\s*GiB\)/);
+  assert.match(await page.locator('.verdict').first().textContent(), /^Fits/);
+  const legend = await page.locator('[data-view="memory"]').textContent();
+  assert.doesNotMatch(legend, /offloaded|host/);
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /optimizer\.host_step.*host/.test(t)), 'the op table has the host step, bound by the host');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

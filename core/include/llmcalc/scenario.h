@@ -75,6 +75,10 @@ enum class LoraTargets { all, attention, all_experts };
 // How the frozen weights of a LoRA run are stored: 16-bit, or NF4 with
 // double quantisation (QLoRA), dequantised to 16-bit for every GEMM.
 enum class FrozenWeights { bf16, nf4 };
+// Where the optimizer runs: on the GPUs, or (ZeRO-Offload, Ren et al. 2021)
+// on the host CPUs, which hold the fp32 gradients, master weights and
+// optimizer states; the GPUs keep the 16-bit weights and gradients.
+enum class Offload { none, optimizer };
 
 // A number format as an input names it: a precision, and for the narrow
 // formats whether it is OCP MX block-scaled (mxfp8, mxfp4) rather than
@@ -241,10 +245,23 @@ struct NetworkTier {
   double nvls_latency_s = 25e-6;
 };
 
+// The host side of a node, for optimizer offload, per GPU: the link it
+// reaches host memory over (PCIe, NVLink-C2C) and its share of the node's
+// CPU memory (the node's bandwidth and capacity over its GPUs). All 0: not
+// given (offload is refused).
+struct Host {
+  double link_Bps = 0;          // per direction, as measured (host-device copies)
+  double memory_Bps = 0;        // CPU memory bandwidth
+  double memory_efficiency = 0; // achievable share of it
+  double capacity_bytes = 0;    // CPU memory
+  bool present() const { return link_Bps > 0 && memory_Bps > 0 && memory_efficiency > 0 && capacity_bytes > 0; }
+};
+
 struct System {
   std::string name;
   int gpus_per_node = 8;
   Device device;
+  Host host;
   std::vector<NetworkTier> network;  // innermost first; last spans the cluster
 };
 
@@ -329,6 +346,7 @@ struct Training {
   int lora_rank = 0;
   LoraTargets lora_targets = LoraTargets::all;
   FrozenWeights frozen_weights = FrozenWeights::bf16;
+  Offload offload = Offload::none;
   bool lora() const { return lora_rank > 0; }
 };
 

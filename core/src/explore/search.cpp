@@ -430,6 +430,7 @@ json training_to_json(const Training& t) {
             {"optimizer", t.optimizer == Optimizer::adam ? "adam" : "sgd"}, {"flash_attention", t.flash_attention},
             {"overlap", {{"dp", t.overlap.dp}, {"tp", t.overlap.tp}, {"pp", t.overlap.pp}}}};
   if (t.tokens > 0) j["tokens"] = t.tokens;
+  if (t.offload != Offload::none) j["offload"] = name_of(offload_names(), t.offload);
   return j;
 }
 

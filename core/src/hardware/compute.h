@@ -12,6 +12,7 @@ namespace llmcalc {
 constexpr int kBoundCompute = -1;
 constexpr int kBoundNetwork = -2;
 constexpr int kBoundLatency = -3;
+constexpr int kBoundHost = -4;  // the host CPUs and their memory (optimizer offload)
 
 struct OpCost {
   double flops = 0;

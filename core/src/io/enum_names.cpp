@@ -99,6 +99,11 @@ const EnumTable<FrozenWeights>& frozen_weight_names() {
   return t;
 }
 
+const EnumTable<Offload>& offload_names() {
+  static const EnumTable<Offload> t{{Offload::none, "none"}, {Offload::optimizer, "optimizer"}};
+  return t;
+}
+
 const EnumTable<double>& gather_precision_names() {
   static const EnumTable<double> t{{0, "auto"}, {4, "fp32"}, {2, "bf16"}, {1, "fp8"}};
   return t;

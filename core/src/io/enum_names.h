@@ -28,6 +28,7 @@ const EnumTable<DispatchPrecision>& dispatch_precision_names();
 const EnumTable<Fp8Recipe>& fp8_recipe_names();
 const EnumTable<LoraTargets>& lora_target_names();
 const EnumTable<FrozenWeights>& frozen_weight_names();
+const EnumTable<Offload>& offload_names();
 // ZeRO/FSDP wire formats, as bytes per element: gather 0 = "auto" (the
 // weight copy's own size), reduce fp32 / bf16.
 const EnumTable<double>& gather_precision_names();

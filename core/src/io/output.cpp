@@ -108,6 +108,10 @@ json training_json(const TrainingResult& t) {
               {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
               {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}, {"t_wgrad_s", t.pipeline.t_wgrad_s}}}};
   if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;
+  if (m.host_capacity > 0) {  // optimizer offload: host memory per GPU, beside (not in) the total
+    j["memory_bytes"]["offloaded"] = m.offloaded;
+    j["memory_bytes"]["host_capacity"] = m.host_capacity;
+  }
   j["cost"] = training_cost_json(t.cost);
   return j;
 }
@@ -166,6 +170,7 @@ std::string bound_name(const Device& d, int bound) {
   if (bound == kBoundCompute) return "compute";
   if (bound == kBoundNetwork) return "network";
   if (bound == kBoundLatency) return "latency";
+  if (bound == kBoundHost) return "host";
   return d.memory.at(static_cast<size_t>(bound)).name;
 }
 

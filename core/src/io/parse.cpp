@@ -294,6 +294,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.lora_rank = int32_field(o, "lora_rank");
   t.lora_targets = enum_field(o, "lora_targets", lora_target_names());
   t.frozen_weights = enum_field(o, "frozen_weights", frozen_weight_names());
+  t.offload = enum_field(o, "offload", offload_names());
   o.finish();
   return t;
 }
@@ -374,6 +375,23 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   return m;
 }
 
+namespace {
+
+// {"link_GBps", "memory_GBps", "memory_efficiency", "memory_GiB"}: the host
+// side of a node per GPU (optional; needed for optimizer offload).
+Host parse_host(StrictObject& sys) {
+  StrictObject o(sys.raw("host"), sys.child_path("host"));
+  Host h;
+  h.link_Bps = o.required_number("link_GBps", 0.1, 1e5) * 1e9;
+  h.memory_Bps = o.required_number("memory_GBps", 1, 1e6) * 1e9;
+  h.memory_efficiency = o.required_number("memory_efficiency", 0.01, 1);
+  h.capacity_bytes = o.required_number("memory_GiB", 1, 1e7) * 1073741824.0;
+  o.finish();
+  return h;
+}
+
+}  // namespace
+
 System parse_system(const nlohmann::json& value, const std::string& path) {
   const nlohmann::json j = resolve_preset(value, "systems", path);
   StrictObject o(j, path);
@@ -382,6 +400,7 @@ System parse_system(const nlohmann::json& value, const std::string& path) {
   s.gpus_per_node = static_cast<int>(o.integer("gpus_per_node", 8, 1, 1 << 20));
   s.device = parse_device(o);
   s.network = parse_network(o);
+  if (o.has("host")) s.host = parse_host(o);
   o.finish();
   return s;
 }

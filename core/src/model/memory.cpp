@@ -165,6 +165,14 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     r.gradients = shard(pb.grad, 2);
     r.optimizer = shard(pb.optim, 1);
   }
+  // ZeRO-Offload (Ren et al. 2021, USENIX ATC, §4.1): the fp32 gradients and
+  // the optimizer states (fp32 master weights, Adam's m and v) live in host
+  // memory; the GPU keeps a 16-bit gradient in their place.
+  if (t.offload == Offload::optimizer) {
+    r.offloaded = r.gradients + r.optimizer;
+    r.gradients *= pb.weight / pb.grad;
+    r.optimizer = 0;
+  }
   const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
   double per_layer = layer_activation_bytes(m, p, t, moe_here);
   const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
@@ -236,6 +244,7 @@ TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, l
     if (last.total > result.total) result = last;
   }
   result.capacity = s.system.device.dram().capacity_bytes;
+  if (s.train.offload != Offload::none) result.host_capacity = s.system.host.capacity_bytes;
   return result;
 }
 

@@ -16,6 +16,8 @@ double inflight_layer_microbatches(const Model& m, const Parallelism& p, long lo
 
 struct TrainingMemory {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, total = 0, capacity = 0;
+  double offloaded = 0;             // host memory per GPU (optimizer offload), not in total
+  double host_capacity = 0;         // host memory per GPU (system.host; with offload)
   double params_on_gpu = 0;         // parameters held by the most loaded GPU (before ZeRO-3)
   double expert_params_on_gpu = 0;  // of which routed-expert weights (replicated over expert-dp, not dp)
   double adapter_params_on_gpu = 0; // LoRA adapters beside them (the only trained weights then)

@@ -50,6 +50,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back("does not fit: " + gib(t.memory.total) + " needed per GPU, " + gib(t.memory.capacity) + " available");
     else
       warn_if_tight(w, t.memory.total, t.memory.capacity);
+    if (t.memory.host_capacity > 0 && t.memory.offloaded > t.memory.host_capacity)
+      w.push_back("the offloaded optimizer does not fit in host memory: " + gib(t.memory.offloaded) + " needed per GPU, " +
+                  gib(t.memory.host_capacity) + " available (the node's CPU memory over its GPUs)");
     if (p.pp > 1 && t.pipeline.microbatches < p.pp)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)

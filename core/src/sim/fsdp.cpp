@@ -138,6 +138,24 @@ void add_replica_collectives(const Scenario& s, const ShardedGroup& g, double pa
   }
 }
 
+// ZeRO-Offload (Ren et al. 2021, USENIX ATC, §4.1-4.2): each rank copies its
+// 16-bit gradient shard of `local` parameters to host memory, the CPUs run
+// the optimizer on it (CPU-Adam: fp32 master weights and states) and the
+// updated 16-bit weights come back. Each GPU's share of the node's CPU
+// memory (system.host, per GPU) streams the step, as Adam on a GPU does:
+// bytes per parameter in host memory: the fp32 gradient written as it
+// arrives and read (8), master, m, v read and written (24), the 16-bit
+// weights written (2) = 34; SGD with momentum 26.
+void add_offload(const Scenario& s, double local, DpParts& d) {
+  const Host& h = s.system.host;
+  const double weight = param_bytes(s.train).weight;
+  const double host_rate = h.memory_Bps * h.memory_efficiency;
+  d.to_host = local * weight / h.link_Bps;
+  d.host_step = local * (s.train.optimizer == Optimizer::adam ? 34 : 26) / host_rate;
+  d.to_device = local * weight / h.link_Bps;
+  d.optimizer.bytes.assign(s.system.device.memory.size(), 0.0);
+}
+
 }  // namespace
 
 DpParts dp_parts(const Scenario& s, double params, double expert_params, double adapters, double expert_adapters) {
@@ -163,8 +181,12 @@ DpParts dp_parts(const Scenario& s, double params, double expert_params, double 
   const double local = par.zero >= 1 ? (params - expert) / static_cast<double>(dense.shard.size) +
                                            expert / static_cast<double>(experts.shard.size)
                                      : params;
-  const double bytes = local * (s.train.optimizer == Optimizer::adam ? 46 : 38);
-  d.optimizer = elementwise_cost(s.system.device, bytes, local * 12, Precision::fp32);
+  if (s.train.offload == Offload::optimizer) {
+    add_offload(s, local, d);
+    return d;
+  }
+  const bool adam = s.train.optimizer == Optimizer::adam;
+  d.optimizer = elementwise_cost(s.system.device, local * (adam ? 46 : 38), local * 12, Precision::fp32);
   return d;
 }
 

@@ -296,6 +296,13 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   dc.microbatches = mb;
   bd.dp_comm = exposed_dp_time(s, *parts.dp, dc);
   bd.optimizer = parts.dp->optimizer.time_s;
+  if (s.train.offload == Offload::optimizer) {
+    // ZeRO-Offload's schedule (Ren et al. 2021 §4.2): the gradient copies
+    // run beside the last backward pass, bucket by bucket; the weights
+    // stream back chunk by chunk while the CPUs update the next chunk.
+    const DpParts& d = *parts.dp;
+    bd.optimizer = std::max(0.0, d.to_host - dc.last_bwd) + std::max(d.host_step, d.to_device);
+  }
   it.t_fwd_s = F + TP_f + CP_f;
   it.t_bwd_s = per_mb - it.t_fwd_s;
   it.t_wgrad_s = std::min(W, it.t_bwd_s);
@@ -380,7 +387,16 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   if (d.gather > 0)
     single("dp.param_all_gather", par.zero >= 3 ? "fwd" : "optimizer", OpKind::comm, network(d.gather), "dp",
            par.zero >= 3 ? 2 * mb : 1);
-  single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
+  if (s.train.offload == Offload::optimizer) {
+    single("optimizer.grad_to_host", "bwd", OpKind::comm, network(d.to_host), "host", 1);
+    OpCost step;
+    step.time_s = d.host_step;
+    step.bound = kBoundHost;
+    single("optimizer.host_step", "optimizer", OpKind::elementwise, step, "", 1);
+    single("optimizer.weights_to_device", "optimizer", OpKind::comm, network(d.to_device), "host", 1);
+  } else {
+    single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
+  }
 }
 
 // Weights that train: every one, or with LoRA the adapters of all layers

@@ -50,6 +50,9 @@ struct DpParts {
   // reduce-scatter of its gradients.
   double unit_gather = 0, unit_reduce = 0, root_gather = 0, root_reduce = 0;
   OpCost optimizer;
+  // Optimizer offload: the gradient shard's copy to the host, the CPUs'
+  // optimizer step, and the updated weights' copy back (seconds).
+  double to_host = 0, host_step = 0, to_device = 0;
 };
 // `params_on_gpu` of which `expert_params` are routed-expert weights: dense
 // weights are replicated over dp x cp, expert weights over the expert-dp ranks

@@ -147,7 +147,7 @@ export class SchemaForm {
 
   labelMoreToggle(button, body) {
     const open = body.classList.contains('show-advanced');
-    const folded = body.querySelectorAll(':scope > .field.advanced:not(.overridden):not([hidden])').length;
+    const folded = body.querySelectorAll(':scope > .field.advanced:not(.overridden):not(.invalid):not([hidden])').length;
     button.setAttribute('aria-expanded', String(open));
     button.textContent = open ? 'Fewer settings' : `More settings (${folded})`;
     button.hidden = !open && folded === 0;

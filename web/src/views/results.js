@@ -27,6 +27,8 @@ const label = (k) => LABELS[k] || k.replace(/_/g, ' ');
 
 // Canonical order of stacked parts; keys not listed follow in their own order.
 const MEMORY_ORDER = ['weights', 'gradients', 'optimizer', 'kv_cache', 'activations'];
+// Sums and limits, and what optimizer offload keeps in host memory: not bars of the GPU's memory.
+const MEMORY_NOT_ON_GPU = ['total', 'capacity', 'offloaded', 'host_capacity'];
 const TIME_ORDER = ['compute', 'recompute', 'host', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'optimizer'];
 
 function parts(obj, skip = [], order = []) {
@@ -125,7 +127,11 @@ function headline(result, scenario) {
   }
   for (const c of costCards(result, scenario)) dl.append(c);
   const mem = (result.training || result.inference || {}).memory_bytes;
-  if (mem) dl.append(card('Memory / GPU', fmt.bytes(mem.total), Number.isFinite(mem.capacity) ? `of ${fmt.bytes(mem.capacity)}` : null, 'memory'));
+  if (mem) {
+    const of = Number.isFinite(mem.capacity) ? `of ${fmt.bytes(mem.capacity)}` : '';
+    const host = Number.isFinite(mem.offloaded) ? `; ${fmt.bytes(mem.offloaded)} in host memory (of ${fmt.bytes(mem.host_capacity)})` : '';
+    dl.append(card('Memory / GPU', fmt.bytes(mem.total), of + host || null, 'memory'));
+  }
   dl.append(card('GPUs', fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
   const active = result.model?.parameters_active;
   const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.num(active)} active` : null;
@@ -356,7 +362,7 @@ export class ResultsView {
     if (mem) {
       v.set('memory', tool(stackedBar({
         title: 'Memory per GPU (most loaded)',
-        parts: parts(mem, ['total', 'capacity'], MEMORY_ORDER),
+        parts: parts(mem, MEMORY_NOT_ON_GPU, MEMORY_ORDER),
         limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
         format: fmt.bytes,
         unit: 'bytes',

@@ -1,0 +1,93 @@
+// Optimizer offload (ZeRO-Offload, Ren et al. 2021, USENIX ATC, §4): the
+// fp32 gradients, master weights and Adam states move to host memory and the
+// CPUs step; the GPUs keep 16-bit weights and gradients. Hand counts:
+// 18 bytes per parameter become 2 (weights) + 2 (16-bit gradient) on the GPU
+// and 4 + 12 on the host; the host step streams 34 bytes per parameter
+// through the GPU's share of the node's CPU memory.
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+// Llama 3.1 70B, fully sharded over one 8-GPU A100 80 GB node: without
+// offload its 18 bytes per parameter (156 GiB per GPU) do not fit.
+json seventy_b(const std::string& offload, const json& system = "dgx-a100-80gb") {
+  return {{"mode", "training"},
+          {"model", "llama3.1-70b"},
+          {"system", system},
+          {"parallelism", {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero", 3}}},
+          {"training",
+           {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"precision", "bf16"}, {"recompute", "full"},
+            {"flash_attention", true}, {"offload", offload}}}};
+}
+
+// A dgx-a100-80gb whose host side is given here (per GPU).
+json host_system(double link_GBps, double memory_GBps, double memory_GiB = 256) {
+  return {{"preset", "dgx-a100-80gb"},
+          {"host",
+           {{"link_GBps", link_GBps}, {"memory_GBps", memory_GBps}, {"memory_efficiency", 0.75}, {"memory_GiB", memory_GiB}}}};
+}
+
+TEST(Offload, MovesTheOptimizerStatesToTheHost) {
+  const json on_gpu = eval_ok(seventy_b("none")).at("training");
+  const json off = eval_ok(seventy_b("optimizer")).at("training");
+  const json& a = on_gpu.at("memory_bytes");
+  const json& b = off.at("memory_bytes");
+  EXPECT_FALSE(on_gpu.at("fits").get<bool>());
+  EXPECT_TRUE(off.at("fits").get<bool>()) << b.dump();
+  EXPECT_EQ(b.at("optimizer").get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(b.at("weights").get<double>(), a.at("weights").get<double>());
+  EXPECT_NEAR(b.at("gradients").get<double>(), a.at("gradients").get<double>() / 2, 1);  // 16-bit for fp32
+  EXPECT_NEAR(b.at("offloaded").get<double>(), a.at("gradients").get<double>() + a.at("optimizer").get<double>(), 1);
+  EXPECT_NEAR(b.at("host_capacity").get<double>(), 256.0 * 1073741824, 1);  // 2 TB over 8 GPUs
+  EXPECT_FALSE(a.contains("offloaded"));
+  // 70.6e9 parameters over 8 ranks: 16 bytes each on the host, about 131 GiB.
+  EXPECT_NEAR(b.at("offloaded").get<double>() / 1073741824, 70.6e9 / 8 * 16 / 1073741824, 1.5);
+}
+
+TEST(Offload, HostStepStreamsThroughTheGpusShareOfHostMemory) {
+  const json out = eval_ok(seventy_b("optimizer", host_system(26, 40)));
+  const json step = find_op(out, "optimizer.host_step", "optimizer");
+  ASSERT_TRUE(step.is_object());
+  EXPECT_EQ(step.at("bound"), "host");
+  const double local = out.at("training").at("memory_bytes").at("weights").get<double>() / 2;  // 16-bit weights
+  EXPECT_NEAR(step.at("time_s").get<double>(), local * 34 / (40e9 * 0.75), 1e-6);
+  const json up = find_op(out, "optimizer.weights_to_device", "optimizer");
+  EXPECT_NEAR(up.at("time_s").get<double>(), local * 2 / 26e9, 1e-6);
+  // The weights stream back while the CPUs step; the gradient copies hide
+  // behind the last backward pass: the step is what shows.
+  EXPECT_NEAR(out.at("training").at("time_breakdown_s").at("optimizer").get<double>(), step.at("time_s").get<double>(),
+              1e-9);
+  // Twice the host memory bandwidth halves it.
+  const json fast = eval_ok(seventy_b("optimizer", host_system(26, 80)));
+  EXPECT_NEAR(fast.at("training").at("time_breakdown_s").at("optimizer").get<double>(),
+              step.at("time_s").get<double>() / 2, 1e-6);
+}
+
+TEST(Offload, ASlowLinkShowsInsteadOfTheStep) {
+  const json out = eval_ok(seventy_b("optimizer", host_system(1, 400)));
+  const double up = find_op(out, "optimizer.weights_to_device", "optimizer").at("time_s").get<double>();
+  const double step = find_op(out, "optimizer.host_step", "optimizer").at("time_s").get<double>();
+  ASSERT_GT(up, step);
+  const json& t = out.at("training");
+  EXPECT_GE(t.at("time_breakdown_s").at("optimizer").get<double>(), up);
+}
+
+TEST(Offload, NeedsTheSystemsHostFigures) {
+  const json out = eval(seventy_b("optimizer", "amd-mi300x"));
+  ASSERT_TRUE(out.contains("error")) << out.dump();
+  EXPECT_EQ(out.at("error").at("path"), "training.offload");
+  const json bad = eval(seventy_b("optimizer", {{"preset", "amd-mi300x"}, {"host", {{"link_GBps", 55}}}}));
+  ASSERT_TRUE(bad.contains("error"));
+  EXPECT_EQ(bad.at("error").at("path"), "system.host.memory_GBps");
+}
+
+TEST(Offload, WarnsWhenTheHostMemoryIsShort) {
+  const json out = eval_ok(seventy_b("optimizer", host_system(26, 40, 64)));
+  bool warned = false;
+  for (const auto& w : out.at("warnings")) warned = warned || w.get<std::string>().find("host memory") != std::string::npos;
+  EXPECT_TRUE(warned) << out.at("warnings").dump();
+}
+
+}  // namespace
+}  // namespace llmcalc::test
