@@ -79,13 +79,29 @@ test('"Find a plan that fits on these 8 GPUs" searches in a worker and applies t
   assert.deepEqual(errors, []);
 });
 
-test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
+test('when nothing fits in GPU memory, the button offloads the optimizer to host memory', async () => {
   const { page, errors } = await openPage('v=1');
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
+  await page.locator('#fit-plan').click();
+  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .plan-note').textContent(), /^No plan fits in GPU memory alone; with the optimizer offloaded to host memory \(ZeRO-Offload\), the best of [\d,]+ tried on 1 GPU: TP 1 · PP 1 · DP 1 · .*optimizer offloaded\./);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  assert.match(await page.locator('#results .card[data-key="memory"]').textContent(), /in host memory/);
+  assert.match(page.url(), /ofl=optimizer/, 'the offload is in the link');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b');
   await waitEvaluated(page);
   await page.locator('#fit-plan').click();
   await page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
-  // ... and says by how much the leanest plan misses
-  assert.match(await page.locator('#fit-status').textContent(), /The closest plan \(TP 1 · PP 1 · DP 1 · (ZeRO \d · )?micro-batch 1 · recompute full\) needs [0-9.]+\sGiB per GPU of 80\.0\sGiB\./);
+  // ... not even with the optimizer in host memory, and says by how much the leanest plan misses
+  assert.match(await page.locator('#fit-status').textContent(), /plans tried, also with the optimizer offloaded to host memory\)/);
+  assert.match(await page.locator('#fit-status').textContent(), /The closest plan \(TP 1 · PP 1 · DP 1 · (ZeRO \d · )?micro-batch 1 · recompute full\) needs [0-9.]+\s[GT]iB per GPU of 80\.0\sGiB\./);
   const button = page.locator('#fit-plan');
   assert.equal(await button.textContent(), 'Find a plan that fits on 8 GPUs');
   await button.click();

@@ -39,6 +39,12 @@ TEST(Accuracy, RegimeFollowsHowTheModelIsSplit) {
   const json out = eval_ok(lora);
   EXPECT_EQ(out["accuracy"]["regime"], "lora_training");
   EXPECT_TRUE(out["accuracy"]["metrics"].empty());
+  // So is optimizer offload, whatever the split.
+  json offload = training({{"dp", 8}, {"zero", 3}});
+  offload["training"]["offload"] = "optimizer";
+  const json off = eval_ok(offload);
+  EXPECT_EQ(off["accuracy"]["regime"], "offloaded_training");
+  EXPECT_TRUE(off["accuracy"]["metrics"].empty());
   EXPECT_EQ(regime(inference("llama3.1-70b", "bf16")), "dense_inference");
   EXPECT_EQ(regime(inference("llama3.1-70b", "int4")), "weight_only_inference");
   EXPECT_EQ(regime(inference("mixtral-8x7b", "fp8")), "moe_inference");

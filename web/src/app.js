@@ -163,10 +163,13 @@ export class App {
     status.textContent = '';
     let next = label;
     try {
-      const { best, skipped, evaluated, closest: closestPlan } = await search.fit(gpus);
+      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried } = await search.fit(gpus);
       if (best) {
         const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
-        const note = `Plan found by the search (the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}): ${planText(best)}. Back returns to the previous one.`;
+        const tried = `the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}`;
+        const note = offloaded
+          ? `No plan fits in GPU memory alone; with the optimizer offloaded to host memory (ZeRO-Offload), ${tried}: ${planText(best)}. Back returns to the previous one.`
+          : `Plan found by the search (${tried}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
         return;
       }
@@ -174,7 +177,8 @@ export class App {
       box.gpus = Number.isFinite(node) && gpus < node ? node : gpus * 2;
       next = `Find a plan that fits on ${count(box.gpus)}`;
       const closest = closestPlan ? ` ${closestText(closestPlan)}` : '';
-      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried).${closest} More GPUs, a smaller batch or a shorter sequence would help.`;
+      const also = offloadTried ? ', also with the optimizer offloaded to host memory' : '';
+      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${closest} More GPUs, a smaller batch or a shorter sequence would help.`;
     } catch (err) {
       if (err && err.cancelled) return;
       status.textContent = `The search failed: ${err.message || err}`;

@@ -141,6 +141,7 @@ export class Store {
     if (state.mode === 'training') {
       set('training.micro_batch', entry.training?.micro_batch);
       set('training.recompute', entry.training?.recompute);
+      set('training.offload', entry.training?.offload);
     } else {
       set('inference.batch', entry.inference?.batch);
       set('inference.prefill_tp', entry.inference?.prefill_tp);

@@ -54,6 +54,7 @@ export function planText(entry) {
   if (p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
   if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
   if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
+  if (entry.training?.offload === 'optimizer') parts.push('optimizer offloaded');
   if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
   if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
   return parts.join(' · ');
@@ -255,8 +256,11 @@ export class SearchView {
 
   // The best plan that fits the scenario on `gpus` GPUs, its parallelism,
   // micro-batch and recompute left free; inference keeps its batch unless no
-  // plan fits with it. Resolves {best (null: none fits), evaluated, closest
-  // (when none fits: the plan that misses by the least, or null)}.
+  // plan fits with it, training tries the optimizer offloaded to host memory
+  // (where the system gives its host side) when nothing fits without.
+  // Resolves {best (null: none fits), evaluated, closest (when none fits: the
+  // plan that misses by the least, or null), offloaded (the plan offloads),
+  // offloadTried (offloaded plans were searched too)}.
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -279,10 +283,21 @@ export class SearchView {
         s = await search(free);
         evaluated += s.evaluated;
       }
+      let offloaded = false;
+      let offloadTried = false;
+      if (!s.best?.length && free.mode === 'training' && sec.offload !== 'optimizer') {
+        const withOffload = await search({ ...free, training: { ...sec, offload: 'optimizer' } }).catch(() => null);
+        offloadTried = Boolean(withOffload);  // null: the system has no host figures
+        if (withOffload) evaluated += withOffload.evaluated;
+        if (withOffload?.best?.length) {
+          s = withOffload;
+          offloaded = true;
+        }
+      }
       // The fastest of the ten best plans that the calculator has no warning
       // for (the fastest plans often fit with under 5% to spare), else the fastest.
       const clean = (s.best || []).findIndex((e) => !e.warnings?.length);
-      return { best: s.best?.[Math.max(0, clean)] || null, skipped: Math.max(0, clean), evaluated, closest: s.closest || null };
+      return { best: s.best?.[Math.max(0, clean)] || null, skipped: Math.max(0, clean), evaluated, closest: s.closest || null, offloaded, offloadTried };
     });
   }
 
