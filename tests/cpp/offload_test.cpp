@@ -73,6 +73,26 @@ TEST(Offload, ASlowLinkShowsInsteadOfTheStep) {
   EXPECT_GE(t.at("time_breakdown_s").at("optimizer").get<double>(), up);
 }
 
+// With ZeRO 1 the GPUs keep whole gradients (16-bit now), but each rank
+// copies only its reduced shard to the host: host bytes shard with the states.
+TEST(Offload, HostGradientsShardAsTheOptimizerStates) {
+  json z1 = seventy_b("optimizer");
+  z1["parallelism"]["zero"] = 1;
+  z1["parallelism"]["tp"] = 8;
+  z1["parallelism"]["dp"] = 1;
+  json z1_dp = z1;
+  z1_dp["parallelism"]["tp"] = 4;
+  z1_dp["parallelism"]["dp"] = 2;
+  z1_dp["training"]["global_batch"] = 32;
+  const json one = eval_ok(z1).at("training").at("memory_bytes");
+  const json two = eval_ok(z1_dp).at("training").at("memory_bytes");
+  // 16 host bytes per parameter of the rank's shard; 2 GPU gradient bytes per parameter held
+  const double params_one = one.at("weights").get<double>() / 2, params_two = two.at("weights").get<double>() / 2;
+  EXPECT_NEAR(one.at("offloaded").get<double>(), params_one * 16, 1e3);
+  EXPECT_NEAR(two.at("offloaded").get<double>(), params_two * 16 / 2, 1e3);
+  EXPECT_NEAR(two.at("gradients").get<double>(), params_two * 2, 1e3);
+}
+
 TEST(Offload, NeedsTheSystemsHostFigures) {
   const json out = eval(seventy_b("optimizer", "amd-mi300x"));
   ASSERT_TRUE(out.contains("error")) << out.dump();

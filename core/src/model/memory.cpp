@@ -167,9 +167,10 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   }
   // ZeRO-Offload (Ren et al. 2021, USENIX ATC, §4.1): the fp32 gradients and
   // the optimizer states (fp32 master weights, Adam's m and v) live in host
-  // memory; the GPU keeps a 16-bit gradient in their place.
+  // memory, both partitioned as the optimizer states are (each rank copies
+  // its reduced shard); the GPU keeps a 16-bit gradient in their place.
   if (t.offload == Offload::optimizer) {
-    r.offloaded = r.gradients + r.optimizer;
+    r.offloaded = r.optimizer * (pb.grad + pb.optim) / pb.optim;
     r.gradients *= pb.weight / pb.grad;
     r.optimizer = 0;
   }
