@@ -285,3 +285,17 @@ test('optimizer offload from the link: the memory card names the host memory, th
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('offload on a system without a host side: the error names it, and three host figures from the form make it run', async () => {
+  const base = 'v=1&m=llama3.1-8b&s=amd-mi300x&tp=1&dp=8&z=3&gb=64&ofl=optimizer';
+  const bare = await openPage(base);
+  await bare.page.locator('[data-key="training.offload"] .error').waitFor({ timeout: 30000 });
+  assert.match(await bare.page.locator('[data-key="training.offload"] .error').textContent(), /the system has no host figures/);
+  assert.equal(await bare.page.locator('[data-key="system.host_link_GBps"] input').getAttribute('placeholder'), 'none');
+  await bare.page.close();
+  const { page, errors } = await openPage(`${base}&shl=55&shm=115.2&shg=192`);
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="memory"]').textContent(), /in host memory \(of 192\s*GiB\)/);
+  assert.deepEqual([...bare.errors, ...errors], []);
+  await page.close();
+});

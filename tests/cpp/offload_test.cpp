@@ -109,5 +109,29 @@ TEST(Offload, WarnsWhenTheHostMemoryIsShort) {
   EXPECT_TRUE(warned) << out.at("warnings").dump();
 }
 
+// The host figures are schema inputs: a sweep of the host memory bandwidth
+// speeds the step in proportion, and a system without a host object gains
+// one from the three figures (the streaming share defaults to 0.75).
+TEST(Offload, HostFiguresAreSweepableInputs) {
+  json sweep = seventy_b("optimizer", "dgx-h100");
+  sweep["sweep"] = {{"input", "system.host_memory_GBps"}, {"from", 50}, {"to", 200}, {"steps", 3}, {"scale", "log"},
+                    {"outputs", {"training.time_breakdown_s.optimizer"}}};
+  const json out = json::parse(sweep_json(sweep.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  const json v = out.at("sweep").at("series").at(0).at("values").at("training.time_breakdown_s.optimizer");
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_NEAR(v[0].get<double>() / v[2].get<double>(), 4.0, 1e-6);  // step-bound: 50 -> 200 GB/s
+  json mi = seventy_b("optimizer", "amd-mi300x");
+  mi["sweep"] = {{"input", "system.host_link_GBps"}, {"from", 55}, {"to", 55}, {"steps", 1},
+                 {"outputs", {"training.iteration_time_s"}}};
+  const json missing = json::parse(sweep_json(mi.dump()));
+  const json none = missing.at("sweep").at("series").at(0).at("errors");
+  EXPECT_FALSE(none.empty()) << missing.dump();  // memory_GBps and memory_GiB are still missing
+  mi.erase("sweep");
+  mi["system"] = {{"preset", "amd-mi300x"}, {"host", {{"link_GBps", 55}, {"memory_GBps", 115.2}, {"memory_GiB", 192}}}};
+  const json ok = eval_ok(mi);
+  EXPECT_GT(ok.at("training").at("memory_bytes").at("offloaded").get<double>(), 0);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -53,7 +53,7 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   if (t.frozen_weights == FrozenWeights::nf4 && t.precision != Precision::bf16 && t.precision != Precision::fp16)
     return I{"training.frozen_weights", "nf4 weights are dequantised to 16-bit math: precision must be bf16 or fp16"};
   if (t.offload == Offload::optimizer && !s.system.host.present())
-    return I{"training.offload", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_efficiency, memory_GiB)"};
+    return I{"training.offload", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)"};
   return std::nullopt;
 }
 

@@ -378,13 +378,15 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
 namespace {
 
 // {"link_GBps", "memory_GBps", "memory_efficiency", "memory_GiB"}: the host
-// side of a node per GPU (optional; needed for optimizer offload).
+// side of a node per GPU (optional; needed for optimizer offload). The
+// streaming share defaults to 0.75, the presets' stated assumption (no host
+// STREAM measurement is in docs/sources.md [HF2.5]).
 Host parse_host(StrictObject& sys) {
   StrictObject o(sys.raw("host"), sys.child_path("host"));
   Host h;
   h.link_Bps = o.required_number("link_GBps", 0.1, 1e5) * 1e9;
   h.memory_Bps = o.required_number("memory_GBps", 1, 1e6) * 1e9;
-  h.memory_efficiency = o.required_number("memory_efficiency", 0.01, 1);
+  h.memory_efficiency = o.number("memory_efficiency", 0.75, 0.01, 1);
   h.capacity_bytes = o.required_number("memory_GiB", 1, 1e7) * 1073741824.0;
   o.finish();
   return h;

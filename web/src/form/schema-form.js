@@ -4,7 +4,7 @@
 // The same table drives the URL codec and the scenario (state/).
 import { el, clear } from '../dom.js';
 import { baseline } from '../state/scenario.js';
-import { fieldApplies, isRequestField } from '../state/fields.js';
+import { fieldApplies, isRequestField, isSystemField } from '../state/fields.js';
 
 const GROUPS = [
   ['model', 'Model'],
@@ -319,7 +319,9 @@ export class SchemaForm {
       else {
         const text = set ? String(value) : '';
         if (r.input.value !== text && document.activeElement !== r.input) r.input.value = text;
-        r.input.placeholder = base === null || base === undefined ? 'auto' : shown(base);
+        // A system figure the preset lacks (fp8 on A100, a host side) is none, not automatic.
+        const unset = isSystemField(f) ? 'none' : 'auto';
+        r.input.placeholder = base === null || base === undefined ? unset : shown(base);
       }
     }
     for (const { set, members, summary, title, group, body, more } of this.fieldsets) {
