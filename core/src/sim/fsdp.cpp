@@ -150,10 +150,8 @@ void add_offload(const Scenario& s, double local, DpParts& d) {
   const Host& h = s.system.host;
   const double weight = param_bytes(s.train).weight;
   const double host_rate = h.memory_Bps * h.memory_efficiency;
-  d.to_host = local * weight / h.link_Bps;
+  d.to_host = d.to_device = local * weight / h.link_Bps;  // the 16-bit gradients out, the 16-bit weights back
   d.host_step = local * (s.train.optimizer == Optimizer::adam ? 34 : 26) / host_rate;
-  d.to_device = local * weight / h.link_Bps;
-  d.optimizer.bytes.assign(s.system.device.memory.size(), 0.0);
 }
 
 }  // namespace

@@ -295,14 +295,13 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   dc.layers = layers;
   dc.microbatches = mb;
   bd.dp_comm = exposed_dp_time(s, *parts.dp, dc);
-  bd.optimizer = parts.dp->optimizer.time_s;
-  if (s.train.offload == Offload::optimizer) {
-    // ZeRO-Offload's schedule (Ren et al. 2021 §4.2): the gradient copies
-    // run beside the last backward pass, bucket by bucket; the weights
-    // stream back chunk by chunk while the CPUs update the next chunk.
-    const DpParts& d = *parts.dp;
-    bd.optimizer = std::max(0.0, d.to_host - dc.last_bwd) + std::max(d.host_step, d.to_device);
-  }
+  // With offload, ZeRO-Offload's schedule (Ren et al. 2021 §4.2): the
+  // gradient copies run beside the last backward pass, bucket by bucket; the
+  // weights stream back chunk by chunk while the CPUs update the next chunk.
+  const DpParts& d = *parts.dp;
+  bd.optimizer = s.train.offload == Offload::optimizer
+                     ? std::max(0.0, d.to_host - dc.last_bwd) + std::max(d.host_step, d.to_device)
+                     : d.optimizer.time_s;
   it.t_fwd_s = F + TP_f + CP_f;
   it.t_bwd_s = per_mb - it.t_fwd_s;
   it.t_wgrad_s = std::min(W, it.t_bwd_s);
