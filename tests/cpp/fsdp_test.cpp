@@ -136,9 +136,9 @@ TEST(Recompute, UniformChunksKeepFewerInputs) {
 
 // Hybrid sharding (HSDP; Zhao et al. 2023, PyTorch FSDP §3.2.2): states shard
 // over a node's 8 GPUs and the 8 nodes replicate. Each GPU holds 8x the
-// states of full sharding over 64; a unit's weights are gathered over
-// NVLink, its gradients reduce-scattered there and their 1/8 shards all-reduced
-// across the nodes.
+// states of full sharding over 64 (the gathered units' buffers are the same
+// in both); a unit's weights are gathered over NVLink, its gradients
+// reduce-scattered there and their 1/8 shards all-reduced across the nodes.
 json hybrid(int dp, int shard, int mb, int seq) {
   json j = fsdp(dp, mb, seq);
   j["parallelism"]["zero_shard"] = shard;
@@ -148,8 +148,12 @@ json hybrid(int dp, int shard, int mb, int seq) {
 TEST(Fsdp, HybridShardingKeepsStatesPerShardGroup) {
   const json full = eval_ok(fsdp(64, 1, 4096))["training"]["memory_bytes"];
   const json hsdp = eval_ok(hybrid(64, 8, 1, 4096))["training"]["memory_bytes"];
-  for (const char* k : {"weights", "gradients", "optimizer"})
-    EXPECT_NEAR(hsdp[k].get<double>(), 8 * full[k].get<double>(), 1e-9 * hsdp[k].get<double>()) << k;
+  const double params = training_memory(scenario_of(fsdp(64, 1, 4096))).params_on_gpu;
+  const std::pair<const char*, double> bytes[] = {{"weights", 2}, {"gradients", 4}, {"optimizer", 12}};
+  for (const auto& [k, per_param] : bytes)  // 1/8 instead of 1/64 of the states
+    EXPECT_NEAR(hsdp[k].get<double>() - full[k].get<double>(), params * per_param * (1.0 / 8 - 1.0 / 64),
+                1e-9 * hsdp[k].get<double>())
+        << k;
 }
 
 TEST(Fsdp, HybridShardingGathersInsideTheShardGroup) {

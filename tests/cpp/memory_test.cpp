@@ -121,11 +121,16 @@ TEST(TrainingMemory, ZeroStagesShardOverDp) {
     int zero;
     double w, g, o;  // bytes per parameter
   } cases[] = {{0, 2, 4, 12}, {1, 2, 4, 12 / dp}, {2, 2, 4 / dp, 12 / dp}, {3, 2 / dp, 4 / dp, 12 / dp}};
+  // ZeRO-3 gathers units whole (PyTorch FSDP §3.3-3.4): the root (embedding,
+  // LM head, every norm: 2Vh + 4hL + 2h) and two 12h^2 layers of 16-bit
+  // weights, and the root's and one layer's 16-bit gradients.
+  const double root = 2 * V * h + 4 * h * L + 2 * h, layer = 12 * h * h;
   for (const Case& c : cases) {
     const json out = eval_ok(training_scenario({{"dp", 4}, {"zero", c.zero}}, "selective", 1));
     const json& m = out["training"]["memory_bytes"];
-    EXPECT_NEAR(m["weights"].get<double>(), c.w * P, 1e-9 * P) << "zero " << c.zero;
-    EXPECT_NEAR(m["gradients"].get<double>(), c.g * P, 1e-9 * P) << "zero " << c.zero;
+    const double gathered_w = c.zero == 3 ? 2 * (root + 2 * layer) : 0, gathered_g = c.zero == 3 ? 2 * (root + layer) : 0;
+    EXPECT_NEAR(m["weights"].get<double>(), c.w * P + gathered_w, 1e-9 * P) << "zero " << c.zero;
+    EXPECT_NEAR(m["gradients"].get<double>(), c.g * P + gathered_g, 1e-9 * P) << "zero " << c.zero;
     EXPECT_NEAR(m["optimizer"].get<double>(), c.o * P, 1e-9 * P) << "zero " << c.zero;
   }
 }

@@ -4,6 +4,8 @@
 // 18 bytes per parameter become 2 (weights) + 2 (16-bit gradient) on the GPU
 // and 4 + 12 on the host; the host step streams 34 bytes per parameter
 // through the GPU's share of the node's CPU memory.
+#include "memory.h"
+#include "parse.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -28,6 +30,9 @@ json host_system(double link_GBps, double memory_GBps, double memory_GiB = 256) 
            {{"link_GBps", link_GBps}, {"memory_GBps", memory_GBps}, {"memory_efficiency", 0.75}, {"memory_GiB", memory_GiB}}}};
 }
 
+// Parameters whose optimizer states one rank holds (ZeRO-3 over 8).
+double local_params(const json& j) { return training_memory(parse_scenario(j)).params_on_gpu / 8; }
+
 TEST(Offload, MovesTheOptimizerStatesToTheHost) {
   const json on_gpu = eval_ok(seventy_b("none")).at("training");
   const json off = eval_ok(seventy_b("optimizer")).at("training");
@@ -37,8 +42,11 @@ TEST(Offload, MovesTheOptimizerStatesToTheHost) {
   EXPECT_TRUE(off.at("fits").get<bool>()) << b.dump();
   EXPECT_EQ(b.at("optimizer").get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(b.at("weights").get<double>(), a.at("weights").get<double>());
-  EXPECT_NEAR(b.at("gradients").get<double>(), a.at("gradients").get<double>() / 2, 1);  // 16-bit for fp32
-  EXPECT_NEAR(b.at("offloaded").get<double>(), a.at("gradients").get<double>() + a.at("optimizer").get<double>(), 1);
+  // Each rank's shard of the gradients: 16-bit for fp32 on the GPU, fp32 with
+  // the optimizer states (12 bytes) on the host.
+  const double local = local_params(seventy_b("none"));
+  EXPECT_NEAR(a.at("gradients").get<double>() - b.at("gradients").get<double>(), local * (4 - 2), 1);
+  EXPECT_NEAR(b.at("offloaded").get<double>(), local * (4 + 12), 1);
   EXPECT_NEAR(b.at("host_capacity").get<double>(), 256.0 * 1073741824, 1);  // 2 TB over 8 GPUs
   EXPECT_FALSE(a.contains("offloaded"));
   // 70.6e9 parameters over 8 ranks: 16 bytes each on the host, about 131 GiB.
@@ -50,7 +58,7 @@ TEST(Offload, HostStepStreamsThroughTheGpusShareOfHostMemory) {
   const json step = find_op(out, "optimizer.host_step", "optimizer");
   ASSERT_TRUE(step.is_object());
   EXPECT_EQ(step.at("bound"), "host");
-  const double local = out.at("training").at("memory_bytes").at("weights").get<double>() / 2;  // 16-bit weights
+  const double local = local_params(seventy_b("optimizer", host_system(26, 40)));
   EXPECT_NEAR(step.at("time_s").get<double>(), local * 34 / (40e9 * 0.75), 1e-6);
   const json up = find_op(out, "optimizer.weights_to_device", "optimizer");
   EXPECT_NEAR(up.at("time_s").get<double>(), local * 2 / 26e9, 1e-6);

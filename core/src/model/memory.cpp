@@ -123,6 +123,43 @@ double inflight_layer_microbatches(const Model& m, const Parallelism& p, long lo
   return layers;
 }
 
+namespace {
+
+// ZeRO-3 / FSDP gathers a unit's weights whole before it computes, into
+// buffers beside the shards (Zhao et al. 2023, PyTorch FSDP §3.3-3.4: the
+// rate limiter keeps at most two units' gathers in flight, the computing
+// unit and the prefetched one). The root unit (embedding, final norm, LM
+// head) stays gathered from the forward through the backward (PyTorch
+// fully_shard: the root does not reshard after forward, its weights being
+// needed again at once). At the start of the backward, where activations
+// peak, the root's gradient (reduce-scattered last) and the computing
+// layer's are whole until reduced, in the weights' precision as autograd
+// writes them. Units are layers, as in fsdp.cpp; a part sharded over one
+// rank is not gathered.
+struct GatheredBuffers {
+  double weights = 0, gradients = 0;
+};
+GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int layers, double dp_shards,
+                              double expert_shards) {
+  const Parallelism& p = s.par;
+  const Training& t = s.train;
+  GatheredBuffers b;
+  if (p.zero < 3 || layers <= 0) return b;
+  const ParamBytes pb = param_bytes(t);
+  const double dense = dp_shards > 1 ? 1.0 : 0.0, expert = expert_shards > 1 ? 1.0 : 0.0;
+  const double root = dense * sp.unquantised;
+  const double unit = (dense * std::max(0.0, sp.dense - sp.unquantised) + expert * sp.expert) / layers;
+  const double gb = p.gather_bytes > 0 ? p.gather_bytes : pb.weight;
+  // LoRA: the frozen layers travel in their stored format, the root 16-bit;
+  // only the adapters have gradients (left out: rank-r, a fraction of a percent).
+  const double unit_bytes = t.lora() ? frozen_weight_bytes(t) : gb;
+  b.weights = root * (t.lora() ? pb.weight : gb) + 2 * unit * unit_bytes;
+  if (!t.lora()) b.gradients = (root + unit) * pb.weight;
+  return b;
+}
+
+}  // namespace
+
 TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches) {
   const Model& m = s.model;
   const Parallelism& p = s.par;
@@ -174,6 +211,9 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     r.gradients *= pb.weight / pb.grad;
     r.optimizer = 0;
   }
+  const GatheredBuffers gathered = zero3_buffers(s, sp, max_layers, dp_shards, expert_shards);
+  r.weights += gathered.weights;
+  r.gradients += gathered.gradients;
   const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
   double per_layer = layer_activation_bytes(m, p, t, moe_here);
   const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
