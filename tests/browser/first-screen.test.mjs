@@ -100,7 +100,7 @@ test('when no plan fits on the GPUs, the button offers a whole node and that pla
   await page.locator('#fit-plan').click();
   await page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
   // ... not even with the optimizer in host memory, and says by how much the leanest plan misses
-  assert.match(await page.locator('#fit-status').textContent(), /plans tried, also with the optimizer offloaded to host memory\)/);
+  assert.match(await page.locator('#fit-status').textContent(), /plans tried, also with the optimizer and then the weights offloaded to host memory\)/);
   assert.match(await page.locator('#fit-status').textContent(), /The closest plan \(TP 1 · PP 1 · DP 1 · (ZeRO \d · )?micro-batch 1 · recompute full\) needs [0-9.]+\s[GT]iB per GPU of 80\.0\sGiB\./);
   const button = page.locator('#fit-plan');
   assert.equal(await button.textContent(), 'Find a plan that fits on 8 GPUs');

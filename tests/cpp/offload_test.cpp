@@ -101,6 +101,49 @@ TEST(Offload, HostGradientsShardAsTheOptimizerStates) {
   EXPECT_NEAR(two.at("gradients").get<double>(), params_two * 2, 1e3);
 }
 
+// Parameter offload (ZeRO-Infinity, Rajbhandari et al. 2021 §5): the rank's
+// 16-bit weight shard moves to the host beside the optimizer; the GPU keeps
+// only the gathered units, and each pass fetches every unit's shard (and the
+// root's) over the host link before its all-gather.
+TEST(Offload, ParametersLeaveTheGatheredUnitsOnTheGpu) {
+  const json opt = eval_ok(seventy_b("optimizer", host_system(26, 40)));
+  const json par = eval_ok(seventy_b("parameters", host_system(26, 40)));
+  const json& a = opt.at("training").at("memory_bytes");
+  const json& b = par.at("training").at("memory_bytes");
+  const double local = local_params(seventy_b("none"));
+  EXPECT_NEAR(a.at("weights").get<double>() - b.at("weights").get<double>(), local * 2, 1);
+  EXPECT_NEAR(b.at("offloaded").get<double>() - a.at("offloaded").get<double>(), local * 2, 1);
+  EXPECT_GT(b.at("weights").get<double>(), 0.0);  // the units being gathered
+  // Four micro-batches (32 / 8 ranks): each forward and each backward fetch the shard.
+  const json fetch = find_op(par, "dp.param_fetch_from_host", "fwd");
+  ASSERT_TRUE(fetch.is_object()) << par.at("ops").dump().substr(0, 400);
+  EXPECT_NEAR(fetch.at("time_s").get<double>(), local * 2 / 26e9, 1e-6);
+  EXPECT_EQ(fetch.at("count").get<double>(), 8.0);
+  EXPECT_TRUE(find_op(par, "optimizer.weights_to_device", "optimizer").is_null());  // they stay on the host
+  EXPECT_GE(par.at("training").at("time_breakdown_s").at("dp_comm").get<double>(),
+            opt.at("training").at("time_breakdown_s").at("dp_comm").get<double>());
+  // A slower link shows: fetches no longer hide behind a layer's compute.
+  const json slow = eval_ok(seventy_b("parameters", host_system(2, 40)));
+  EXPECT_GT(slow.at("training").at("iteration_time_s").get<double>(),
+            par.at("training").at("iteration_time_s").get<double>() + 8 * local * 2 / 2e9 * 0.5);
+}
+
+// One GPU: nothing is gathered, but the weights still come from the host a
+// unit at a time.
+TEST(Offload, ParametersOnOneGpuFetchUnitByUnit) {
+  json one = seventy_b("parameters");
+  one["parallelism"]["dp"] = 1;
+  one["training"]["global_batch"] = 4;
+  const json m = eval_ok(one).at("training").at("memory_bytes");
+  const double weights = m.at("weights").get<double>();
+  EXPECT_GT(weights, 0.0);
+  EXPECT_LT(weights, 0.1 * 70.6e9 * 2);
+  one["parallelism"]["zero"] = 1;
+  const json bad = eval(one);
+  ASSERT_TRUE(bad.contains("error")) << bad.dump();
+  EXPECT_EQ(bad.at("error").at("path"), "training.offload");
+}
+
 TEST(Offload, NeedsTheSystemsHostFigures) {
   const json out = eval(seventy_b("optimizer", "amd-mi300x"));
   ASSERT_TRUE(out.contains("error")) << out.dump();
@@ -112,9 +155,14 @@ TEST(Offload, NeedsTheSystemsHostFigures) {
 
 TEST(Offload, WarnsWhenTheHostMemoryIsShort) {
   const json out = eval_ok(seventy_b("optimizer", host_system(26, 40, 64)));
-  bool warned = false;
-  for (const auto& w : out.at("warnings")) warned = warned || w.get<std::string>().find("host memory") != std::string::npos;
+  bool warned = false, gpu = false;
+  for (const auto& w : out.at("warnings")) {
+    warned = warned || w.get<std::string>().find("host memory") != std::string::npos;
+    gpu = gpu || w.get<std::string>().find("needed per GPU, 80") != std::string::npos;
+  }
   EXPECT_TRUE(warned) << out.at("warnings").dump();
+  EXPECT_FALSE(gpu) << out.at("warnings").dump();  // the GPUs' share fits
+  EXPECT_FALSE(out.at("training").at("fits").get<bool>());  // the run cannot start
 }
 
 // The host figures are schema inputs: a sweep of the host memory bandwidth

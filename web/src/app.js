@@ -167,8 +167,9 @@ export class App {
       if (best) {
         const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
         const tried = `the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}`;
+        const what = offloaded === 'parameters' ? 'the weights and optimizer offloaded to host memory (ZeRO-Infinity)' : 'the optimizer offloaded to host memory (ZeRO-Offload)';
         const note = offloaded
-          ? `No plan fits in GPU memory alone; with the optimizer offloaded to host memory (ZeRO-Offload), ${tried}: ${planText(best)}. Back returns to the previous one.`
+          ? `No plan fits in GPU memory alone; with ${what}, ${tried}: ${planText(best)}. Back returns to the previous one.`
           : `Plan found by the search (${tried}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
         return;
@@ -177,7 +178,7 @@ export class App {
       box.gpus = Number.isFinite(node) && gpus < node ? node : gpus * 2;
       next = `Find a plan that fits on ${count(box.gpus)}`;
       const closest = closestPlan ? ` ${closestText(closestPlan)}` : '';
-      const also = offloadTried ? ', also with the optimizer offloaded to host memory' : '';
+      const also = { optimizer: ', also with the optimizer offloaded to host memory', parameters: ', also with the optimizer and then the weights offloaded to host memory' }[offloadTried] || '';
       status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${closest} More GPUs, a smaller batch or a shorter sequence would help.`;
     } catch (err) {
       if (err && err.cancelled) return;

@@ -78,7 +78,7 @@ enum class FrozenWeights { bf16, nf4 };
 // Where the optimizer runs: on the GPUs, or (ZeRO-Offload, Ren et al. 2021)
 // on the host CPUs, which hold the fp32 gradients, master weights and
 // optimizer states; the GPUs keep the 16-bit weights and gradients.
-enum class Offload { none, optimizer };
+enum class Offload { none, optimizer, parameters };
 
 // A number format as an input names it: a precision, and for the narrow
 // formats whether it is OCP MX block-scaled (mxfp8, mxfp4) rather than

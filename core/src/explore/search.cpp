@@ -243,6 +243,7 @@ void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& 
                       n.near_miss(c, {r.memory.total / capacity});
                       continue;
                     }
+                    if (host_short(r.memory)) continue;  // offloads more than the host holds
                     ++n.feasible;
                     col.offer(c);
                   }

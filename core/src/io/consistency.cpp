@@ -52,8 +52,11 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
     return I{"training.frozen_weights", "nf4 needs training.lora_rank > 0: without adapters every weight trains"};
   if (t.frozen_weights == FrozenWeights::nf4 && t.precision != Precision::bf16 && t.precision != Precision::fp16)
     return I{"training.frozen_weights", "nf4 weights are dequantised to 16-bit math: precision must be bf16 or fp16"};
-  if (t.offload == Offload::optimizer && !s.system.host.present())
+  if (t.offload != Offload::none && !s.system.host.present())
     return I{"training.offload", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)"};
+  if (t.offload == Offload::parameters && s.par.zero < 3)
+    return I{"training.offload", "parameters needs parallelism.zero 3: the weights are fetched from the host unit by unit, as "
+                                 "ZeRO-3 gathers them"};
   return std::nullopt;
 }
 

@@ -100,7 +100,7 @@ const EnumTable<FrozenWeights>& frozen_weight_names() {
 }
 
 const EnumTable<Offload>& offload_names() {
-  static const EnumTable<Offload> t{{Offload::none, "none"}, {Offload::optimizer, "optimizer"}};
+  static const EnumTable<Offload> t{{Offload::none, "none"}, {Offload::optimizer, "optimizer"}, {Offload::parameters, "parameters"}};
   return t;
 }
 

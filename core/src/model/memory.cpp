@@ -135,7 +135,7 @@ namespace {
 // peak, the root's gradient (reduce-scattered last) and the computing
 // layer's are whole until reduced, in the weights' precision as autograd
 // writes them. Units are layers, as in fsdp.cpp; a part sharded over one
-// rank is not gathered.
+// rank is not gathered, unless its weights are fetched from the host.
 struct GatheredBuffers {
   double weights = 0, gradients = 0;
 };
@@ -146,15 +146,22 @@ GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int laye
   GatheredBuffers b;
   if (p.zero < 3 || layers <= 0) return b;
   const ParamBytes pb = param_bytes(t);
-  const double dense = dp_shards > 1 ? 1.0 : 0.0, expert = expert_shards > 1 ? 1.0 : 0.0;
-  const double root = dense * sp.unquantised;
-  const double unit = (dense * std::max(0.0, sp.dense - sp.unquantised) + expert * sp.expert) / layers;
+  // The root and one layer of the parts that are gathered (or fetched).
+  auto parts = [&](bool dense, bool expert) {
+    const double root = dense ? sp.unquantised : 0.0;
+    const double layer = ((dense ? std::max(0.0, sp.dense - sp.unquantised) : 0.0) + (expert ? sp.expert : 0.0)) / layers;
+    return std::pair{root, layer};
+  };
+  const bool fetched = t.offload == Offload::parameters;
+  const auto [root, unit] = parts(dp_shards > 1 || fetched, expert_shards > 1 || fetched);
   const double gb = p.gather_bytes > 0 ? p.gather_bytes : pb.weight;
   // LoRA: the frozen layers travel in their stored format, the root 16-bit;
   // only the adapters have gradients (left out: rank-r, a fraction of a percent).
   const double unit_bytes = t.lora() ? frozen_weight_bytes(t) : gb;
   b.weights = root * (t.lora() ? pb.weight : gb) + 2 * unit * unit_bytes;
-  if (!t.lora()) b.gradients = (root + unit) * pb.weight;
+  // Gradients are whole where they are reduce-scattered or copied to the host.
+  const auto [reduced_root, reduced_unit] = parts(dp_shards > 1 || fetched, expert_shards > 1 || fetched);
+  if (!t.lora()) b.gradients = (reduced_root + reduced_unit) * pb.weight;
   return b;
 }
 
@@ -206,10 +213,18 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   // the optimizer states (fp32 master weights, Adam's m and v) live in host
   // memory, both partitioned as the optimizer states are (each rank copies
   // its reduced shard); the GPU keeps a 16-bit gradient in their place.
-  if (t.offload == Offload::optimizer) {
+  if (t.offload != Offload::none) {
     r.offloaded = r.optimizer * (pb.grad + pb.optim) / pb.optim;
     r.gradients *= pb.weight / pb.grad;
     r.optimizer = 0;
+  }
+  // Parameter offload (ZeRO-Infinity, Rajbhandari et al. 2021, SC '21, §5;
+  // PyTorch FSDP CPUOffload(offload_params)): the rank's weight shard lives
+  // in host memory too, and each micro-batch's gradient shard goes there as
+  // it is reduced; the GPU holds only the units in flight.
+  if (t.offload == Offload::parameters) {
+    r.offloaded += r.weights;
+    r.weights = r.gradients = 0;
   }
   const GatheredBuffers gathered = zero3_buffers(s, sp, max_layers, dp_shards, expert_shards);
   r.weights += gathered.weights;

@@ -24,6 +24,8 @@ struct TrainingMemory {
   double expert_adapter_params_on_gpu = 0;  // of which beside routed experts
 };
 TrainingMemory training_memory(const Scenario& s);
+// Offloaded state beyond the host memory per GPU (system.host).
+inline bool host_short(const TrainingMemory& m) { return m.host_capacity > 0 && m.offloaded > m.host_capacity; }
 
 // The parts of training_memory, for callers that cache them (search).
 struct ParamBytes {

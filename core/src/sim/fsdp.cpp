@@ -27,12 +27,13 @@ namespace {
 // bounded by one unit's compute. Backward: unit i-1's gather and unit i+1's
 // reduce-scatter run beside unit i's backward; the last reduce-scatters
 // (the first layer's and the root's) have nothing left to hide behind.
+// With parameter offload a unit's fetch from the host precedes its gather.
 double zero3_microbatch(const DpParts& d, const DpCompute& c, double share) {
   const double L = std::max(1.0, c.layers);
-  const double fwd = d.root_gather + d.unit_gather +
-                     (L - 1) * (overlapped_unit(c.fwd, d.unit_gather, share) - c.fwd);
-  const double first_bwd = overlapped_unit(c.edge_bwd, d.unit_gather, share) - c.edge_bwd;
-  const double bwd = first_bwd + (L - 1) * (overlapped_unit(c.bwd, d.unit_gather + d.unit_reduce, share) - c.bwd) +
+  const double gather = d.unit_fetch + d.unit_gather;
+  const double fwd = d.root_fetch + d.root_gather + gather + (L - 1) * (overlapped_unit(c.fwd, gather, share) - c.fwd);
+  const double first_bwd = overlapped_unit(c.edge_bwd, gather, share) - c.edge_bwd;
+  const double bwd = first_bwd + (L - 1) * (overlapped_unit(c.bwd, gather + d.unit_reduce, share) - c.bwd) +
                      d.unit_reduce + d.root_reduce;
   return fwd + bwd;
 }
@@ -43,8 +44,9 @@ double exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c) 
   const Parallelism& par = s.par;
   const bool overlap = s.train.overlap.dp;
   const double share = s.system.device.efficiency.comm_sm_share;
-  if (par.zero >= 3 && d.unit_gather + d.root_gather > 0) {
-    const double serial = 2 * (d.root_gather + c.layers * d.unit_gather) + d.root_reduce + c.layers * d.unit_reduce;
+  if (par.zero >= 3 && d.unit_gather + d.root_gather + d.unit_fetch + d.root_fetch > 0) {
+    const double serial = 2 * (d.root_fetch + d.root_gather + c.layers * (d.unit_fetch + d.unit_gather)) +
+                          d.root_reduce + c.layers * d.unit_reduce;
     return c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial);
   }
   if (!overlap) return d.reduce + d.gather;
@@ -115,8 +117,17 @@ void fsdp_units(const Scenario& s, const ShardedGroup& dense, const ShardedGroup
                   coll(s, Collective::all_gather, experts.shard, expert_layer * fb + expert_adapter_layer * gb);
   d.unit_reduce = lora ? gradient_reduction(s, dense, adapter_layer) + gradient_reduction(s, experts, expert_adapter_layer)
                        : gradient_reduction(s, dense, dense_layer) + gradient_reduction(s, experts, expert_layer);
-  d.root_gather = coll(s, Collective::all_gather, dense.shard, root * (lora ? param_bytes(s.train).weight : gb));
+  const double root_bytes = root * (lora ? param_bytes(s.train).weight : gb);
+  d.root_gather = coll(s, Collective::all_gather, dense.shard, root_bytes);
   d.root_reduce = lora ? 0.0 : gradient_reduction(s, dense, root);
+  // Parameter offload (ZeRO-Infinity, Rajbhandari et al. 2021 §5-6): before
+  // each gather a rank copies its shard of the unit from host memory.
+  if (s.train.offload == Offload::parameters) {
+    const double link = s.system.host.link_Bps, ds = static_cast<double>(dense.shard.size);
+    d.unit_fetch = ((dense_layer * fb + adapter_layer * gb) / ds +
+                    (expert_layer * fb + expert_adapter_layer * gb) / static_cast<double>(experts.shard.size)) / link;
+    d.root_fetch = root_bytes / ds / link;
+  }
 }
 
 // Gradient reduction and (ZeRO >= 1) weight gather of `params` weights
@@ -141,7 +152,8 @@ void add_replica_collectives(const Scenario& s, const ShardedGroup& g, double pa
 // ZeRO-Offload (Ren et al. 2021, USENIX ATC, §4.1-4.2): each rank copies its
 // 16-bit gradient shard of `local` parameters to host memory, the CPUs run
 // the optimizer on it (CPU-Adam: fp32 master weights and states) and the
-// updated 16-bit weights come back. Each GPU's share of the node's CPU
+// updated 16-bit weights come back (with parameter offload they stay on the
+// host, fetched unit by unit in the next iteration). Each GPU's share of the node's CPU
 // memory (system.host, per GPU) streams the step, as Adam on a GPU does:
 // bytes per parameter in host memory: the fp32 gradient written as it
 // arrives and read (8), master, m, v read and written (24), the 16-bit
@@ -150,7 +162,8 @@ void add_offload(const Scenario& s, double local, DpParts& d) {
   const Host& h = s.system.host;
   const double weight = param_bytes(s.train).weight;
   const double host_rate = h.memory_Bps * h.memory_efficiency;
-  d.to_host = d.to_device = local * weight / h.link_Bps;  // the 16-bit gradients out, the 16-bit weights back
+  d.to_host = local * weight / h.link_Bps;  // the 16-bit gradients out (and the 16-bit weights back)
+  d.to_device = s.train.offload == Offload::parameters ? 0.0 : d.to_host;
   d.host_step = local * (s.train.optimizer == Optimizer::adam ? 34 : 26) / host_rate;
 }
 
@@ -179,7 +192,7 @@ DpParts dp_parts(const Scenario& s, double params, double expert_params, double 
   const double local = par.zero >= 1 ? (params - expert) / static_cast<double>(dense.shard.size) +
                                            expert / static_cast<double>(experts.shard.size)
                                      : params;
-  if (s.train.offload == Offload::optimizer) {
+  if (s.train.offload != Offload::none) {
     add_offload(s, local, d);
     return d;
   }

@@ -298,9 +298,12 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // With offload, ZeRO-Offload's schedule (Ren et al. 2021 §4.2): the
   // gradient copies run beside the last backward pass, bucket by bucket; the
   // weights stream back chunk by chunk while the CPUs update the next chunk.
+  // With the weights offloaded too, every micro-batch's backward sends its
+  // gradient shard (ZeRO-Infinity keeps no gradients on the GPU).
   const DpParts& d = *parts.dp;
-  bd.optimizer = s.train.offload == Offload::optimizer
-                     ? std::max(0.0, d.to_host - dc.last_bwd) + std::max(d.host_step, d.to_device)
+  const double copies = s.train.offload == Offload::parameters ? mb : 1;
+  bd.optimizer = s.train.offload != Offload::none
+                     ? copies * std::max(0.0, d.to_host - dc.last_bwd) + std::max(d.host_step, d.to_device)
                      : d.optimizer.time_s;
   it.t_fwd_s = F + TP_f + CP_f;
   it.t_bwd_s = per_mb - it.t_fwd_s;
@@ -386,13 +389,16 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   if (d.gather > 0)
     single("dp.param_all_gather", par.zero >= 3 ? "fwd" : "optimizer", OpKind::comm, network(d.gather), "dp",
            par.zero >= 3 ? 2 * mb : 1);
-  if (s.train.offload == Offload::optimizer) {
-    single("optimizer.grad_to_host", "bwd", OpKind::comm, network(d.to_host), "host", 1);
+  if (d.unit_fetch > 0)  // every unit's shard, and the root's, in the forward and the backward
+    single("dp.param_fetch_from_host", "fwd", OpKind::comm, network(layers * d.unit_fetch + d.root_fetch), "host", 2 * mb);
+  if (s.train.offload != Offload::none) {
+    single("optimizer.grad_to_host", "bwd", OpKind::comm, network(d.to_host), "host",
+           s.train.offload == Offload::parameters ? mb : 1);
     OpCost step;
     step.time_s = d.host_step;
     step.bound = kBoundHost;
     single("optimizer.host_step", "optimizer", OpKind::elementwise, step, "", 1);
-    single("optimizer.weights_to_device", "optimizer", OpKind::comm, network(d.to_device), "host", 1);
+    if (d.to_device > 0) single("optimizer.weights_to_device", "optimizer", OpKind::comm, network(d.to_device), "host", 1);
   } else {
     single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
   }
@@ -470,7 +476,8 @@ TrainingResult evaluate_training(const Scenario& s) {
   r.mfu = r.model_flops / (r.iteration_time_s * gpus * peak);
   r.hfu = r.hardware_flops / (r.iteration_time_s * gpus * peak);
   if (t.tokens > 0) r.time_to_train_s = t.tokens / r.tokens_per_s;
-  r.fits = r.memory.total <= r.memory.capacity;
+  // What is offloaded must fit in the host's memory too.
+  r.fits = r.memory.total <= r.memory.capacity && !host_short(r.memory);
 
   r.pipeline.stages = par.pp;
   r.pipeline.virtual_stages = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;

@@ -53,6 +53,9 @@ struct DpParts {
   // Optimizer offload: the gradient shard's copy to the host, the CPUs'
   // optimizer step, and the updated weights' copy back (seconds).
   double to_host = 0, host_step = 0, to_device = 0;
+  // Parameter offload: each rank's shard of a unit (of the root) copied from
+  // the host before its all-gather, in the forward and again in the backward.
+  double unit_fetch = 0, root_fetch = 0;
 };
 // `params_on_gpu` of which `expert_params` are routed-expert weights: dense
 // weights are replicated over dp x cp, expert weights over the expert-dp ranks

@@ -75,6 +75,8 @@ function memoryVerdict(mem, fits) {
   const cap = mem.capacity;
   const use = Number.isFinite(cap) && cap > 0 ? ` (${fmt.percent(mem.total / cap)})` : '';
   const ok = fits ?? (Number.isFinite(cap) ? mem.total <= cap : undefined);
+  if (ok === false && mem.offloaded > mem.host_capacity && mem.total <= cap)
+    return { ok, text: `Does not fit in host memory: ${fmt.bytes(mem.offloaded)} offloaded per GPU, ${fmt.bytes(mem.host_capacity)} available.` };
   if (ok === false) return { ok, text: `Does not fit: needs ${fmt.bytes(mem.total)} per GPU, ${fmt.bytes(cap)} available${use}.` };
   return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per GPU${use}.` };
 }

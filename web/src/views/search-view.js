@@ -55,6 +55,7 @@ export function planText(entry) {
   if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
   if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
   if (entry.training?.offload === 'optimizer') parts.push('optimizer offloaded');
+  if (entry.training?.offload === 'parameters') parts.push('weights and optimizer offloaded');
   if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
   if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
   return parts.join(' · ');
@@ -257,10 +258,12 @@ export class SearchView {
   // The best plan that fits the scenario on `gpus` GPUs, its parallelism,
   // micro-batch and recompute left free; inference keeps its batch unless no
   // plan fits with it, training tries the optimizer offloaded to host memory
-  // (where the system gives its host side) when nothing fits without.
+  // (where the system gives its host side) when nothing fits without, then
+  // the weights too (ZeRO-3 plans).
   // Resolves {best (null: none fits), evaluated, closest (when none fits: the
-  // plan that misses by the least, or null), offloaded (the plan offloads),
-  // offloadTried (offloaded plans were searched too)}.
+  // plan that misses by the least, or null), offloaded (what the plan
+  // offloads: 'optimizer', 'parameters' or false), offloadTried (the last
+  // offload searched too, or false)}.
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -285,13 +288,17 @@ export class SearchView {
       }
       let offloaded = false;
       let offloadTried = false;
-      if (!s.best?.length && free.mode === 'training' && sec.offload !== 'optimizer') {
-        const withOffload = await search({ ...free, training: { ...sec, offload: 'optimizer' } }).catch(() => null);
-        offloadTried = Boolean(withOffload);  // null: the system has no host figures
-        if (withOffload) evaluated += withOffload.evaluated;
-        if (withOffload?.best?.length) {
+      const ladder = ['optimizer', 'parameters'];
+      const next = free.mode === 'training' ? ladder.slice(ladder.indexOf(sec.offload) + 1) : [];
+      for (const offload of next) {
+        if (s.best?.length) break;
+        const withOffload = await search({ ...free, training: { ...sec, offload } }).catch(() => null);
+        if (!withOffload) break;  // the system has no host figures
+        offloadTried = offload;
+        evaluated += withOffload.evaluated;
+        if (withOffload.best?.length) {
           s = withOffload;
-          offloaded = true;
+          offloaded = offload;
         }
       }
       // The fastest of the ten best plans that the calculator has no warning
