@@ -286,6 +286,22 @@ test('optimizer offload from the link: the memory card names the host memory, th
   await page.close();
 });
 
+test('weights offloaded too: the GPU keeps the units in flight, the op table fetches them; ZeRO 1 is refused at the field', async () => {
+  const base = 'v=1&m=llama3.1-70b&s=dgx-a100-80gb&tp=1&dp=8&gb=32&mb=1&sl=4096&rc=full&ofl=parameters';
+  const { page, errors } = await openPage(`${base}&z=3`);
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="memory"]').textContent(), /of 80\.0\s*GiB; 148\s*GiB in host memory \(of 256\s*GiB\)/);
+  const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
+  assert.ok(rows.some((t) => /dp\.param_fetch_from_host/.test(t)), 'the op table has the fetches');
+  assert.ok(!rows.some((t) => /weights_to_device/.test(t)), 'the updated weights stay on the host');
+  await page.close();
+  const z1 = await openPage(`${base}&z=1`);
+  await z1.page.locator('[data-key="training.offload"] .error').waitFor({ timeout: 30000 });
+  assert.match(await z1.page.locator('[data-key="training.offload"] .error').textContent(), /needs parallelism\.zero 3/);
+  assert.deepEqual([...errors, ...z1.errors], []);
+  await z1.page.close();
+});
+
 test('offload on a system without a host side: the error names it, and three host figures from the form make it run', async () => {
   const base = 'v=1&m=llama3.1-8b&s=amd-mi300x&tp=1&dp=8&z=3&gb=64&ofl=optimizer';
   const bare = await openPage(base);

@@ -11,7 +11,7 @@ const std::vector<Regime>& regimes() {
       {"sharded_data_parallel_training", "fully sharded data parallel training (ZeRO-3 / FSDP) without tensor or pipeline parallelism"},
       {"moe_training", "mixture-of-experts training"},
       {"lora_training", "LoRA / QLoRA fine-tuning (frozen weights, trained adapters)"},
-      {"offloaded_training", "training with the optimizer (and weights) offloaded to host memory (ZeRO-Offload, ZeRO-Infinity)"},
+      {"offloaded_training", "training with the optimizer, or the weights too, offloaded to host memory (ZeRO-Offload, ZeRO-Infinity)"},
       {"dense_inference", "dense-model serving"},
       {"weight_only_inference", "serving with int8/int4 weight-only quantisation"},
       {"moe_inference", "mixture-of-experts serving"},

@@ -292,7 +292,9 @@ export class SearchView {
       const next = free.mode === 'training' ? ladder.slice(ladder.indexOf(sec.offload) + 1) : [];
       for (const offload of next) {
         if (s.best?.length) break;
-        const withOffload = await search({ ...free, training: { ...sec, offload } }).catch(() => null);
+        // Fetching the weights unit by unit is ZeRO-3's: the search keeps zero fixed at 3.
+        const parallelism = offload === 'parameters' ? { zero: 3 } : free.parallelism;
+        const withOffload = await search({ ...free, parallelism, training: { ...sec, offload } }).catch(() => null);
         if (!withOffload) break;  // the system has no host figures
         offloadTried = offload;
         evaluated += withOffload.evaluated;
