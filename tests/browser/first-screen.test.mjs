@@ -94,8 +94,22 @@ test('when nothing fits in GPU memory, the button offloads the optimizer to host
   assert.deepEqual(errors, []);
 });
 
-test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
+test('Llama 3.1 70B on one H100: the button offloads the weights too (ZeRO-Infinity), the host being the whole node\'s', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-70b');
+  await waitEvaluated(page);
+  await page.locator('#fit-plan').click();
+  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .plan-note').textContent(), /^No plan fits in GPU memory alone; with the weights and optimizer offloaded to host memory \(ZeRO-Infinity\), the best of [\d,]+ tried on 1 GPU[^:]*: .*ZeRO 3 · .*weights and optimizer offloaded\./);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  assert.match(await page.locator('#results .card[data-key="memory"]').textContent(), /in host memory \(of 2\.00\s*TiB\)/);
+  assert.match(page.url(), /ofl=parameters/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
+  const { page, errors } = await openPage('v=1&m=mistral-large-2');
   await waitEvaluated(page);
   await page.locator('#fit-plan').click();
   await page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });

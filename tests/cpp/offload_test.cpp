@@ -144,6 +144,30 @@ TEST(Offload, ParametersOnOneGpuFetchUnitByUnit) {
   EXPECT_EQ(bad.at("error").at("path"), "training.offload");
 }
 
+// A run on fewer GPUs than share a host divides the host among those it
+// runs on: one H100 of a DGX gets all eight shares (2 TiB, 8 x 76.8 GB/s),
+// one GB200 the Grace of its superchip (two shares: host.gpus 2).
+TEST(Offload, ARunOnFewerGpusThanShareTheHostGetsTheirShares) {
+  json one = seventy_b("optimizer", "dgx-h100");
+  one["model"] = "llama3.1-8b";
+  one["parallelism"]["dp"] = 1;
+  one["training"]["global_batch"] = 4;
+  const json out = eval_ok(one);
+  EXPECT_NEAR(out.at("training").at("memory_bytes").at("host_capacity").get<double>(), 8 * 256.0 * 1073741824, 1);
+  const double local = training_memory(parse_scenario(one)).params_on_gpu;
+  EXPECT_NEAR(find_op(out, "optimizer.host_step", "optimizer").at("time_s").get<double>(),
+              local * 34 / (8 * 76.8e9 * 0.75), 1e-6);
+  one["system"] = "gb200-nvl72";
+  EXPECT_NEAR(eval_ok(one).at("training").at("memory_bytes").at("host_capacity").get<double>(), 2 * 220.0 * 1073741824, 1);
+  one["parallelism"]["dp"] = 8;  // more GPUs than share a Grace: each its own share
+  one["training"]["global_batch"] = 32;
+  EXPECT_NEAR(eval_ok(one).at("training").at("memory_bytes").at("host_capacity").get<double>(), 220.0 * 1073741824, 1);
+  const json bad = eval(seventy_b("optimizer", {{"preset", "dgx-h100"},
+                                                {"host", {{"link_GBps", 51}, {"memory_GBps", 76.8}, {"memory_GiB", 256}, {"gpus", 9}}}}));
+  ASSERT_TRUE(bad.contains("error")) << bad.dump();
+  EXPECT_EQ(bad.at("error").at("path"), "system.host.gpus");
+}
+
 TEST(Offload, NeedsTheSystemsHostFigures) {
   const json out = eval(seventy_b("optimizer", "amd-mi300x"));
   ASSERT_TRUE(out.contains("error")) << out.dump();

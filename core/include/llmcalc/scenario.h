@@ -254,6 +254,7 @@ struct Host {
   double memory_Bps = 0;        // CPU memory bandwidth
   double memory_efficiency = 0; // achievable share of it
   double capacity_bytes = 0;    // CPU memory
+  int gpus = 0;                 // GPUs sharing the host's CPUs and memory (the figures above are each one's share)
   bool present() const { return link_Bps > 0 && memory_Bps > 0 && memory_efficiency > 0 && capacity_bytes > 0; }
 };
 

@@ -381,9 +381,10 @@ namespace {
 // side of a node per GPU (optional; needed for optimizer offload). The
 // streaming share defaults to 0.75, the presets' stated assumption (no host
 // STREAM measurement is in docs/sources.md [HF2.5]).
-Host parse_host(StrictObject& sys) {
+Host parse_host(StrictObject& sys, int gpus_per_node) {
   StrictObject o(sys.raw("host"), sys.child_path("host"));
   Host h;
+  h.gpus = static_cast<int>(o.integer("gpus", gpus_per_node, 1, gpus_per_node));
   h.link_Bps = o.required_number("link_GBps", 0.1, 1e5) * 1e9;
   h.memory_Bps = o.required_number("memory_GBps", 1, 1e6) * 1e9;
   h.memory_efficiency = o.number("memory_efficiency", 0.75, 0.01, 1);
@@ -402,7 +403,7 @@ System parse_system(const nlohmann::json& value, const std::string& path) {
   s.gpus_per_node = static_cast<int>(o.integer("gpus_per_node", 8, 1, 1 << 20));
   s.device = parse_device(o);
   s.network = parse_network(o);
-  if (o.has("host")) s.host = parse_host(o);
+  if (o.has("host")) s.host = parse_host(o, s.gpus_per_node);
   o.finish();
   return s;
 }

@@ -300,8 +300,13 @@ TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, l
     if (last.total > result.total) result = last;
   }
   result.capacity = s.system.device.dram().capacity_bytes;
-  if (s.train.offload != Offload::none) result.host_capacity = s.system.host.capacity_bytes;
+  if (s.train.offload != Offload::none) result.host_capacity = s.system.host.capacity_bytes * host_share(s);
   return result;
+}
+
+double host_share(const Scenario& s) {
+  const double sharing = std::max(1, s.system.host.gpus > 0 ? s.system.host.gpus : s.system.gpus_per_node);
+  return sharing / std::clamp(static_cast<double>(s.par.gpus()), 1.0, sharing);
 }
 
 TrainingMemory training_memory(const Scenario& s) {

@@ -24,6 +24,10 @@ struct TrainingMemory {
   double expert_adapter_params_on_gpu = 0;  // of which beside routed experts
 };
 TrainingMemory training_memory(const Scenario& s);
+// How many times its per-GPU share of the host (system.host) each GPU of the
+// run gets: a run on fewer GPUs than share a host divides the host's CPUs and
+// memory among those it runs on.
+double host_share(const Scenario& s);
 // Offloaded state beyond the host memory per GPU (system.host).
 inline bool host_short(const TrainingMemory& m) { return m.host_capacity > 0 && m.offloaded > m.host_capacity; }
 

@@ -153,15 +153,16 @@ void add_replica_collectives(const Scenario& s, const ShardedGroup& g, double pa
 // 16-bit gradient shard of `local` parameters to host memory, the CPUs run
 // the optimizer on it (CPU-Adam: fp32 master weights and states) and the
 // updated 16-bit weights come back (with parameter offload they stay on the
-// host, fetched unit by unit in the next iteration). Each GPU's share of the node's CPU
-// memory (system.host, per GPU) streams the step, as Adam on a GPU does:
+// host, fetched unit by unit in the next iteration). Each GPU's share of the
+// node's CPU memory (system.host, per GPU; a run on fewer GPUs than share the
+// host divides it among those) streams the step, as Adam on a GPU does:
 // bytes per parameter in host memory: the fp32 gradient written as it
 // arrives and read (8), master, m, v read and written (24), the 16-bit
 // weights written (2) = 34; SGD with momentum 26.
 void add_offload(const Scenario& s, double local, DpParts& d) {
   const Host& h = s.system.host;
   const double weight = param_bytes(s.train).weight;
-  const double host_rate = h.memory_Bps * h.memory_efficiency;
+  const double host_rate = h.memory_Bps * h.memory_efficiency * host_share(s);
   d.to_host = local * weight / h.link_Bps;  // the 16-bit gradients out (and the 16-bit weights back)
   d.to_device = s.train.offload == Offload::parameters ? 0.0 : d.to_host;
   d.host_step = local * (s.train.optimizer == Optimizer::adam ? 34 : 26) / host_rate;
