@@ -77,7 +77,9 @@ enum class LoraTargets { all, attention, all_experts };
 enum class FrozenWeights { bf16, nf4 };
 // Where the optimizer runs: on the GPUs, or (ZeRO-Offload, Ren et al. 2021)
 // on the host CPUs, which hold the fp32 gradients, master weights and
-// optimizer states; the GPUs keep the 16-bit weights and gradients.
+// optimizer states; the GPUs keep the 16-bit weights and gradients; with
+// `parameters` (ZeRO-Infinity, Rajbhandari et al. 2021) the host holds the
+// 16-bit weights too and the GPUs fetch them unit by unit.
 enum class Offload { none, optimizer, parameters };
 
 // A number format as an input names it: a precision, and for the narrow

@@ -147,21 +147,17 @@ GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int laye
   if (p.zero < 3 || layers <= 0) return b;
   const ParamBytes pb = param_bytes(t);
   // The root and one layer of the parts that are gathered (or fetched).
-  auto parts = [&](bool dense, bool expert) {
-    const double root = dense ? sp.unquantised : 0.0;
-    const double layer = ((dense ? std::max(0.0, sp.dense - sp.unquantised) : 0.0) + (expert ? sp.expert : 0.0)) / layers;
-    return std::pair{root, layer};
-  };
   const bool fetched = t.offload == Offload::parameters;
-  const auto [root, unit] = parts(dp_shards > 1 || fetched, expert_shards > 1 || fetched);
+  const bool dense = dp_shards > 1 || fetched, expert = expert_shards > 1 || fetched;
+  const double root = dense ? sp.unquantised : 0.0;
+  const double unit = ((dense ? std::max(0.0, sp.dense - sp.unquantised) : 0.0) + (expert ? sp.expert : 0.0)) / layers;
   const double gb = p.gather_bytes > 0 ? p.gather_bytes : pb.weight;
   // LoRA: the frozen layers travel in their stored format, the root 16-bit;
   // only the adapters have gradients (left out: rank-r, a fraction of a percent).
   const double unit_bytes = t.lora() ? frozen_weight_bytes(t) : gb;
   b.weights = root * (t.lora() ? pb.weight : gb) + 2 * unit * unit_bytes;
   // Gradients are whole where they are reduce-scattered or copied to the host.
-  const auto [reduced_root, reduced_unit] = parts(dp_shards > 1 || fetched, expert_shards > 1 || fetched);
-  if (!t.lora()) b.gradients = (reduced_root + reduced_unit) * pb.weight;
+  if (!t.lora()) b.gradients = (root + unit) * pb.weight;
   return b;
 }
 

@@ -54,7 +54,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back(std::string(s.train.offload == Offload::parameters ? "the offloaded weights and optimizer do"
                                                                      : "the offloaded optimizer does") +
                   " not fit in host memory: " + gib(t.memory.offloaded) + " needed per GPU, " +
-                  gib(t.memory.host_capacity) + " available (the node's CPU memory over its GPUs)");
+                  gib(t.memory.host_capacity) + " available (the host's CPU memory over the run's GPUs that share it)");
     if (p.pp > 1 && t.pipeline.microbatches < p.pp)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
