@@ -295,10 +295,14 @@ test('weights offloaded too: the GPU keeps the units in flight, the op table fet
   assert.ok(rows.some((t) => /dp\.param_fetch_from_host/.test(t)), 'the op table has the fetches');
   assert.ok(!rows.some((t) => /weights_to_device/.test(t)), 'the updated weights stay on the host');
   await page.close();
+  const short = await openPage('v=1&m=llama3.1-70b&s=dgx-a100-40gb&z=3&rc=full&ofl=parameters');
+  await waitEvaluated(short.page);
+  assert.match(await short.page.locator('.verdict').first().textContent(), /^Does not fit in host memory: 1\.16\s*TiB offloaded per GPU, 1\.00\s*TiB available\./);
+  await short.page.close();
   const z1 = await openPage(`${base}&z=1`);
   await z1.page.locator('[data-key="training.offload"] .error').waitFor({ timeout: 30000 });
   assert.match(await z1.page.locator('[data-key="training.offload"] .error').textContent(), /needs parallelism\.zero 3/);
-  assert.deepEqual([...errors, ...z1.errors], []);
+  assert.deepEqual([...errors, ...short.errors, ...z1.errors], []);
   await z1.page.close();
 });
 
