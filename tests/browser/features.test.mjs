@@ -306,6 +306,16 @@ test('weights offloaded too: the GPU keeps the units in flight, the op table fet
   await z1.page.close();
 });
 
+test('activation offload: the copies PCIe cannot hide show in the time breakdown, the activations in host memory', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b&tp=1&dp=8&z=1&gb=32&mb=1&sl=8192&rc=none&ofa=16');
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="memory"]').textContent(), /GiB in host memory/);
+  assert.match(await page.locator('[data-view="time"]').textContent(), /activation offload/);
+  assert.equal(await page.locator('[data-key="training.offload_activations"]').isVisible(), true, 'a set advanced field shows');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('offload on a system without a host side: the error names it, and three host figures from the form make it run', async () => {
   const base = 'v=1&m=llama3.1-8b&s=amd-mi300x&tp=1&dp=8&z=3&gb=64&ofl=optimizer';
   const bare = await openPage(base);

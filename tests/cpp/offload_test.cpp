@@ -168,6 +168,60 @@ TEST(Offload, ARunOnFewerGpusThanShareTheHostGetsTheirShares) {
   EXPECT_EQ(bad.at("error").at("path"), "system.host.gpus");
 }
 
+// Activation offload (Megatron-Core CPU offloading, cpu_offloading_num_layers):
+// the saved activations of N layers wait in host memory between forward and
+// backward; the copies hide behind a layer's compute unless the link is slow.
+json eight_b_activations(int layers, const json& system = "dgx-h100") {
+  return {{"mode", "training"},
+          {"model", "llama3.1-8b"},
+          {"system", system},
+          {"parallelism", {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero", 1}}},
+          {"training",
+           {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 8192}, {"recompute", "none"},
+            {"offload_activations", layers}}}};
+}
+
+TEST(Offload, ActivationsOfNLayersWaitInHostMemory) {
+  const json none = eval_ok(eight_b_activations(0)).at("training");
+  const json eight = eval_ok(eight_b_activations(8)).at("training");
+  const json sixteen = eval_ok(eight_b_activations(16)).at("training");
+  const auto mem = [](const json& t, const char* k) { return t.at("memory_bytes").at(k).get<double>(); };
+  EXPECT_FALSE(none.at("memory_bytes").contains("offloaded"));
+  // Twice the layers, twice the host bytes; the GPU holds that much less.
+  EXPECT_NEAR(mem(sixteen, "offloaded"), 2 * mem(eight, "offloaded"), 1);
+  EXPECT_NEAR(mem(eight, "activations") - mem(sixteen, "activations"), mem(sixteen, "offloaded") - mem(eight, "offloaded"), 1);
+  EXPECT_LT(mem(sixteen, "activations"), mem(none, "activations"));
+  EXPECT_EQ(mem(eight, "host_capacity"), 256.0 * 1073741824);
+  // A layer's activations (about 2 GB at 8,192 tokens) outlast its compute
+  // over PCIe (51 GB/s): the excess shows, more over a slower link; a link
+  // of 2 TB/s would hide them.
+  const auto exposed_at = [](double link_GBps) {
+    return eval_ok(eight_b_activations(16, host_system(link_GBps, 40))).at("training").at("time_breakdown_s").at("offload").get<double>();
+  };
+  EXPECT_EQ(exposed_at(2000), 0.0);
+  const double pcie = sixteen.at("time_breakdown_s").at("offload").get<double>();
+  EXPECT_GT(pcie, 0.0);
+  const json slow = eval_ok(eight_b_activations(16, host_system(0.5, 40)));
+  const double exposed = slow.at("training").at("time_breakdown_s").at("offload").get<double>();
+  EXPECT_GT(exposed, pcie);
+  const json copy = find_op(slow, "offload.activations_to_host", "fwd");
+  ASSERT_TRUE(copy.is_object());
+  EXPECT_EQ(copy.at("count").get<double>(), 4.0 * 16);  // 4 micro-batches x 16 layers
+  EXPECT_LT(exposed, 2 * copy.at("count").get<double>() * copy.at("time_s").get<double>());
+}
+
+TEST(Offload, ActivationOffloadIsRefusedWhereItCannotRun) {
+  json pp = eight_b_activations(8);
+  pp["parallelism"]["pp"] = 2;
+  pp["parallelism"]["dp"] = 4;
+  json all = eight_b_activations(32);
+  for (const json& j : {pp, all, eight_b_activations(8, "amd-mi300x")}) {
+    const json out = eval(j);
+    ASSERT_TRUE(out.contains("error")) << j.dump();
+    EXPECT_EQ(out.at("error").at("path"), "training.offload_activations");
+  }
+}
+
 TEST(Offload, NeedsTheSystemsHostFigures) {
   const json out = eval(seventy_b("optimizer", "amd-mi300x"));
   ASSERT_TRUE(out.contains("error")) << out.dump();

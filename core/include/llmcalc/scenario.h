@@ -350,6 +350,7 @@ struct Training {
   LoraTargets lora_targets = LoraTargets::all;
   FrozenWeights frozen_weights = FrozenWeights::bf16;
   Offload offload = Offload::none;
+  int offload_activations = 0;  // layers whose saved activations wait in host memory (Megatron-Core CPU offloading)
   bool lora() const { return lora_rank > 0; }
 };
 

@@ -432,6 +432,7 @@ json training_to_json(const Training& t) {
             {"overlap", {{"dp", t.overlap.dp}, {"tp", t.overlap.tp}, {"pp", t.overlap.pp}}}};
   if (t.tokens > 0) j["tokens"] = t.tokens;
   if (t.offload != Offload::none) j["offload"] = name_of(offload_names(), t.offload);
+  if (t.offload_activations > 0) j["offload_activations"] = t.offload_activations;
   return j;
 }
 

@@ -11,7 +11,7 @@ const std::vector<Regime>& regimes() {
       {"sharded_data_parallel_training", "fully sharded data parallel training (ZeRO-3 / FSDP) without tensor or pipeline parallelism"},
       {"moe_training", "mixture-of-experts training"},
       {"lora_training", "LoRA / QLoRA fine-tuning (frozen weights, trained adapters)"},
-      {"offloaded_training", "training with the optimizer, or the weights too, offloaded to host memory (ZeRO-Offload, ZeRO-Infinity)"},
+      {"offloaded_training", "training with the optimizer, the weights or activations offloaded to host memory (ZeRO-Offload, ZeRO-Infinity, Megatron-Core CPU offloading)"},
       {"dense_inference", "dense-model serving"},
       {"weight_only_inference", "serving with int8/int4 weight-only quantisation"},
       {"moe_inference", "mixture-of-experts serving"},
@@ -38,7 +38,7 @@ const Regime& regime_of(const Scenario& s) {
     return regime(w == Precision::int8 || w == Precision::int4 ? "weight_only_inference" : "dense_inference");
   }
   // The host's optimizer step and copies add a cost no other kind has.
-  if (s.train.offload != Offload::none) return regime("offloaded_training");
+  if (s.train.offload != Offload::none || s.train.offload_activations > 0) return regime("offloaded_training");
   // Fine-tuning drops the weight gradients and most of the data-parallel
   // traffic whatever the split: its own kind.
   if (s.train.lora()) return regime("lora_training");

@@ -54,6 +54,15 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
     return I{"training.frozen_weights", "nf4 weights are dequantised to 16-bit math: precision must be bf16 or fp16"};
   if (t.offload != Offload::none && !s.system.host.present())
     return I{"training.offload", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)"};
+  if (t.offload_activations > 0) {
+    if (!s.system.host.present())
+      return I{"training.offload_activations", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)"};
+    if (s.par.pp > 1)
+      return I{"training.offload_activations", "needs pp 1: Megatron-Core offloads activations without pipeline parallelism"};
+    if (t.offload_activations >= s.model.layers)
+      return I{"training.offload_activations", "must be less than the model's " + std::to_string(s.model.layers) +
+                                                   " layers: the last layer's backward needs its activations at once"};
+  }
   if (t.offload == Offload::parameters && s.par.zero < 3)
     return I{"training.offload", "parameters needs parallelism.zero 3: the weights are fetched from the host unit by unit, as "
                                  "ZeRO-3 gathers them"};

@@ -91,7 +91,7 @@ json training_json(const TrainingResult& t) {
             {"time_breakdown_s",
              {{"compute", b.compute}, {"recompute", b.recompute}, {"tp_comm", b.tp_comm}, {"cp_comm", b.cp_comm},
               {"ep_comm", b.ep_comm}, {"pp_comm", b.pp_comm}, {"pp_bubble", b.pp_bubble}, {"dp_comm", b.dp_comm},
-              {"optimizer", b.optimizer}, {"host", b.host}}},
+              {"optimizer", b.optimizer}, {"host", b.host}, {"offload", b.offload}}},
             {"tokens_per_s", t.tokens_per_s},
             {"tflops_per_gpu", t.tflops_per_gpu},
             {"mfu", t.mfu},
@@ -108,7 +108,7 @@ json training_json(const TrainingResult& t) {
               {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
               {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}, {"t_wgrad_s", t.pipeline.t_wgrad_s}}}};
   if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;
-  if (m.host_capacity > 0) {  // optimizer offload: host memory per GPU, beside (not in) the total
+  if (m.host_capacity > 0) {  // offload: host memory per GPU, beside (not in) the total
     j["memory_bytes"]["offloaded"] = m.offloaded;
     j["memory_bytes"]["host_capacity"] = m.host_capacity;
   }

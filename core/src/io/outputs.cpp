@@ -32,6 +32,7 @@ std::vector<OutputSpec> build() {
       {"training.time_breakdown_s.dp_comm", "data-parallel comm.", "s", T, [](R r) { return r.training.breakdown.dp_comm; }},
       {"training.time_breakdown_s.optimizer", "optimizer step", "s", T, [](R r) { return r.training.breakdown.optimizer; }},
       {"training.time_breakdown_s.host", "GPU idle on the host's launches", "s", T, [](R r) { return r.training.breakdown.host; }},
+      {"training.time_breakdown_s.offload", "activation offload copies", "s", T, [](R r) { return r.training.breakdown.offload; }},
       {"training.cost.per_million_tokens.usd", "cost per million tokens", "USD", T, [](R r) { return r.training.cost.per_million_tokens.usd; }},
       {"training.cost.per_million_tokens.kwh", "energy per million tokens", "kWh", T, [](R r) { return r.training.cost.per_million_tokens.kwh; }},
       {"training.cost.to_train.usd", "cost to train", "USD", T, [](R r) { return r.training.cost.to_train.usd; }},

@@ -295,6 +295,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.lora_targets = enum_field(o, "lora_targets", lora_target_names());
   t.frozen_weights = enum_field(o, "frozen_weights", frozen_weight_names());
   t.offload = enum_field(o, "offload", offload_names());
+  t.offload_activations = int32_field(o, "offload_activations");
   o.finish();
   return t;
 }

@@ -153,6 +153,7 @@ void training_fields(Fields& f) {
   add({"training.lora_rank", "lr", "int", "", 0, 0, 65536, {}, "LoRA fine-tuning (Hu et al. 2021): rank of the adapters trained beside frozen weights; frozen weights take no weight gradient, gradient buffer or optimizer state. 0 = every weight trains.", "training", kTrain});
   add({"training.lora_targets", "lt", "enum", "", "all", 0, 0, names_of(lora_target_names()), "Linear layers with LoRA adapters: all = attention, MLP and shared-expert projections (QLoRA; routed experts stay frozen without adapters), all_experts = those and every routed expert's (PEFT all-linear on per-expert modules), attention = the attention projections.", "training", kTrain});
   add({"training.offload", "ofl", "enum", "", "none", 0, 0, names_of(offload_names()), "optimizer = ZeRO-Offload: the fp32 gradients, master weights and optimizer states live in host memory and the CPUs run the optimizer step; the GPUs keep the 16-bit weights and gradients. With ZeRO 1 or more each rank offloads its shard (ZeRO-Offload), else the whole optimizer. parameters = ZeRO-Infinity / FSDP CPUOffload (ZeRO 3): the 16-bit weights too, fetched from the host unit by unit; the GPU holds only the units in flight. Needs a system with host figures (system.host).", "training", kTrain});
+  add({"training.offload_activations", "ofa", "int", "layers", 0, 0, 100000, {}, "Activation offload (Megatron-Core / NeMo CPU offloading, cpu_offloading_num_layers): layers whose saved activations wait in host memory between their forward and backward, copied over the host link beside the next layer's compute. 0 = none; needs pp 1 and system.host.", "training", kTrain});
   add({"training.frozen_weights", "fw", "enum", "", "16bit", 0, 0, names_of(frozen_weight_names()), "Storage of the frozen linear weights with LoRA: 16bit, or nf4 = QLoRA's 4-bit NormalFloat with double quantisation (4.127 bits per weight), dequantised to 16-bit before each GEMM; embeddings, norms and the LM head stay 16-bit.", "training", kTrain});
   add({"training.tokens", "tk", "number", "tokens", nullptr, 0, 1e16, {}, "Total training tokens (gives time to train).", "training", kTrain});
 }
@@ -241,7 +242,7 @@ void request_fields(Fields& f) {
 void mark_advanced(Fields& fields) {
   static const char* const kAdvanced[] = {
       "parallelism.etp", "parallelism.zero_shard", "parallelism.gather_precision", "parallelism.reduce_precision",
-      "training.recompute_layers", "training.recompute_method", "training.recompute_to_fit",
+      "training.recompute_layers", "training.recompute_method", "training.recompute_to_fit", "training.offload_activations",
       "training.attention_kernel", "training.host_overhead_us", "training.overlap.dp", "training.overlap.tp",
       "training.overlap.pp", "training.overlap.ep", "training.moe_balance", "training.moe_dispatch_precision",
       "training.moe_dispatcher", "training.moe_capacity_factor", "training.fp8_recipe", "training.lora_targets",

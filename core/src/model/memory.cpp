@@ -243,6 +243,15 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   } else {
     r.activations = per_layer * inflight;
   }
+  // Activation offload (Megatron-Core CPU offloading, cpu_offloading_num_layers;
+  // pp 1): the saved activations of that many layers wait in host memory
+  // between their forward and backward, but for one layer's being copied.
+  if (t.offload_activations > 0) {
+    const double share = std::min(1.0, t.offload_activations / static_cast<double>(max_layers));
+    const double moved = share * per_layer * inflight;
+    r.offloaded += moved;
+    r.activations -= moved - per_layer;
+  }
   // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
   if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
   // MTP modules on the last stage (Megatron-Core): their block and second logits.
@@ -296,7 +305,8 @@ TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, l
     if (last.total > result.total) result = last;
   }
   result.capacity = s.system.device.dram().capacity_bytes;
-  if (s.train.offload != Offload::none) result.host_capacity = s.system.host.capacity_bytes * host_share(s);
+  if (s.train.offload != Offload::none || s.train.offload_activations > 0)
+    result.host_capacity = s.system.host.capacity_bytes * host_share(s);
   return result;
 }
 

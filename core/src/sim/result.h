@@ -14,8 +14,9 @@ struct TimeBreakdown {
   double compute = 0, recompute = 0, tp_comm = 0, cp_comm = 0, ep_comm = 0;
   double pp_comm = 0, pp_bubble = 0, dp_comm = 0, optimizer = 0;
   double host = 0;  // GPU idle while the host launches kernels (a CPU-bound step)
+  double offload = 0;  // activation copies to and from host memory that outlast a layer's compute
   double total() const {
-    return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + pp_bubble + dp_comm + optimizer + host;
+    return compute + recompute + tp_comm + cp_comm + ep_comm + pp_comm + pp_bubble + dp_comm + optimizer + host + offload;
   }
 };
 

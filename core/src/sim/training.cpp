@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fsdp.h"
+#include "offload.h"
 #include "lora.h"
 #include "recompute.h"
 #include "training_formats.h"
@@ -295,16 +296,9 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   dc.layers = layers;
   dc.microbatches = mb;
   bd.dp_comm = exposed_dp_time(s, *parts.dp, dc);
-  // With offload, ZeRO-Offload's schedule (Ren et al. 2021 §4.2): the
-  // gradient copies run beside the last backward pass, bucket by bucket; the
-  // weights stream back chunk by chunk while the CPUs update the next chunk.
-  // With the weights offloaded too, every micro-batch's backward sends its
-  // gradient shard (ZeRO-Infinity keeps no gradients on the GPU).
+  bd.offload = activation_offload_time(s, dc.fwd, dc.bwd, mb);
   const DpParts& d = *parts.dp;
-  const double copies = s.train.offload == Offload::parameters ? mb : 1;
-  bd.optimizer = s.train.offload != Offload::none
-                     ? copies * std::max(0.0, d.to_host - dc.last_bwd) + std::max(d.host_step, d.to_device)
-                     : d.optimizer.time_s;
+  bd.optimizer = s.train.offload != Offload::none ? offloaded_optimizer_time(s, d, dc.last_bwd, mb) : d.optimizer.time_s;
   it.t_fwd_s = F + TP_f + CP_f;
   it.t_bwd_s = per_mb - it.t_fwd_s;
   it.t_wgrad_s = std::min(W, it.t_bwd_s);
@@ -389,19 +383,12 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   if (d.gather > 0)
     single("dp.param_all_gather", par.zero >= 3 ? "fwd" : "optimizer", OpKind::comm, network(d.gather), "dp",
            par.zero >= 3 ? 2 * mb : 1);
-  if (d.unit_fetch > 0)  // every unit's shard, and the root's, in the forward and the backward
-    single("dp.param_fetch_from_host", "fwd", OpKind::comm, network(layers * d.unit_fetch + d.root_fetch), "host", 2 * mb);
-  if (s.train.offload != Offload::none) {
-    single("optimizer.grad_to_host", "bwd", OpKind::comm, network(d.to_host), "host",
-           s.train.offload == Offload::parameters ? mb : 1);
-    OpCost step;
-    step.time_s = d.host_step;
-    step.bound = kBoundHost;
-    single("optimizer.host_step", "optimizer", OpKind::elementwise, step, "", 1);
-    if (d.to_device > 0) single("optimizer.weights_to_device", "optimizer", OpKind::comm, network(d.to_device), "host", 1);
-  } else {
-    single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
+  for (const HostOp& h : offload_ops(s, d, layers, mb)) {
+    OpCost c = network(h.time_s);
+    if (h.host_bound) c.bound = kBoundHost;
+    single(h.name, h.phase, h.host_bound ? OpKind::elementwise : OpKind::comm, c, h.host_bound ? "" : "host", h.count);
   }
+  if (s.train.offload == Offload::none) single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
 }
 
 // Weights that train: every one, or with LoRA the adapters of all layers
@@ -423,7 +410,7 @@ std::string largest_part(const TimeBreakdown& bd) {
   const std::pair<const char*, double> parts[] = {
       {"compute", bd.compute + bd.recompute}, {"tp_comm", bd.tp_comm}, {"cp_comm", bd.cp_comm},
       {"ep_comm", bd.ep_comm}, {"pp_comm", bd.pp_comm}, {"pp_bubble", bd.pp_bubble},
-      {"dp_comm", bd.dp_comm}, {"optimizer", bd.optimizer}, {"host", bd.host}};
+      {"dp_comm", bd.dp_comm}, {"optimizer", bd.optimizer}, {"host", bd.host}, {"offload", bd.offload}};
   std::string name;
   double best = -1;
   for (const auto& [n, val] : parts)

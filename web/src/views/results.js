@@ -15,6 +15,7 @@ const LABELS = {
   ep_comm: 'EP comm',
   pp_comm: 'PP comm',
   pp_bubble: 'PP bubble',
+  offload: 'activation offload',
   dp_comm: 'DP comm',
   optimizer: 'optimizer',
   host: 'host launches',
@@ -29,7 +30,7 @@ const label = (k) => LABELS[k] || k.replace(/_/g, ' ');
 const MEMORY_ORDER = ['weights', 'gradients', 'optimizer', 'kv_cache', 'activations'];
 // Sums and limits, and what optimizer offload keeps in host memory: not bars of the GPU's memory.
 const MEMORY_NOT_ON_GPU = ['total', 'capacity', 'offloaded', 'host_capacity'];
-const TIME_ORDER = ['compute', 'recompute', 'host', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'optimizer'];
+const TIME_ORDER = ['compute', 'recompute', 'host', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'offload', 'optimizer'];
 
 function parts(obj, skip = [], order = []) {
   const rank = (k) => {
