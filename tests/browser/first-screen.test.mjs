@@ -79,34 +79,32 @@ test('"Find a plan that fits on these 8 GPUs" searches in a worker and applies t
   assert.deepEqual(errors, []);
 });
 
-test('when nothing fits in GPU memory, the button offloads the optimizer to host memory', async () => {
-  const { page, errors } = await openPage('v=1');
+// Opens `hash` on one GPU where nothing fits, presses the button and checks
+// the plan it applies: its note, the host memory on the card, the link.
+async function fitsByOffloading(hash, note, memory, link) {
+  const { page, errors } = await openPage(hash);
   await waitEvaluated(page);
   assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
   await page.locator('#fit-plan').click();
   await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
   await waitEvaluated(page);
-  assert.match(await page.locator('#results .plan-note').textContent(), /^No plan fits in GPU memory alone; with the optimizer offloaded to host memory \(ZeRO-Offload\), the best of [\d,]+ tried on 1 GPU: TP 1 · PP 1 · DP 1 · .*optimizer offloaded\./);
+  assert.match(await page.locator('#results .plan-note').textContent(), note);
   assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
-  assert.match(await page.locator('#results .card[data-key="memory"]').textContent(), /in host memory/);
-  assert.match(page.url(), /ofl=optimizer/, 'the offload is in the link');
+  assert.match(await page.locator('#results .card[data-key="memory"]').textContent(), memory);
+  assert.match(page.url(), link, 'the offload is in the link');
   await page.close();
   assert.deepEqual(errors, []);
-});
+}
 
-test('Llama 3.1 70B on one H100: the button offloads the weights too (ZeRO-Infinity), the host being the whole node\'s', async () => {
-  const { page, errors } = await openPage('v=1&m=llama3.1-70b');
-  await waitEvaluated(page);
-  await page.locator('#fit-plan').click();
-  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
-  await waitEvaluated(page);
-  assert.match(await page.locator('#results .plan-note').textContent(), /^No plan fits in GPU memory alone; with the weights and optimizer offloaded to host memory \(ZeRO-Infinity\), the best of [\d,]+ tried on 1 GPU[^:]*: .*ZeRO 3 · .*weights and optimizer offloaded\./);
-  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
-  assert.match(await page.locator('#results .card[data-key="memory"]').textContent(), /in host memory \(of 2\.00\s*TiB\)/);
-  assert.match(page.url(), /ofl=parameters/);
-  await page.close();
-  assert.deepEqual(errors, []);
-});
+test('when nothing fits in GPU memory, the button offloads the optimizer to host memory', () =>
+  fitsByOffloading('v=1',
+    /^No plan fits in GPU memory alone; with the optimizer offloaded to host memory \(ZeRO-Offload\), the best of [\d,]+ tried on 1 GPU: TP 1 · PP 1 · DP 1 · .*optimizer offloaded\./,
+    /in host memory/, /ofl=optimizer/));
+
+test('Llama 3.1 70B on one H100: the button offloads the weights too (ZeRO-Infinity), the host being the whole node\'s', () =>
+  fitsByOffloading('v=1&m=llama3.1-70b',
+    /^No plan fits in GPU memory alone; with the weights and optimizer offloaded to host memory \(ZeRO-Infinity\), the best of [\d,]+ tried on 1 GPU[^:]*: .*ZeRO 3 · .*weights and optimizer offloaded\./,
+    /in host memory \(of 2\.00\s*TiB\)/, /ofl=parameters/));
 
 test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
   const { page, errors } = await openPage('v=1&m=mistral-large-2');
