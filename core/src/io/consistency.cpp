@@ -52,11 +52,10 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
     return I{"training.frozen_weights", "nf4 needs training.lora_rank > 0: without adapters every weight trains"};
   if (t.frozen_weights == FrozenWeights::nf4 && t.precision != Precision::bf16 && t.precision != Precision::fp16)
     return I{"training.frozen_weights", "nf4 weights are dequantised to 16-bit math: precision must be bf16 or fp16"};
-  if (t.offload != Offload::none && !s.system.host.present())
-    return I{"training.offload", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)"};
+  const char* const no_host = "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)";
+  if (t.offload != Offload::none && !s.system.host.present()) return I{"training.offload", no_host};
   if (t.offload_activations > 0) {
-    if (!s.system.host.present())
-      return I{"training.offload_activations", "the system has no host figures (system.host: link_GBps, memory_GBps, memory_GiB)"};
+    if (!s.system.host.present()) return I{"training.offload_activations", no_host};
     if (s.par.pp > 1)
       return I{"training.offload_activations", "needs pp 1: Megatron-Core offloads activations without pipeline parallelism"};
     if (t.offload_activations >= s.model.layers)

@@ -378,8 +378,8 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
 
 namespace {
 
-// {"link_GBps", "memory_GBps", "memory_efficiency", "memory_GiB"}: the host
-// side of a node per GPU (optional; needed for optimizer offload). The
+// {"link_GBps", "memory_GBps", "memory_efficiency", "memory_GiB", "gpus"}: the host
+// side of a node per GPU (optional; needed for offload). The
 // streaming share defaults to 0.75, the presets' stated assumption (no host
 // STREAM measurement is in docs/sources.md [HF2.5]).
 Host parse_host(StrictObject& sys, int gpus_per_node) {

@@ -104,10 +104,10 @@ void system_fields(Fields& f) {
   add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one scale-up domain (NVLink, Infinity Fabric, ICI slice).", "network.0.span_gpus", {}, "scale-up domain");
   add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "Scale-out bandwidth per GPU, one direction: the second network tier (InfiniBand, Ethernet, TPU DCN).", "network.1.bandwidth_GBps", {}, "scale-out link");
   add("system.gpus_per_node", "sgn", "int", "GPUs", 1, 1 << 20, "GPUs per node.", "gpus_per_node");
-  // The host side per GPU, for optimizer offload (a system without one needs all three).
-  add("system.host_link_GBps", "shl", "number", "GB/s", 0.1, 1e5, "Host-device copy rate per GPU, one direction (PCIe, NVLink-C2C): optimizer offload's gradient and weight copies.", "host.link_GBps", {}, "host link");
+  // The host side per GPU, for offload (a system without one needs all three).
+  add("system.host_link_GBps", "shl", "number", "GB/s", 0.1, 1e5, "Host-device copy rate per GPU, one direction (PCIe, NVLink-C2C): what offload copies (gradients, weights, activations).", "host.link_GBps", {}, "host link");
   add("system.host_memory_GBps", "shm", "number", "GB/s", 1, 1e6, "CPU memory bandwidth per GPU (the node's over its GPUs): optimizer offload's step streams through it.", "host.memory_GBps", {}, "host memory bandwidth");
-  add("system.host_memory_GiB", "shg", "number", "GiB", 1, 1e7, "CPU memory per GPU (the node's over its GPUs): holds the offloaded optimizer.", "host.memory_GiB", {}, "host memory");
+  add("system.host_memory_GiB", "shg", "number", "GiB", 1, 1e7, "CPU memory per GPU (the node's over its GPUs): holds what is offloaded.", "host.memory_GiB", {}, "host memory");
 }
 
 void parallelism_fields(Fields& f) {

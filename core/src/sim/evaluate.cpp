@@ -46,14 +46,12 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     w.push_back("tp exceeds kv_heads: K/V heads are replicated across tensor-parallel ranks");
   if (s.mode == Mode::training) {
     const TrainingResult& t = r.training;
-    if (t.memory.total > t.memory.capacity || (!t.fits && !host_short(t.memory)))
+    if (t.memory.total > t.memory.capacity)  // (a host that is short is said below)
       w.push_back("does not fit: " + gib(t.memory.total) + " needed per GPU, " + gib(t.memory.capacity) + " available");
     else
       warn_if_tight(w, t.memory.total, t.memory.capacity);
     if (host_short(t.memory))
-      w.push_back(std::string(s.train.offload == Offload::parameters ? "the offloaded weights and optimizer do"
-                                                                     : "the offloaded optimizer does") +
-                  " not fit in host memory: " + gib(t.memory.offloaded) + " needed per GPU, " +
+      w.push_back("what is offloaded does not fit in host memory: " + gib(t.memory.offloaded) + " needed per GPU, " +
                   gib(t.memory.host_capacity) + " available (the host's CPU memory over the run's GPUs that share it)");
     if (p.pp > 1 && t.pipeline.microbatches < p.pp)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
