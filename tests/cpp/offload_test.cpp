@@ -6,6 +6,7 @@
 // through the GPU's share of the node's CPU memory.
 #include "memory.h"
 #include "parse.h"
+#include "search.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -241,6 +242,21 @@ TEST(Offload, WarnsWhenTheHostMemoryIsShort) {
   EXPECT_TRUE(warned) << out.at("warnings").dump();
   EXPECT_FALSE(gpu) << out.at("warnings").dump();  // the GPUs' share fits
   EXPECT_FALSE(out.at("training").at("fits").get<bool>());  // the run cannot start
+}
+
+// The search skips a plan whose offload the host cannot hold and counts it:
+// with 64 GiB of host memory per GPU every plan that fits the GPUs is short
+// of host memory; with the A100 node's own 2 TiB none is.
+TEST(Offload, TheSearchCountsPlansShortOfHostMemory) {
+  json in = seventy_b("optimizer", host_system(26, 40, 64));
+  in["search"] = {{"gpus", 8}};
+  const json s = json::parse(search_json(in.dump())).at("search");
+  EXPECT_EQ(s.at("feasible").get<long long>(), 0);
+  EXPECT_GT(s.at("host_short").get<long long>(), 0);
+  in["system"] = "dgx-a100-80gb";
+  const json ok = json::parse(search_json(in.dump())).at("search");
+  EXPECT_GT(ok.at("feasible").get<long long>(), 0);
+  EXPECT_EQ(ok.at("host_short").get<long long>(), 0);
 }
 
 // The host figures are schema inputs: a sweep of the host memory bandwidth

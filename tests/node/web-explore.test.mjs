@@ -8,7 +8,7 @@ import { decodeStateReport, encodeState } from '../../web/src/state/url-state.js
 import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/explore-state.js';
 import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
-import { heatmapAxes, searchSpec } from '../../web/src/views/search-view.js';
+import { heatmapAxes, nextGpuCount, searchSpec } from '../../web/src/views/search-view.js';
 import { sweepInputs } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
@@ -108,6 +108,22 @@ test('every sweep input of the page, system figures included, is accepted by the
       assert.ok(!problems.some((m) => /unknown key/i.test(m)), `${mode} ${f.key}: ${problems.join('; ')}`);
     }
   }
+});
+
+test('no plan fits: the next GPU count is a whole node, then twice the GPUs, skipping counts that cannot hold the leanest plan', () => {
+  const GiB = 2 ** 30;
+  // one GPU of an 8-GPU node, just over: the node
+  assert.deepEqual(nextGpuCount(1, 8, 81 * GiB, 80 * GiB), { gpus: 8, atLeast: 2 });
+  // 1.22 TiB of 173 GiB on one GPU of a 72-GPU rack: the rack (at least 8)
+  assert.deepEqual(nextGpuCount(1, 72, 1.22 * 1024 * GiB, 173 * GiB), { gpus: 72, atLeast: 8 });
+  // 2 TiB of 80 GiB on one GPU: at least 26, so the node doubled twice
+  assert.deepEqual(nextGpuCount(1, 8, 2048 * GiB, 80 * GiB), { gpus: 32, atLeast: 26 });
+  // a node's worth: twice the GPUs, or more when the bound says so
+  assert.deepEqual(nextGpuCount(8, 8, 100 * GiB, 80 * GiB), { gpus: 16, atLeast: 10 });
+  assert.deepEqual(nextGpuCount(8, 8, 800 * GiB, 80 * GiB), { gpus: 128, atLeast: 80 });
+  // no closest plan: the next size up
+  assert.deepEqual(nextGpuCount(4, 8, 0, 0), { gpus: 8, atLeast: 5 });
+  assert.deepEqual(nextGpuCount(16, 8, 0, 0), { gpus: 32, atLeast: 17 });
 });
 
 test('technology-nodes budget: validated from the URL, sent as the core params', () => {

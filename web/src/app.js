@@ -10,7 +10,7 @@ import { baseline } from './state/scenario.js';
 import { ResultsView } from './views/results.js';
 import { compareView } from './views/compare.js';
 import { Explorer } from './views/explorer.js';
-import { closestText, planText } from './views/search-view.js';
+import { closestText, nextGpuCount, planText } from './views/search-view.js';
 import { exportChart } from './views/export.js';
 
 const DEBOUNCE_MS = 150;
@@ -150,7 +150,8 @@ export class App {
 
   // "Find a plan that fits on these N GPUs": the search of the Search view,
   // in its worker, then its best plan applied. When none fits, the button
-  // offers the next size up: a whole node, then twice the GPUs.
+  // offers the next size up: a whole node, then twice the GPUs, skipping the
+  // counts too small to hold the leanest plan (nextGpuCount).
   // box: {gpus, button, status} (views/results.js).
   async fitPlan(box) {
     const search = this.explorer?.views.search;
@@ -163,7 +164,7 @@ export class App {
     status.textContent = '';
     let next = label;
     try {
-      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried } = await search.fit(gpus);
+      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried, hostShort } = await search.fit(gpus);
       if (best) {
         const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
         const tried = `the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}`;
@@ -175,11 +176,17 @@ export class App {
         return;
       }
       const node = Number(this.store.state.values['system.gpus_per_node'] ?? baseline(this.store.field('system.gpus_per_node') || {}, this.store.state, this.store.presets));
-      box.gpus = Number.isFinite(node) && gpus < node ? node : gpus * 2;
+      const short = closestPlan?.misses?.includes('memory');
+      const need = short ? closestPlan.memory_bytes_total : 0;
+      const allowed = short ? closestPlan.capacity_bytes * (closestPlan.memory_share ?? 1) : 0;
+      const up = nextGpuCount(gpus, node, need, allowed);
+      box.gpus = up.gpus;
       next = `Find a plan that fits on ${count(box.gpus)}`;
       const closest = closestPlan ? ` ${closestText(closestPlan)}` : '';
       const also = { optimizer: ', also with the optimizer offloaded to host memory', parameters: ', also with the optimizer and then the weights offloaded to host memory' }[offloadTried] || '';
-      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${closest} More GPUs, a smaller batch or a shorter sequence would help.`;
+      const more = up.atLeast > gpus + 1 ? `More GPUs (at least ${fmt.int(up.atLeast)} to hold that memory)` : 'More GPUs';
+      const host = hostShort ? ` ${fmt.int(hostShort)} of them fit in GPU memory but offload more than the host memory holds.` : '';
+      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${host}${closest} ${more}, a smaller batch or a shorter sequence would help.`;
     } catch (err) {
       if (err && err.cancelled) return;
       status.textContent = `The search failed: ${err.message || err}`;

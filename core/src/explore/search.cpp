@@ -147,6 +147,7 @@ struct Miss {
 
 struct Counters {
   long long evaluated = 0, feasible = 0, limit = 0;
+  long long host_short = 0;  // plans that fit the GPUs but offload more than the host holds
   bool truncated = false;
   // The infeasible plan that misses by the least, shown when none is feasible.
   std::optional<Candidate> closest;
@@ -243,7 +244,10 @@ void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& 
                       n.near_miss(c, {r.memory.total / capacity});
                       continue;
                     }
-                    if (host_short(r.memory)) continue;  // offloads more than the host holds
+                    if (host_short(r.memory)) {  // offloads more than the host holds
+                      ++n.host_short;
+                      continue;
+                    }
                     ++n.feasible;
                     col.offer(c);
                   }
@@ -454,7 +458,8 @@ json search_scenario(const json& input, long long max_configs) {
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
-              {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"accuracy", regimes_of(best, base.system.device.name)}};
+              {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
+              {"accuracy", regimes_of(best, base.system.device.name)}};
   if (n.truncated) out["limit"] = n.limit;
   if (n.feasible == 0) {
     const bool bounded = base.mode == Mode::inference && (spec.max_ttft_s > 0 || spec.max_tpot_s > 0);

@@ -51,7 +51,7 @@ export function planText(entry) {
   for (const [k, name] of [['tp', 'TP'], ['pp', 'PP'], ['dp', 'DP'], ['cp', 'CP'], ['ep', 'EP']]) if (Number.isFinite(p[k]) && (p[k] > 1 || ['tp', 'pp', 'dp'].includes(k))) parts.push(`${name} ${p[k]}`);
   if (p.sp) parts.push('SP');
   if (p.zero) parts.push(`ZeRO ${p.zero}`);
-  if (p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
+  if (entry.training && p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
   if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
   if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
   if (entry.training?.offload === 'optimizer') parts.push('optimizer offloaded');
@@ -71,6 +71,21 @@ export function closestText(c) {
   if (c.misses?.includes('ttft')) misses.push(`takes ${fmt.seconds(c.ttft_s)} to the first token (bound ${fmt.seconds(c.max_ttft_s)})`);
   if (c.misses?.includes('tpot')) misses.push(`takes ${fmt.seconds(c.tpot_s)} per output token (bound ${fmt.seconds(c.max_tpot_s)})`);
   return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
+}
+
+// The GPU count to try next when no plan fits on `gpus`: a whole node, then
+// twice the GPUs, skipping the counts that cannot hold the leanest plan. That
+// plan needs `need` bytes per GPU where `allowed` may be used; no split
+// shrinks a GPU's share faster than the GPUs grow (weights, gradients and
+// optimizer states divide by tp x pp x dp at best, activations by tp x cp),
+// so fewer than gpus x need / allowed GPUs cannot hold it (need 0: no bound).
+// Returns {gpus, atLeast}: the count to offer and that bound.
+export function nextGpuCount(gpus, node, need, allowed) {
+  const whole = Number.isFinite(node) && node > gpus ? Math.round(node) : 0;
+  const atLeast = need > 0 && allowed > 0 ? Math.max(gpus + 1, Math.ceil((gpus * need) / allowed - 1e-9)) : gpus + 1;
+  let n = whole || gpus * 2;
+  while (n < atLeast) n *= 2;
+  return { gpus: n, atLeast };
 }
 
 // "No plan fits." and, when the search names one, the closest plan with
@@ -263,7 +278,8 @@ export class SearchView {
   // Resolves {best (null: none fits), evaluated, closest (when none fits: the
   // plan that misses by the least, or null), offloaded (what the plan
   // offloads: 'optimizer', 'parameters' or false), offloadTried (the last
-  // offload searched too, or false)}.
+  // offload searched too, or false), hostShort (plans of those searches that
+  // fit the GPUs but offload more than the host memory holds)}.
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -286,8 +302,14 @@ export class SearchView {
         s = await search(free);
         evaluated += s.evaluated;
       }
+      // The leanest of the searches' closest plans: an offloaded one holds less.
+      let closest = s.closest || null;
+      const leaner = (c) => {
+        if (c && (!closest || c.memory_bytes_total < closest.memory_bytes_total)) closest = c;
+      };
       let offloaded = false;
       let offloadTried = false;
+      let hostShort = 0;  // plans that fit the GPUs but offload more than the host holds
       const ladder = ['optimizer', 'parameters'];
       const next = free.mode === 'training' ? ladder.slice(ladder.indexOf(sec.offload) + 1) : [];
       for (const offload of next) {
@@ -298,6 +320,8 @@ export class SearchView {
         if (!withOffload) break;  // the system has no host figures
         offloadTried = offload;
         evaluated += withOffload.evaluated;
+        leaner(withOffload.closest);
+        hostShort += withOffload.host_short || 0;
         if (withOffload.best?.length) {
           s = withOffload;
           offloaded = offload;
@@ -306,7 +330,7 @@ export class SearchView {
       // The fastest of the ten best plans that the calculator has no warning
       // for (the fastest plans often fit with under 5% to spare), else the fastest.
       const clean = (s.best || []).findIndex((e) => !e.warnings?.length);
-      return { best: s.best?.[Math.max(0, clean)] || null, skipped: Math.max(0, clean), evaluated, closest: s.closest || null, offloaded, offloadTried };
+      return { best: s.best?.[Math.max(0, clean)] || null, skipped: Math.max(0, clean), evaluated, closest: s.best?.length ? null : closest, offloaded, offloadTried, hostShort };
     });
   }
 
