@@ -145,3 +145,31 @@ test('clicking a study writes a shareable link', async () => {
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('the systems study runs the scenario on the left on every system preset, with a bar per system', async () => {
+  const { page, errors } = await openPage('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096');
+  await done(page, 'study');
+  const rows = page.locator('[data-table="systems"] tbody tr');
+  assert.ok((await rows.count()) >= 15, 'a row per system preset');
+  // the scenario's own system first, at 1.00×; every row has a plan on 8 GPUs, a B200 node beats it
+  assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  assert.equal(await rows.first().locator('td').nth(3).textContent(), '1.00×');
+  assert.match(await page.locator('#study-out section.study p.chart-note').first().textContent(), /Llama 3\.1 8B training on 8 GPUs of each system/);
+  const b200 = page.locator('[data-table="systems"] tbody tr', { has: page.locator('th', { hasText: /^dgx-b200$/ }) });
+  assert.ok(parseFloat(await b200.locator('td').nth(3).textContent()) > 1.5);
+  assert.match(await b200.locator('td').last().textContent(), /^TP \d+ · PP \d+ · DP \d+/);
+  // one bar per row with a speed-up, the own system's drawn apart
+  assert.equal(await page.locator('svg.factor-bars rect.wf-bar').count(), await rows.count());
+  assert.equal(await page.locator('svg.factor-bars rect.wf-bar.base').count(), 1);
+  await shot(page, 'study-systems');
+  await page.close();
+  assert.deepEqual(errors, []);
+  // in fp8 the A100s cannot run it: their rows say why, the others still have plans
+  const fp8 = await openPage('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096&pr=fp8');
+  await done(fp8.page, 'study');
+  const a100 = fp8.page.locator('[data-table="systems"] tbody tr', { has: fp8.page.locator('th', { hasText: /^dgx-a100-80gb$/ }) });
+  assert.match(await a100.locator('td').last().textContent(), /^error: training\.precision: the device has no fp8 matmul peak/);
+  assert.equal(await fp8.page.locator('svg.factor-bars rect.wf-bar').count(), (await fp8.page.locator('[data-table="systems"] tbody tr').count()) - 2);
+  await fp8.page.close();
+  assert.deepEqual(fp8.errors, []);
+});

@@ -1,4 +1,7 @@
 // Studies: every one runs, gives finite numbers, and the physics holds.
+#include <map>
+
+#include "presets.h"
 #include "studies.h"
 #include "test_util.h"
 
@@ -101,6 +104,78 @@ TEST(Studies, InferenceBoundedness) {
         EXPECT_TRUE(std::isfinite(it.value().get<double>()));
   }
   EXPECT_TRUE(json::parse(study_json("nope")).contains("error"));
+}
+
+json systems_request(const json& scenario) { return json{{"name", "systems"}, {"params", scenario}}; }
+
+json eight_b(const std::string& system, const std::string& precision) {
+  return {{"mode", "training"},
+          {"model", "llama3.1-8b"},
+          {"system", system},
+          {"parallelism", {{"tp", 1}, {"pp", 1}, {"dp", 8}}},
+          {"training", {{"global_batch", 128}, {"seq_len", 8192}, {"precision", precision}}}};
+}
+
+// The systems study: the scenario's own system first at 1x, every preset once,
+// each with its searched plan on the same GPU count or its error.
+TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
+  const json r = json::parse(study_request_json(systems_request(eight_b("dgx-h100", "bf16")).dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  const json& rows = r.at("rows");
+  ASSERT_EQ(rows.size(), all_presets().at("systems").size());
+  EXPECT_TRUE(rows[0].value("own", false));
+  EXPECT_EQ(rows[0].at("system"), "dgx-h100");
+  EXPECT_NEAR(rows[0].at("speedup").get<double>(), 1.0, 1e-12);
+  std::map<std::string, json> by;
+  for (const json& row : rows) by[row.at("system").get<std::string>()] = row;
+  EXPECT_EQ(by.size(), rows.size());  // no system twice
+  for (const json& row : rows) {
+    ASSERT_TRUE(row.at("fits").get<bool>()) << row.dump().substr(0, 300);
+    const json& par = row.at("plan").at("parallelism");
+    EXPECT_EQ(par.value("tp", 1) * par.value("pp", 1) * par.value("dp", 1) * par.value("cp", 1), 8);
+    EXPECT_LE(row.at("plan").at("memory_bytes_total").get<double>(), row.at("capacity_bytes").get<double>());
+  }
+  // More tensor FLOP/s per GPU and the same memory: a B200 node trains faster than an H100 node, an A100 slower.
+  EXPECT_GT(by.at("dgx-b200").at("speedup").get<double>(), 1.5);
+  EXPECT_LT(by.at("dgx-a100-80gb").at("speedup").get<double>(), 0.6);
+  const std::string text = study_request_text(systems_request(eight_b("dgx-h100", "bf16")).dump());
+  EXPECT_NE(text.find("dgx-b200"), std::string::npos) << text;
+}
+
+// fp8 on a GPU without fp8 tensor cores is that row's error, not the study's;
+// a bad scenario or a search inside it is the study's error, under params.
+TEST(Studies, SystemsReportsWhatCannotRun) {
+  const json r = json::parse(study_request_json(systems_request(eight_b("dgx-h100", "fp8")).dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  bool a100_refused = false;
+  for (const json& row : r.at("rows"))
+    if (row.at("system") == "dgx-a100-80gb") a100_refused = row.at("error").get<std::string>().find("fp8") != std::string::npos;
+  EXPECT_TRUE(a100_refused);
+  json bad = eight_b("dgx-h100", "bf16");
+  bad["model"] = "no-such-model";
+  EXPECT_EQ(json::parse(study_request_json(systems_request(bad).dump())).at("error").at("path"), "params.model");
+  json searched = eight_b("dgx-h100", "bf16");
+  searched["search"] = {{"gpus", 8}};
+  EXPECT_EQ(json::parse(study_request_json(systems_request(searched).dump())).at("error").at("path"), "params.search");
+  EXPECT_TRUE(json::parse(study_json("systems")).contains("error"));  // a scenario is required
+}
+
+// A custom system object is the first row, named for its device; serving
+// ranks by output tokens per second per GPU.
+TEST(Studies, SystemsServesFromACustomSystem) {
+  const json scenario = {{"mode", "inference"},
+                         {"model", "llama3.1-70b"},
+                         {"system", {{"preset", "dgx-h100"}, {"gpus_per_node", 4}}},
+                         {"parallelism", {{"tp", 4}}},
+                         {"inference", {{"batch", 64}, {"input_tokens", 2048}, {"output_tokens", 256}}}};
+  const json r = json::parse(study_request_json(systems_request(scenario).dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  EXPECT_EQ(r.at("mode"), "inference");
+  const json& rows = r.at("rows");
+  EXPECT_EQ(rows.size(), all_presets().at("systems").size() + 1);  // the custom system and every preset
+  EXPECT_NE(rows[0].at("system").get<std::string>().find("this scenario's system"), std::string::npos);
+  for (const json& row : rows)
+    if (row.at("fits").get<bool>()) EXPECT_GT(row.at("plan").at("output_tokens_per_s_per_gpu").get<double>(), 0);
 }
 
 }  // namespace

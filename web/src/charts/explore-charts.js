@@ -197,3 +197,29 @@ export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` })
   );
   return el('figure', { class: 'chart-box waterfall-box', 'data-view': 'waterfall' }, [el('figcaption', { text: title }), root]);
 }
+
+// bars: [{label, value, own}], a factor against the bar marked own (1×),
+// each drawn from 0, with a rule at 1×: faster (up) or slower (down).
+export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` }) {
+  const data = bars.map((b, i) => ({ ...b, i, kind: b.own ? 'base' : b.value >= 1 ? 'up' : 'down' }));
+  const hi = Math.max(1, ...data.map((b) => b.value));
+  const short = (l) => (l.length > 44 ? `${l.slice(0, 43)}…` : l);
+  const root = plotSvg(
+    {
+      height: 8 + 30 + 24 * data.length,
+      marginLeft: 280,
+      marginRight: 60,
+      marginTop: 8,
+      marginBottom: 30,
+      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat: format, label: null, grid: true },
+      y: { type: 'band', domain: data.map((b) => b.i), tickFormat: (i) => short(data[i].label), label: null, padding: 0.25, tickSize: 0 },
+      marks: [
+        Plot.barX(data, { x1: 0, x2: 'value', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(data, (b) => ({ class: `wf-bar ${b.kind}`, 'data-bar': b.label })) }),
+        Plot.ruleX([1], { render: tag([1], () => ({ class: 'wf-link' })) }),
+        Plot.text(data, { x: 'value', y: 'i', dx: 4, textAnchor: 'start', text: (b) => format(b.value), render: tag(data, () => ({ class: 'wf-value' })) }),
+      ],
+    },
+    { className: 'factor-bars', label: `${title}: ${data.map((b) => `${b.label} ${format(b.value)}`).join(', ')}` },
+  );
+  return el('figure', { class: 'chart-box factor-box', 'data-view': 'factor-bars' }, [el('figcaption', { text: title }), root]);
+}

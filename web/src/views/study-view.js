@@ -1,10 +1,13 @@
 // The Studies view: one button per named study of the core; each runs in the
 // jobs worker and shows its table (gpu-generations adds a waterfall of the
-// cumulative speed-up factors). #view=study&study=<name> opens one directly.
+// cumulative speed-up factors, systems a bar per system). The systems study
+// runs the scenario on the left; the others are fixed.
+// #view=study&study=<name> opens one directly.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { waterfall } from '../charts/explore-charts.js';
+import { factorBars, waterfall } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
+import { planText } from './search-view.js';
 import { studyNames, technologyParams } from '../state/explore-state.js';
 import { isNumeric, requestFields } from '../state/fields.js';
 import { numberInput, selectInput } from '../form/explore-inputs.js';
@@ -14,6 +17,7 @@ const TITLES = {
   'technology-nodes': 'Technology nodes 12 nm → 1 nm (a die under area, power and edge budgets)',
   'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
+  systems: 'Systems for this scenario (every system preset, its plan searched)',
 };
 
 // How the technology budget's fields are shown (the fields are the schema's
@@ -130,11 +134,52 @@ function boundedness(d) {
   ];
 }
 
+// What a system row holds: its plan's memory of the GPU's, or by how much
+// the leanest plan misses.
+function systemMemory(r) {
+  const cap = Number.isFinite(r.capacity_bytes) ? ` of ${fmt.bytes(r.capacity_bytes)}` : '';
+  if (r.plan) return `${fmt.bytes(r.plan.memory_bytes_total)}${cap}`;
+  return Number.isFinite(r.closest_memory_bytes) ? `needs ${fmt.bytes(r.closest_memory_bytes)}${cap}` : '–';
+}
+
+function systems(d) {
+  const rows = d.rows || [];
+  const training = d.mode === 'training';
+  const name = (r) => `${r.system}${r.own ? ' (this scenario)' : ''}`;
+  const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
+  const figures = training
+    ? [
+        ['iteration', ok((p) => fmt.seconds(p.iteration_time_s))],
+        ['tokens/s', ok((p) => fmt.num(p.tokens_per_s))],
+        ['speed-up', (r) => x2(r.speedup)],
+        ['MFU', ok((p) => fmt.percent(p.mfu))],
+      ]
+    : [
+        ['output tokens/s per GPU', ok((p) => fmt.num(p.output_tokens_per_s_per_gpu))],
+        ['speed-up', (r) => x2(r.speedup)],
+        ['TTFT', ok((p) => fmt.seconds(p.ttft_s))],
+        ['TPOT', ok((p) => fmt.seconds(p.tpot_s))],
+      ];
+  const bars = rows.filter((r) => Number.isFinite(r.speedup)).sort((a, b) => b.speedup - a.speedup).map((r) => ({ label: name(r), value: r.speedup, own: r.own }));
+  const what = training ? 'iteration time' : 'output tokens/s per GPU';
+  return [
+    bars.length ? factorBars({ title: `Speed-up over this scenario's system (${what}, each system's best plan on ${fmt.int(d.gpus)} GPU${d.gpus === 1 ? '' : 's'})`, bars }) : null,
+    table('Each system’s best plan', rows, [
+      ['system', name],
+      ['device', (r) => str(r.device)],
+      ...figures,
+      ['memory / GPU', systemMemory],
+      ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
+    ], 'systems'),
+  ];
+}
+
 const RENDER = {
   'gpu-generations': gpuGenerations,
   'technology-nodes': technologyNodes,
   'dram-scaling': dramScaling,
   'inference-boundedness': boundedness,
+  systems,
 };
 
 export class StudyView {
@@ -148,7 +193,7 @@ export class StudyView {
       id: 'study',
       label: 'Studies',
       title: 'Studies',
-      note: 'Fixed what-if analyses built into the core (same as llmcalc study NAME). They ignore the scenario on the left.',
+      note: 'What-if analyses built into the core (same as llmcalc study NAME). Systems runs the scenario on the left on every system preset; the others are fixed and ignore it.',
       runLabel: 'Run again',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -204,6 +249,13 @@ export class StudyView {
     );
   }
 
+  // The scenario on the left, for the systems study.
+  scenario() {
+    const { scenario, errors } = this.ctx.store.scenario();
+    if (errors.length) throw new Error(`the scenario has input errors (${errors.map((e) => `${e.key}: ${e.message}`).join('; ')})`);
+    return scenario;
+  }
+
   async run() {
     const { store } = this.ctx;
     const name = store.x('study.name');
@@ -213,7 +265,7 @@ export class StudyView {
     try {
       await this.ctx.jobs.run(async (call) => {
         const t0 = performance.now();
-        const params = name === 'technology-nodes' ? technologyParams(store.schema, store.state.x) : null;
+        const params = name === 'technology-nodes' ? technologyParams(store.schema, store.state.x) : name === 'systems' ? this.scenario() : null;
         const d = JSON.parse(params ? await call('study_request', JSON.stringify({ name, params })) : await call('study', name));
         if (d.error) throw new Error(d.error.message);
         this.out.replaceChildren(

@@ -1,0 +1,135 @@
+#include "systems_study.h"
+
+#include <cstdio>
+
+#include "parse.h"
+#include "presets.h"
+#include "search.h"
+#include "strict_json.h"
+
+namespace llmcalc {
+
+namespace {
+
+// The scenario on `system`, with what "Find a plan that fits" leaves to the
+// search: the parallelism (zero stays 3 under parameter offload, which needs
+// it) and, for training, the micro-batch and recompute.
+json on_system(json run, const json& system, long long gpus) {
+  run["system"] = system;
+  json& t = run["training"];
+  const bool params_offloaded = t.is_object() && t.value("offload", std::string()) == "parameters";
+  run["parallelism"] = params_offloaded ? json{{"zero", 3}} : json::object();
+  if (t.is_object()) {
+    t.erase("micro_batch");
+    t.erase("recompute");
+  } else {
+    run.erase("training");
+  }
+  run["search"] = {{"gpus", gpus}, {"top", 10}};
+  return run;
+}
+
+// The figure the search ranks by: iteration time (lower is better) or
+// output tokens per second per GPU (higher is better), as a speed.
+double speed(const json& plan, Mode mode) {
+  if (mode == Mode::training) return 1.0 / plan.at("iteration_time_s").get<double>();
+  return plan.at("output_tokens_per_s_per_gpu").get<double>();
+}
+
+json system_row(const std::string& label, const json& system, const json& scenario, long long gpus, Mode mode) {
+  json row = {{"system", label}, {"fits", false}};
+  try {
+    const json run = on_system(scenario, system, gpus);
+    const Scenario s = parse_scenario(run);
+    row["device"] = s.system.device.name;
+    if (!s.system.device.memory.empty()) row["capacity_bytes"] = s.system.device.memory.back().capacity_bytes;
+    const json out = search_scenario(run).at("search");
+    const json& best = out.at("best");
+    if (!best.empty()) {
+      row["fits"] = true;
+      row["plan"] = best.at(0);
+      // The fastest plan the calculator has no warning for (the very fastest
+      // often fit with under 5% to spare), as "Find a plan that fits" takes.
+      for (const json& plan : best)
+        if (plan.value("warnings", json::array()).empty()) {
+          row["plan"] = plan;
+          break;
+        }
+      row["speed"] = speed(row["plan"], mode);
+    } else if (out.contains("closest")) {
+      row["closest_memory_bytes"] = out.at("closest").at("memory_bytes_total");
+    }
+  } catch (const InputError& e) {
+    row["error"] = (e.path.empty() ? "" : e.path + ": ") + e.what();
+  }
+  return row;
+}
+
+}  // namespace
+
+json systems_study(const json& params) {
+  if (!params.is_object() || params.empty()) throw InputError("params", "the systems study takes a scenario as its params");
+  for (const char* k : {"search", "sweep"})
+    if (params.contains(k)) throw InputError(std::string("params.") + k, "the systems study searches each system itself");
+  Scenario base;
+  try {
+    base = parse_scenario(params);
+  } catch (const InputError& e) {
+    throw InputError(e.path.empty() ? "params" : "params." + e.path, e.what());
+  }
+  const long long gpus = base.par.gpus();
+  const json& own = params.at("system");
+  const std::string own_id = own.is_string() ? own.get<std::string>() : "";
+  json rows = json::array();
+  // The scenario's own system first: the others' speed-ups are against it.
+  rows.push_back(system_row(own_id.empty() ? "this scenario's system (" + base.system.name + ")" : own_id, own, params, gpus, base.mode));
+  rows.back()["own"] = true;
+  for (const auto& item : all_presets().at("systems").items())
+    if (item.key() != own_id) rows.push_back(system_row(item.key(), item.key(), params, gpus, base.mode));
+  const json& first = rows.at(0);
+  const double base_speed = first.value("speed", 0.0);
+  for (json& r : rows) {
+    if (base_speed > 0 && r.contains("speed")) r["speedup"] = r.at("speed").get<double>() / base_speed;
+    r.erase("speed");
+  }
+  const std::string what = base.mode == Mode::training ? "training" : "serving";
+  return {{"study", "systems"},
+          {"mode", base.mode == Mode::training ? "training" : "inference"},
+          {"gpus", gpus},
+          {"workload", base.model.name + " " + what + " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") +
+                           " of each system; parallelism" + (base.mode == Mode::training ? ", micro-batch and recompute" : "") +
+                           " searched on each and the fastest plan without a warning taken; the rest of the scenario kept"},
+          {"rows", rows}};
+}
+
+std::string systems_study_text(const json& r) {
+  const bool training = r.at("mode") == "training";
+  std::string out = "Systems: " + r.at("workload").get<std::string>() + "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-34s %12s %9s %7s %10s  %s\n", "system", training ? "iteration s" : "tok/s/GPU",
+                "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "tp pp dp ep");
+  out += line;
+  for (const json& row : r.at("rows")) {
+    const std::string name = row.at("system").get<std::string>().substr(0, 34);
+    const std::string padded = name + std::string(35 - name.size(), ' ');
+    if (row.contains("error")) {
+      out += padded + "error: " + row.at("error").get<std::string>() + "\n";
+      continue;
+    }
+    if (!row.at("fits").get<bool>()) {
+      out += padded + "does not fit\n";
+      continue;
+    }
+    const json& p = row.at("plan");
+    const json& par = p.at("parallelism");
+    const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
+    const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
+    std::snprintf(line, sizeof line, "%-34s %12.4g %8.2fx %7.3g %10.1f  %d %d %d %d\n", name.c_str(), figure,
+                  row.value("speedup", 0.0), third, p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
+                  par.value("tp", 1), par.value("pp", 1), par.value("dp", 1), par.value("ep", 1));
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace llmcalc
