@@ -106,43 +106,45 @@ test('Llama 3.1 70B on one H100: the button offloads the weights too (ZeRO-Infin
     /^No plan fits in GPU memory alone; with the weights and optimizer offloaded to host memory \(ZeRO-Infinity\), the best of [\d,]+ tried on 1 GPU[^:]*: .*ZeRO 3 · .*weights and optimizer offloaded\./,
     /in host memory \(of 2\.00\s*TiB\)/, /ofl=parameters/));
 
-test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
-  const { page, errors } = await openPage('v=1&m=mistral-large-2');
+// Opens `hash` on one GPU, presses the button and waits for "No plan fits on 1 GPU".
+async function noPlanOnOneGpu(hash) {
+  const opened = await openPage(hash);
+  await waitEvaluated(opened.page);
+  await opened.page.locator('#fit-plan').click();
+  await opened.page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
+  return opened;
+}
+
+// Presses the button, now offering `gpus`, and checks the applied plan fits on them.
+async function fitsOnOffered(page, gpus) {
+  const button = page.locator('#fit-plan');
+  assert.equal(await button.textContent(), `Find a plan that fits on ${gpus} GPUs`);
+  await button.click();
+  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
   await waitEvaluated(page);
-  await page.locator('#fit-plan').click();
-  await page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  assert.equal(await card(page, 'gpus'), String(gpus));
+}
+
+test('when no plan fits on the GPUs, the button offers a whole node and that plan fits', async () => {
+  const { page, errors } = await noPlanOnOneGpu('v=1&m=mistral-large-2');
   // ... not even with the optimizer in host memory, and says by how much the leanest plan misses
   assert.match(await page.locator('#fit-status').textContent(), /plans tried, also with the optimizer and then the weights offloaded to host memory\)/);
   // its 123B parameters at 18 bytes are 2.2 TB, more than the DGX's 2 TiB of host memory: the plans that
   // fit the GPU with everything offloaded are counted apart, and the closest plan is the leanest of the rest
   assert.match(await page.locator('#fit-status').textContent(), /\)\. [\d,]+ of them fit in GPU memory but offload more than the host memory holds\. /);
   assert.match(await page.locator('#fit-status').textContent(), /The closest plan \(TP 1 · PP 1 · DP 1 · ZeRO 3 · micro-batch \d+ · recompute full · weights and optimizer offloaded\) needs [0-9.]+\s[GT]iB per GPU of 80\.0\sGiB\./);
-  const button = page.locator('#fit-plan');
-  assert.equal(await button.textContent(), 'Find a plan that fits on 8 GPUs');
-  await button.click();
-  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
-  await waitEvaluated(page);
-  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
-  assert.equal(await card(page, 'gpus'), '8');
+  await fitsOnOffered(page, 8);
   await page.close();
   assert.deepEqual(errors, []);
 });
 
 test('when the leanest plan needs many GPUs, the button skips the counts that cannot hold it', async () => {
   // DeepSeek-V3 serving on one H100: 1.22 TiB per GPU of 80 GiB, so at least 16 GPUs; the node (8) is skipped
-  const { page, errors } = await openPage('v=1&mode=inference&m=deepseek-v3');
-  await waitEvaluated(page);
-  await page.locator('#fit-plan').click();
-  await page.waitForFunction(() => /No plan fits on 1 GPU/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
+  const { page, errors } = await noPlanOnOneGpu('v=1&mode=inference&m=deepseek-v3');
   assert.match(await page.locator('#fit-status').textContent(), /needs 1\.22\sTiB per GPU of 80\.0\sGiB\. More GPUs \(at least 16 to hold that memory\)/);
-  const button = page.locator('#fit-plan');
-  assert.equal(await button.textContent(), 'Find a plan that fits on 16 GPUs');
-  await button.click();
-  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
-  await waitEvaluated(page);
-  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  await fitsOnOffered(page, 16);
   assert.doesNotMatch(await page.locator('#results .plan-note').textContent(), /1f1b/, 'a serving plan names no training schedule');
-  assert.equal(await card(page, 'gpus'), '16');
   await page.close();
   assert.deepEqual(errors, []);
 });

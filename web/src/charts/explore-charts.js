@@ -171,37 +171,9 @@ function waterfallBars(steps) {
   });
 }
 
-// steps: [{label, value}] with value the cumulative factor after the step (the
-// first is the baseline). Each bar spans from the previous factor to its own.
-export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` }) {
-  const bars = waterfallBars(steps);
-  const links = bars.slice(1);
-  const hi = Math.max(1, ...steps.map((s) => s.value));
-  const short = (l) => (l.length > 44 ? `${l.slice(0, 43)}…` : l);
-  const root = plotSvg(
-    {
-      height: 8 + 30 + 24 * steps.length,
-      marginLeft: 280,
-      marginRight: 60,
-      marginTop: 8,
-      marginBottom: 30,
-      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat: format, label: null, grid: true },
-      y: { type: 'band', domain: bars.map((b) => b.i), tickFormat: (i) => short(steps[i].label), label: null, padding: 0.25, tickSize: 0 },
-      marks: [
-        Plot.barX(bars, { x1: 'a', x2: 'b', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(bars, (b) => ({ class: `wf-bar ${b.kind}`, 'data-step': b.i })) }),
-        Plot.tickX(links, { x: 'from', y: 'i', render: tag(links, () => ({ class: 'wf-link' })) }),
-        Plot.text(bars, { x: 'b', y: 'i', dx: 4, textAnchor: 'start', text: (b) => format(b.value), render: tag(bars, () => ({ class: 'wf-value' })) }),
-      ],
-    },
-    { className: 'waterfall', label: `${title}: ${steps.map((s) => `${s.label} ${format(s.value)}`).join(', ')}` },
-  );
-  return el('figure', { class: 'chart-box waterfall-box', 'data-view': 'waterfall' }, [el('figcaption', { text: title }), root]);
-}
-
-// bars: [{label, value, own}], a factor against the bar marked own (1×),
-// each drawn from 0, with a rule at 1×: faster (up) or slower (down).
-export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` }) {
-  const data = bars.map((b, i) => ({ ...b, i, kind: b.own ? 'base' : b.value >= 1 ? 'up' : 'down' }));
+// Horizontal factor bars, one band per datum (label, value, a, b, kind), with
+// `extra` marks (links, rules) and the value written after each bar.
+function factorFigure({ title, data, extra, format, className, boxClass, view }) {
   const hi = Math.max(1, ...data.map((b) => b.value));
   const short = (l) => (l.length > 44 ? `${l.slice(0, 43)}…` : l);
   const root = plotSvg(
@@ -214,12 +186,29 @@ export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` })
       x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat: format, label: null, grid: true },
       y: { type: 'band', domain: data.map((b) => b.i), tickFormat: (i) => short(data[i].label), label: null, padding: 0.25, tickSize: 0 },
       marks: [
-        Plot.barX(data, { x1: 0, x2: 'value', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(data, (b) => ({ class: `wf-bar ${b.kind}`, 'data-bar': b.label })) }),
-        Plot.ruleX([1], { render: tag([1], () => ({ class: 'wf-link' })) }),
-        Plot.text(data, { x: 'value', y: 'i', dx: 4, textAnchor: 'start', text: (b) => format(b.value), render: tag(data, () => ({ class: 'wf-value' })) }),
+        Plot.barX(data, { x1: 'a', x2: 'b', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(data, (b) => ({ class: `wf-bar ${b.kind}`, 'data-step': b.i })) }),
+        ...extra,
+        Plot.text(data, { x: 'b', y: 'i', dx: 4, textAnchor: 'start', text: (b) => format(b.value), render: tag(data, () => ({ class: 'wf-value' })) }),
       ],
     },
-    { className: 'factor-bars', label: `${title}: ${data.map((b) => `${b.label} ${format(b.value)}`).join(', ')}` },
+    { className, label: `${title}: ${data.map((b) => `${b.label} ${format(b.value)}`).join(', ')}` },
   );
-  return el('figure', { class: 'chart-box factor-box', 'data-view': 'factor-bars' }, [el('figcaption', { text: title }), root]);
+  return el('figure', { class: `chart-box ${boxClass}`, 'data-view': view }, [el('figcaption', { text: title }), root]);
+}
+
+// steps: [{label, value}] with value the cumulative factor after the step (the
+// first is the baseline). Each bar spans from the previous factor to its own.
+export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` }) {
+  const bars = waterfallBars(steps);
+  const links = bars.slice(1);
+  const extra = [Plot.tickX(links, { x: 'from', y: 'i', render: tag(links, () => ({ class: 'wf-link' })) })];
+  return factorFigure({ title, data: bars, extra, format, className: 'waterfall', boxClass: 'waterfall-box', view: 'waterfall' });
+}
+
+// bars: [{label, value, own}], a factor against the bar marked own (1×),
+// each drawn from 0, with a rule at 1×: faster (up) or slower (down).
+export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` }) {
+  const data = bars.map((b, i) => ({ label: b.label, value: b.value, i, a: 0, b: b.value, kind: b.own ? 'base' : b.value >= 1 ? 'up' : 'down' }));
+  const extra = [Plot.ruleX([1], { render: tag([1], () => ({ class: 'wf-link' })) })];
+  return factorFigure({ title, data, extra, format, className: 'factor-bars', boxClass: 'factor-box', view: 'factor-bars' });
 }
