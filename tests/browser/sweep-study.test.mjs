@@ -173,3 +173,14 @@ test('the systems study runs the scenario on the left on every system preset, wi
   await fp8.page.close();
   assert.deepEqual(fp8.errors, []);
 });
+
+test('"Every system" under the result opens the systems study of the scenario shown', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096');
+  await page.locator('#every-system:not([disabled])').click();
+  await done(page, 'study');
+  assert.match(page.url(), /&view=study&study=systems$/);
+  assert.equal(await page.locator('#tab-study').getAttribute('aria-selected'), 'true');
+  assert.match(await page.locator('[data-table="systems"] tbody tr').first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

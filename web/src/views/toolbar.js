@@ -1,5 +1,5 @@
-// The toolbar and the result tools: copy link, embed, import, reset, pin and
-// the JSON / CSV exports.
+// The toolbar and the result tools: copy link, embed, import, reset, pin,
+// the JSON / CSV exports and the scenario on every system (Studies).
 import { $ } from '../dom.js';
 import { embedDialog, importDialog } from '../form/dialogs.js';
 import { closestPreset, modelValues } from '../form/hf-config.js';
@@ -32,6 +32,12 @@ export function wireToolbar(app) {
   $('#export-csv').addEventListener('click', () => {
     const c = store.current;
     if (c) download(`${app.fileBase()}-ops.csv`, new Blob([opsToCsv(c.result)], { type: 'text/csv' }));
+  });
+  // The systems study of this scenario, in the Studies view.
+  $('#every-system').addEventListener('click', () => {
+    store.setX('study.name', 'systems');
+    store.setView('study');
+    app.explorer?.views.study.run();
   });
   $('#notice-close').addEventListener('click', () => app.setNotice([]));
 }
