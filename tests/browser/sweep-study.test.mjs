@@ -154,6 +154,9 @@ test('the systems study runs the scenario on the left on every system preset, wi
   // the scenario's own system first, at 1.00×; every row has a plan on 8 GPUs, a B200 node beats it
   assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
   assert.equal(await rows.first().locator('td').nth(3).textContent(), '1.00×');
+  // GPU-hours and wall energy per million tokens, comparable across systems whatever their price
+  assert.match(await rows.first().locator('td').nth(6).textContent(), /^\d[\d.,]*$/);
+  assert.match(await rows.first().locator('td').nth(7).textContent(), /^\d[\d.,]*$/);
   assert.match(await page.locator('#study-out section.study p.chart-note').first().textContent(), /Llama 3\.1 8B training on 8 GPUs of each system/);
   const b200 = page.locator('[data-table="systems"] tbody tr', { has: page.locator('th', { hasText: /^dgx-b200$/ }) });
   assert.ok(parseFloat(await b200.locator('td').nth(3).textContent()) > 1.5);

@@ -134,7 +134,11 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
     const json& par = row.at("plan").at("parallelism");
     EXPECT_EQ(par.value("tp", 1) * par.value("pp", 1) * par.value("dp", 1) * par.value("cp", 1), 8);
     EXPECT_LE(row.at("plan").at("memory_bytes_total").get<double>(), row.at("capacity_bytes").get<double>());
+    // 8 GPUs for the time a million tokens take, in hours
+    const double hours = 8 * 1e6 / row.at("plan").at("tokens_per_s").get<double>() / 3600;
+    EXPECT_NEAR(row.at("per_million_tokens").at("gpu_hours").get<double>(), hours, 1e-9 * hours);
   }
+  EXPECT_GT(by.at("dgx-h100").at("per_million_tokens").at("kwh").get<double>(), 0);  // a DGX gives its power
   // More tensor FLOP/s per GPU and the same memory: a B200 node trains faster than an H100 node, an A100 slower.
   EXPECT_GT(by.at("dgx-b200").at("speedup").get<double>(), 1.5);
   EXPECT_LT(by.at("dgx-a100-80gb").at("speedup").get<double>(), 0.6);

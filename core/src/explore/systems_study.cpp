@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "output.h"
 #include "parse.h"
 #include "presets.h"
 #include "search.h"
@@ -36,6 +37,21 @@ double speed(const json& plan, Mode mode) {
   return plan.at("output_tokens_per_s_per_gpu").get<double>();
 }
 
+// The plan's work per million tokens (training) or output tokens (serving),
+// from the full evaluation: GPU-hours, and wall energy where the device gives
+// its power. Dollars are left out: one GPU-hour price does not fit every system.
+json per_million_tokens(json run, const json& plan, Mode mode) {
+  const char* section = mode == Mode::training ? "training" : "inference";
+  run.erase("search");
+  run["parallelism"] = plan.at("parallelism");
+  run[section] = plan.at(section);
+  const json cost = evaluate_to_json(run).at(section).at("cost");
+  const json& f = cost.at(mode == Mode::training ? "per_million_tokens" : "per_million_output_tokens");
+  json out = {{"gpu_hours", f.at("gpu_hours")}};
+  if (f.contains("kwh")) out["kwh"] = f.at("kwh");
+  return out;
+}
+
 json system_row(const std::string& label, const json& system, const json& scenario, long long gpus, Mode mode) {
   json row = {{"system", label}, {"fits", false}};
   try {
@@ -56,6 +72,7 @@ json system_row(const std::string& label, const json& system, const json& scenar
           break;
         }
       row["speed"] = speed(row["plan"], mode);
+      row["per_million_tokens"] = per_million_tokens(run, row["plan"], mode);
     } else if (out.contains("closest")) {
       row["closest_memory_bytes"] = out.at("closest").at("memory_bytes_total");
     }
@@ -106,8 +123,8 @@ std::string systems_study_text(const json& r) {
   const bool training = r.at("mode") == "training";
   std::string out = "Systems: " + r.at("workload").get<std::string>() + "\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-34s %12s %9s %7s %10s  %s\n", "system", training ? "iteration s" : "tok/s/GPU",
-                "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "tp pp dp ep");
+  std::snprintf(line, sizeof line, "%-34s %12s %9s %7s %10s %10s  %s\n", "system", training ? "iteration s" : "tok/s/GPU",
+                "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", "tp pp dp ep");
   out += line;
   for (const json& row : r.at("rows")) {
     const std::string name = row.at("system").get<std::string>().substr(0, 34);
@@ -124,9 +141,10 @@ std::string systems_study_text(const json& r) {
     const json& par = p.at("parallelism");
     const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
     const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, "%-34s %12.4g %8.2fx %7.3g %10.1f  %d %d %d %d\n", name.c_str(), figure,
+    std::snprintf(line, sizeof line, "%-34s %12.4g %8.2fx %7.3g %10.1f %10.3g  %d %d %d %d\n", name.c_str(), figure,
                   row.value("speedup", 0.0), third, p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
-                  par.value("tp", 1), par.value("pp", 1), par.value("dp", 1), par.value("ep", 1));
+                  row.at("per_million_tokens").at("gpu_hours").get<double>(), par.value("tp", 1), par.value("pp", 1),
+                  par.value("dp", 1), par.value("ep", 1));
     out += line;
   }
   return out;

@@ -169,6 +169,8 @@ function systems(d) {
       ['device', (r) => str(r.device)],
       ...figures,
       ['memory / GPU', systemMemory],
+      [`GPU-hours / M ${training ? '' : 'output '}tokens`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
+      [`kWh / M ${training ? '' : 'output '}tokens`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
       ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
     ], 'systems'),
   ];
