@@ -110,3 +110,17 @@ test('the embed dialog writes an iframe snippet for the chosen view', async () =
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('an embedded systems view: the speed-up bars and the table of the scenario on every system, nothing else', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096&embed=1&view=systems');
+  await page.locator('#results svg.factor-bars').waitFor({ timeout: 60000 });
+  const views = await page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view));
+  assert.deepEqual(views, ['systems']);
+  const rows = page.locator('#results [data-table="systems"] tbody tr');
+  assert.ok((await rows.count()) >= 15);
+  assert.equal(await page.locator('#results svg.factor-bars rect.wf-bar').count(), await rows.count());
+  assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  await shot(page, 'embed-systems');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -11,6 +11,7 @@ import { ResultsView } from './views/results.js';
 import { compareView } from './views/compare.js';
 import { Explorer } from './views/explorer.js';
 import { closestText, nextGpuCount, planText } from './views/search-view.js';
+import { systemsFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
 
 const DEBOUNCE_MS = 150;
@@ -226,6 +227,19 @@ export class App {
     }
   }
 
+  // The embedded systems view: the systems study of the scenario, run in the
+  // evaluation worker (an embed has no explore views).
+  async systemsSection(scenario) {
+    try {
+      const d = JSON.parse(await this.engine.call('study_request', JSON.stringify({ name: 'systems', params: scenario })));
+      if (d.error) throw new Error(d.error.message);
+      return systemsFigure(d);
+    } catch (err) {
+      if (err && err.cancelled) return null;
+      return el('p', { class: 'view-missing', 'data-view': 'systems', text: `The systems study failed: ${err.message || err}` });
+    }
+  }
+
   setPin(on) {
     this.store.setPin(on);
     this.setStatus(on ? 'Pinned: change the inputs to compare.' : 'Unpinned.', 'ok');
@@ -262,11 +276,12 @@ export class App {
     }
     store.current = { state: structuredClone(store.state), scenario, result: out };
     const compare = await this.compareSection();
+    const systems = this.embedView === 'systems' ? await this.systemsSection(scenario) : null;
     if (gen !== this.generation) return;
     this.form.clearErrors();
     this.setGeneralError('');
     try {
-      this.results.render(out, scenario, { only: this.embedView, compare, note: this.note });
+      this.results.render(out, scenario, { only: this.embedView, compare, note: this.note, systems });
     } catch (err) {
       this.setGeneralError(`Could not draw the result: ${err.message || err}`);
     }

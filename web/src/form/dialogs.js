@@ -27,6 +27,7 @@ const VIEW_LABELS = {
   roofline: 'Roofline',
   ops: 'Operations table',
   compare: 'Pinned vs current',
+  systems: 'Every system (speed-up bars and table)',
 };
 
 // getHash(): the page's current state hash (no '#').

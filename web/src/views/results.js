@@ -414,8 +414,10 @@ export class ResultsView {
     return v;
   }
 
-  render(result, scenario, { only = null, compare = null, note = null } = {}) {
+  // systems: the embedded systems view, when that is the one shown.
+  render(result, scenario, { only = null, compare = null, note = null, systems = null } = {}) {
     const v = this.views(result, scenario, compare, note);
+    if (systems) v.set('systems', systems);
     const nodes = [];
     if (only) {
       nodes.push(v.get(only) || el('p', { class: 'view-missing', text: `The “${only}” view is not available for this scenario.` }));

@@ -176,6 +176,14 @@ function systems(d) {
   ];
 }
 
+// The systems study as one section (the embedded "systems" view).
+export function systemsFigure(d) {
+  return el('section', { class: 'study systems-embed', 'data-view': 'systems', 'data-study': 'systems' }, [
+    d.workload ? el('p', { class: 'chart-note', text: `Workload: ${d.workload}` }) : null,
+    ...systems(d),
+  ]);
+}
+
 const RENDER = {
   'gpu-generations': gpuGenerations,
   'technology-nodes': technologyNodes,
