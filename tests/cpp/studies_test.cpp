@@ -139,6 +139,10 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
     EXPECT_NEAR(row.at("per_million_tokens").at("gpu_hours").get<double>(), hours, 1e-9 * hours);
   }
   EXPECT_GT(by.at("dgx-h100").at("per_million_tokens").at("kwh").get<double>(), 0);  // a DGX gives its power
+  // The validation of the plan's kind: Llama 3.1 8B data parallel on 8 H100 is a published run; none on a TPU
+  EXPECT_TRUE(by.at("dgx-h100").at("accuracy").at("device_validated").get<bool>());
+  EXPECT_FALSE(by.at("tpu-v6e").at("accuracy").at("device_validated").get<bool>());
+  EXPECT_GT(by.at("dgx-h100").at("accuracy").at("cases").get<int>(), 0);
   // More tensor FLOP/s per GPU and the same memory: a B200 node trains faster than an H100 node, an A100 slower.
   EXPECT_GT(by.at("dgx-b200").at("speedup").get<double>(), 1.5);
   EXPECT_LT(by.at("dgx-a100-80gb").at("speedup").get<double>(), 0.6);

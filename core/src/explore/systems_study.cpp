@@ -52,6 +52,26 @@ json per_million_tokens(json run, const json& plan, Mode mode) {
   return out;
 }
 
+// How far the model has been from published runs of the plan's kind on its
+// headline metric (the search's "accuracy" for the plan's regime), and
+// whether any of them ran on this system's device.
+json plan_accuracy(const json& search, const json& plan, Mode mode) {
+  const std::string regime = plan.value("regime", std::string());
+  const json& all = search.value("accuracy", json::object());
+  if (regime.empty() || !all.contains(regime)) return nullptr;
+  const json& a = all.at(regime);
+  const std::string headline = mode == Mode::training ? "training.iteration_time_s" : "inference.output_tokens_per_s";
+  json out = {{"regime", regime}, {"label", a.value("label", regime)}, {"device_validated", a.value("device_validated", false)}};
+  for (const json& m : a.value("metrics", json::array()))
+    if (m.value("metric", std::string()) == headline) {
+      out["metric"] = headline;
+      out["cases"] = m.at("cases");
+      out["mean_abs_error"] = m.at("mean_abs_error");
+      out["mean_error"] = m.at("mean_error");
+    }
+  return out;
+}
+
 json system_row(const std::string& label, const json& system, const json& scenario, long long gpus, Mode mode) {
   json row = {{"system", label}, {"fits", false}};
   try {
@@ -73,6 +93,8 @@ json system_row(const std::string& label, const json& system, const json& scenar
         }
       row["speed"] = speed(row["plan"], mode);
       row["per_million_tokens"] = per_million_tokens(run, row["plan"], mode);
+      const json accuracy = plan_accuracy(out, row["plan"], mode);
+      if (!accuracy.is_null()) row["accuracy"] = accuracy;
     } else if (out.contains("closest")) {
       row["closest_memory_bytes"] = out.at("closest").at("memory_bytes_total");
     }

@@ -142,6 +142,16 @@ function systemMemory(r) {
   return Number.isFinite(r.closest_memory_bytes) ? `needs ${fmt.bytes(r.closest_memory_bytes)}${cap}` : '–';
 }
 
+// The plan's kind of run against published runs: "9.3% (−9.3%), 4 runs",
+// and whether none of them ran on this system's GPU.
+function systemAccuracy(r) {
+  const a = r.accuracy;
+  if (!a || !Number.isFinite(a.mean_abs_error)) return '–';
+  const bias = a.mean_error;
+  const signed = Number.isFinite(bias) ? ` (${bias >= 0 ? '+' : '−'}${fmt.percent(Math.abs(bias))})` : '';
+  return `${fmt.percent(a.mean_abs_error)}${signed}, ${fmt.int(a.cases)} run${a.cases === 1 ? '' : 's'}${a.device_validated ? '' : ', none on this GPU'}`;
+}
+
 function systems(d) {
   const rows = d.rows || [];
   const training = d.mode === 'training';
@@ -171,6 +181,7 @@ function systems(d) {
       ['memory / GPU', systemMemory],
       [`GPU-hours / M ${training ? '' : 'output '}tokens`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
       [`kWh / M ${training ? '' : 'output '}tokens`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
+      ['model error on published runs of the plan’s kind (bias)', systemAccuracy],
       ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
     ], 'systems'),
   ];
