@@ -166,6 +166,11 @@ TEST(Studies, SystemsReportsWhatCannotRun) {
   searched["search"] = {{"gpus", 8}};
   EXPECT_EQ(json::parse(study_request_json(systems_request(searched).dump())).at("error").at("path"), "params.search");
   EXPECT_TRUE(json::parse(study_json("systems")).contains("error"));  // a scenario is required
+  json defaults = eight_b("dgx-h100", "bf16");
+  defaults.erase("system");  // the table's default system, first
+  const json d = json::parse(study_request_json(systems_request(defaults).dump()));
+  ASSERT_FALSE(d.contains("error")) << d.dump().substr(0, 300);
+  EXPECT_EQ(d.at("rows").at(0).at("system"), "dgx-h100");
 }
 
 // A custom system object is the first row, named for its device; serving

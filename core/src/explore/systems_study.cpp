@@ -5,6 +5,7 @@
 #include "output.h"
 #include "parse.h"
 #include "presets.h"
+#include "schema.h"
 #include "search.h"
 #include "strict_json.h"
 
@@ -117,7 +118,8 @@ json systems_study(const json& params) {
     throw InputError(e.path.empty() ? "params" : "params." + e.path, e.what());
   }
   const long long gpus = base.par.gpus();
-  const json& own = params.at("system");
+  // A scenario without a system runs on the table's default preset.
+  const json own = params.contains("system") ? params.at("system") : field_spec("system").def;
   const std::string own_id = own.is_string() ? own.get<std::string>() : "";
   json rows = json::array();
   // The scenario's own system first: the others' speed-ups are against it.
