@@ -187,3 +187,18 @@ test('"Every system" under the result opens the systems study of the scenario sh
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('the scaling study searches the scenario at an eighth of its GPUs to eight times as many', async () => {
+  const { page, errors } = await openPage('v=1&view=study&study=scaling&m=llama3.1-8b&dp=8&gb=128&sl=4096');
+  await done(page, 'study');
+  const rows = page.locator('[data-table="scaling"] tbody tr');
+  assert.deepEqual(await rows.locator('th').allTextContents(), ['1', '2', '4', '8 (this scenario)', '16', '32', '64']);
+  assert.match(await rows.first().locator('td').last().textContent(), /^does not fit$/);
+  assert.equal(await rows.nth(3).locator('td').nth(4).textContent(), '100%');  // its share of linear scaling
+  // a dot per GPU count with a plan, the x axis labelled with the counts
+  assert.equal(await page.locator('svg.scaling-chart circle.pt').count(), 6);
+  assert.deepEqual((await page.locator('svg.scaling-chart text').allTextContents()).filter((t) => /^\d+$/.test(t)), ['2', '4', '8', '16', '32', '64']);
+  await shot(page, 'study-scaling');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

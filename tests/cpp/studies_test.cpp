@@ -1,5 +1,6 @@
 // Studies: every one runs, gives finite numbers, and the physics holds.
 #include <map>
+#include <vector>
 
 #include "presets.h"
 #include "studies.h"
@@ -189,6 +190,42 @@ TEST(Studies, SystemsServesFromACustomSystem) {
   EXPECT_NE(rows[0].at("system").get<std::string>().find("this scenario's system"), std::string::npos);
   for (const json& row : rows)
     if (row.at("fits").get<bool>()) EXPECT_GT(row.at("plan").at("output_tokens_per_s_per_gpu").get<double>(), 0);
+}
+
+// The scaling study: 1 to 64 GPUs around the scenario's 8, the plan searched
+// at each; the scenario's own count is 1x and 100%; data parallelism over
+// NVLink and InfiniBand keeps Llama 3.1 8B near linear from 8 to 64 GPUs,
+// and one GPU cannot hold its training state.
+TEST(Studies, ScalingSearchesEachGpuCount) {
+  const json r = json::parse(study_request_json(json{{"name", "scaling"}, {"params", eight_b("dgx-h100", "bf16")}}.dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  const json& rows = r.at("rows");
+  std::vector<long long> counts;
+  for (const json& row : rows) counts.push_back(row.at("gpus").get<long long>());
+  EXPECT_EQ(counts, (std::vector<long long>{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_FALSE(rows[0].at("fits").get<bool>());  // 8B parameters at 18 bytes: 150 GB
+  const json& own = rows[3];
+  EXPECT_TRUE(own.value("own", false));
+  EXPECT_NEAR(own.at("speedup").get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(own.at("efficiency").get<double>(), 1.0, 1e-12);
+  for (size_t i = 4; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    ASSERT_TRUE(row.at("fits").get<bool>()) << row.dump().substr(0, 300);
+    const json& par = row.at("plan").at("parallelism");
+    EXPECT_EQ(par.value("tp", 1) * par.value("pp", 1) * par.value("dp", 1) * par.value("cp", 1), counts[i]);
+    EXPECT_GT(row.at("efficiency").get<double>(), 0.9) << counts[i];
+    EXPECT_GT(row.at("speedup").get<double>(), rows[i - 1].at("speedup").get<double>());  // more GPUs, faster
+  }
+  const std::string text = study_request_text(json{{"name", "scaling"}, {"params", eight_b("dgx-h100", "bf16")}}.dump());
+  EXPECT_NE(text.find("does not fit"), std::string::npos) << text;
+  // Counts that are not a power of two: only whole counts below the scenario's
+  json odd = eight_b("dgx-h100", "bf16");
+  odd["parallelism"] = {{"dp", 12}};
+  odd["training"]["global_batch"] = 96;  // divisible by every count
+  const json o = json::parse(study_request_json(json{{"name", "scaling"}, {"params", odd}}.dump()));
+  std::vector<long long> odd_counts;
+  for (const json& row : o.at("rows")) odd_counts.push_back(row.at("gpus").get<long long>());
+  EXPECT_EQ(odd_counts, (std::vector<long long>{3, 6, 12, 24, 48, 96}));
 }
 
 }  // namespace

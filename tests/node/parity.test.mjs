@@ -116,17 +116,19 @@ describe('wasm matches native on search, sweep and studies', () => {
     }, (t) => mod.sweep(t));
     assert.equal(r.sweep.series.length, 2);
   });
-  test('study systems (a scenario on every system preset)', () => {
-    const scenario = { mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100', parallelism: { dp: 8 }, training: { global_batch: 64, seq_len: 4096 } };
-    const file = join(tmp, 'systems.json');
-    writeFileSync(file, JSON.stringify(scenario));
-    const native = runCli(['study', '--json', 'systems', file]);
-    assert.equal(native.status, 0, native.stdout.slice(0, 300));
-    const fromWasm = JSON.parse(mod.study_request(JSON.stringify({ name: 'systems', params: scenario })));
-    assert.ok(fromWasm.rows.length > 10);
-    const diffs = diffJson(fromWasm, JSON.parse(native.stdout));
-    assert.deepEqual(diffs, [], `wasm vs native differ:\n${diffs.join('\n')}`);
-  });
+  for (const [name, rows] of [['systems', 10], ['scaling', 5]]) {
+    test(`study ${name} (of a scenario)`, () => {
+      const scenario = { mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100', parallelism: { dp: 8 }, training: { global_batch: 64, seq_len: 4096 } };
+      const file = join(tmp, `${name}.json`);
+      writeFileSync(file, JSON.stringify(scenario));
+      const native = runCli(['study', '--json', name, file]);
+      assert.equal(native.status, 0, native.stdout.slice(0, 300));
+      const fromWasm = JSON.parse(mod.study_request(JSON.stringify({ name, params: scenario })));
+      assert.ok(fromWasm.rows.length > rows);
+      const diffs = diffJson(fromWasm, JSON.parse(native.stdout));
+      assert.deepEqual(diffs, [], `wasm vs native differ:\n${diffs.join('\n')}`);
+    });
+  }
   for (const name of ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness']) {
     test(`study ${name}`, () => {
       const native = runCli(['study', '--json', name]);

@@ -7,7 +7,7 @@
 #include "presets.h"
 #include "schema.h"
 #include "search.h"
-#include "systems_study.h"
+#include "scenario_studies.h"
 #include "strict_json.h"
 #include "technology.h"
 
@@ -353,13 +353,14 @@ std::string technology_nodes_text(const json& r) {
 json run_study(const std::string& name, const json& params) {
   if (name == "technology-nodes") return technology_nodes_study(params);
   if (name == "systems") return systems_study(params);
+  if (name == "scaling") return scaling_study(params);
   if (!params.is_null() && !(params.is_object() && params.empty()))
     throw InputError("params", "study \"" + name.substr(0, 60) + "\" takes no parameters");
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();
   throw InputError("study", "unknown study \"" + name.substr(0, 60) +
-                                "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness, systems");
+                                "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness, systems, scaling");
 }
 
 std::string study_table(const std::string& name, const json& result) {
@@ -367,6 +368,7 @@ std::string study_table(const std::string& name, const json& result) {
   if (name == "dram-scaling") return dram_scaling_text(result);
   if (name == "technology-nodes") return technology_nodes_text(result);
   if (name == "systems") return systems_study_text(result);
+  if (name == "scaling") return scaling_study_text(result);
   return boundedness_text(result);
 }
 

@@ -21,10 +21,11 @@ const AXIS_KIND = new Map([
   [fmt.seconds, 'seconds'],
   [fmt.bytes, 'bytes'],
 ]);
-function axis({ log, domain, tickFormat, label, nice = false }) {
-  if (log) return { type: 'log', domain, nice, ticks: decadeTicks(domain) ?? 6, tickFormat, label, grid: true };
+// `ticks`: the tick values to use instead (the data's own x values).
+function axis({ log, domain, tickFormat, label, nice = false, ticks = null }) {
+  if (log) return { type: 'log', domain, nice, ticks: ticks ?? decadeTicks(domain) ?? 6, tickFormat, label, grid: true };
   const units = AXIS_KIND.has(tickFormat) ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
-  return { type: 'linear', domain, nice: nice && !units, ticks: units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
+  return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
 }
 
 // 0 (worst) .. 5 (best), by log distance from the best value.
@@ -139,7 +140,8 @@ function seriesMarks(s, i, xs, xFmt, yFmt) {
 }
 
 // series: [{name, values: [number|null]}] over xs; one path and one dot per point.
-export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFmt = fmt.num, yFmt = fmt.num, className = '' }) {
+// xTicks: true to tick the x axis at the xs themselves.
+export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFmt = fmt.num, yFmt = fmt.num, className = '', xTicks = false }) {
   const ys = series.flatMap((s) => s.values).filter(Number.isFinite);
   if (!ys.length || !xs.length) return el('p', { class: 'view-missing', text: `${title}: no values to draw.` });
   const xLo = Math.min(...xs);
@@ -151,7 +153,7 @@ export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFm
       marginRight: 16,
       marginTop: 12,
       marginBottom: 44,
-      x: axis({ log: xLog, domain: xLo === xHi ? padded([xLo, xHi], xLog) : [xLo, xHi], tickFormat: xFmt, label: xLabel }),
+      x: axis({ log: xLog, domain: xLo === xHi ? padded([xLo, xHi], xLog) : [xLo, xHi], tickFormat: xFmt, label: xLabel, ticks: xTicks ? xs : null }),
       y: axis({ log: false, domain: padded([Math.min(...ys), Math.max(...ys)], false), tickFormat: yFmt, label: yLabel, nice: true }),
       marks: series.flatMap((s, i) => seriesMarks(s, i, xs, xFmt, yFmt)),
     },

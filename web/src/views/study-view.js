@@ -1,11 +1,12 @@
 // The Studies view: one button per named study of the core; each runs in the
 // jobs worker and shows its table (gpu-generations adds a waterfall of the
-// cumulative speed-up factors, systems a bar per system). The systems study
-// runs the scenario on the left; the others are fixed.
+// cumulative speed-up factors, systems a bar per system, scaling a line of
+// the share of linear scaling). systems and scaling run the scenario on the
+// left; the others are fixed.
 // #view=study&study=<name> opens one directly.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { factorBars, waterfall } from '../charts/explore-charts.js';
+import { factorBars, lineChart, waterfall } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { planText } from './search-view.js';
 import { studyNames, technologyParams } from '../state/explore-state.js';
@@ -18,6 +19,7 @@ const TITLES = {
   'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
   systems: 'Systems for this scenario (every system preset, its plan searched)',
+  scaling: 'GPU count for this scenario (⅛× to 8× its GPUs, its plan searched)',
 };
 
 // How the technology budget's fields are shown (the fields are the schema's
@@ -29,6 +31,8 @@ const BUDGET = {
   'budget.architecture': { label: 'architecture', names: { hopper: 'Hopper (H100)', ampere: 'Ampere (A100)' } },
   'budget.hbm': { label: 'memory', none: 'each node’s HBM' },
 };
+// The studies that run the scenario on the left (its JSON is their params).
+const SCENARIO_STUDIES = new Set(['systems', 'scaling']);
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 const str = (v) => (v === undefined || v === null ? '–' : String(v));
@@ -187,6 +191,42 @@ function systems(d) {
   ];
 }
 
+function scaling(d) {
+  const rows = d.rows || [];
+  const training = d.mode === 'training';
+  const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
+  const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario)' : ''}`;
+  const figures = training
+    ? [['iteration', ok((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')], ['MFU', ok((p) => fmt.percent(p.mfu))]]
+    : [['output tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')], ['TTFT', ok((p) => fmt.seconds(p.ttft_s))], ['TPOT', ok((p) => fmt.seconds(p.tpot_s))]];
+  const drawn = rows.filter((r) => Number.isFinite(r.efficiency));
+  return [
+    drawn.length
+      ? lineChart({
+          title: `Share of linear scaling from ${fmt.int(d.gpus)} GPUs (${training ? 'tokens/s' : 'output tokens/s'} per GPU against the scenario's; 100% = linear)`,
+          // GPU counts a factor of two apart, evenly spaced: x is log2 of the count
+          xs: drawn.map((r) => Math.log2(r.gpus)),
+          series: [{ name: d.system || 'this scenario', values: drawn.map((r) => r.efficiency) }],
+          xLabel: 'GPUs',
+          yLabel: 'share of linear scaling',
+          xFmt: (v) => fmt.int(2 ** v),
+          yFmt: fmt.percent,
+          xTicks: true,
+          className: 'scaling-chart',
+        })
+      : null,
+    table('The best plan at each GPU count', rows, [
+      ['GPUs', gpus],
+      ...figures,
+      ['speed-up', (r) => x2(r.speedup)],
+      ['share of linear', (r) => (Number.isFinite(r.efficiency) ? fmt.percent(r.efficiency) : '–')],
+      ['memory / GPU', systemMemory],
+      [`GPU-hours / M ${training ? '' : 'output '}tokens`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
+      ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
+    ], 'scaling'),
+  ];
+}
+
 // The systems study as one section (the embedded "systems" view).
 export function systemsFigure(d) {
   return el('section', { class: 'study systems-embed', 'data-view': 'systems', 'data-study': 'systems' }, [
@@ -201,6 +241,7 @@ const RENDER = {
   'dram-scaling': dramScaling,
   'inference-boundedness': boundedness,
   systems,
+  scaling,
 };
 
 export class StudyView {
@@ -214,7 +255,7 @@ export class StudyView {
       id: 'study',
       label: 'Studies',
       title: 'Studies',
-      note: 'What-if analyses built into the core (same as llmcalc study NAME). Systems runs the scenario on the left on every system preset; the others are fixed and ignore it.',
+      note: 'What-if analyses built into the core (same as llmcalc study NAME). Systems and GPU count run the scenario on the left (on every system preset, at ⅛× to 8× its GPUs); the others are fixed and ignore it.',
       runLabel: 'Run again',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -286,7 +327,7 @@ export class StudyView {
     try {
       await this.ctx.jobs.run(async (call) => {
         const t0 = performance.now();
-        const params = name === 'technology-nodes' ? technologyParams(store.schema, store.state.x) : name === 'systems' ? this.scenario() : null;
+        const params = name === 'technology-nodes' ? technologyParams(store.schema, store.state.x) : SCENARIO_STUDIES.has(name) ? this.scenario() : null;
         const d = JSON.parse(params ? await call('study_request', JSON.stringify({ name, params })) : await call('study', name));
         if (d.error) throw new Error(d.error.message);
         this.out.replaceChildren(

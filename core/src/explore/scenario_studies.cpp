@@ -1,6 +1,7 @@
-#include "systems_study.h"
+#include "scenario_studies.h"
 
 #include <cstdio>
+#include <vector>
 
 #include "output.h"
 #include "parse.h"
@@ -105,25 +106,43 @@ json system_row(const std::string& label, const json& system, const json& scenar
   return row;
 }
 
-}  // namespace
-
-json systems_study(const json& params) {
-  if (!params.is_object() || params.empty()) throw InputError("params", "the systems study takes a scenario as its params");
+// The scenario a study runs, parsed; its errors are named under "params".
+Scenario study_scenario(const json& params, const std::string& study) {
+  if (!params.is_object() || params.empty()) throw InputError("params", "the " + study + " study takes a scenario as its params");
   for (const char* k : {"search", "sweep"})
-    if (params.contains(k)) throw InputError(std::string("params.") + k, "the systems study searches each system itself");
-  Scenario base;
+    if (params.contains(k)) throw InputError(std::string("params.") + k, "the " + study + " study searches each plan itself");
   try {
-    base = parse_scenario(params);
+    return parse_scenario(params);
   } catch (const InputError& e) {
     throw InputError(e.path.empty() ? "params" : "params." + e.path, e.what());
   }
+}
+
+// The scenario's system as given; without one, the table's default preset.
+json own_system(const json& params) { return params.contains("system") ? params.at("system") : field_spec("system").def; }
+
+// The whole run's rate: training tokens per second, or output tokens per
+// second over all the plan's GPUs (prefill instances included).
+double throughput(const json& plan, Mode mode, long long gpus) {
+  if (mode == Mode::training) return plan.at("tokens_per_s").get<double>();
+  return plan.at("output_tokens_per_s_per_gpu").get<double>() * static_cast<double>(gpus);
+}
+
+// The label of the scenario's own system: its preset id, or its name.
+std::string own_label(const json& own, const Scenario& base) {
+  return own.is_string() ? own.get<std::string>() : "this scenario's system (" + base.system.name + ")";
+}
+
+}  // namespace
+
+json systems_study(const json& params) {
+  const Scenario base = study_scenario(params, "systems");
   const long long gpus = base.par.gpus();
-  // A scenario without a system runs on the table's default preset.
-  const json own = params.contains("system") ? params.at("system") : field_spec("system").def;
+  const json own = own_system(params);
   const std::string own_id = own.is_string() ? own.get<std::string>() : "";
   json rows = json::array();
   // The scenario's own system first: the others' speed-ups are against it.
-  rows.push_back(system_row(own_id.empty() ? "this scenario's system (" + base.system.name + ")" : own_id, own, params, gpus, base.mode));
+  rows.push_back(system_row(own_label(own, base), own, params, gpus, base.mode));
   rows.back()["own"] = true;
   for (const auto& item : all_presets().at("systems").items())
     if (item.key() != own_id) rows.push_back(system_row(item.key(), item.key(), params, gpus, base.mode));
@@ -141,6 +160,84 @@ json systems_study(const json& params) {
                            " of each system; parallelism" + (base.mode == Mode::training ? ", micro-batch and recompute" : "") +
                            " searched on each and the fastest plan without a warning taken; the rest of the scenario kept"},
           {"rows", rows}};
+}
+
+// GPU counts from an eighth of the scenario's to eight times, a factor of two
+// apart; the whole counts of at least one GPU.
+std::vector<long long> scaling_counts(long long own) {
+  std::vector<long long> out;
+  for (int k = -3; k <= 3; ++k) {
+    if (k < 0 && own % (1LL << -k) != 0) continue;
+    const long long n = k < 0 ? own >> -k : own << k;
+    if (n >= 1) out.push_back(n);
+  }
+  return out;
+}
+
+json scaling_study(const json& params) {
+  const Scenario base = study_scenario(params, "scaling");
+  const long long own_gpus = base.par.gpus();
+  const json own = own_system(params);
+  json rows = json::array();
+  double own_rate = 0;
+  for (long long n : scaling_counts(own_gpus)) {
+    json row = system_row(own_label(own, base), own, params, n, base.mode);
+    row["gpus"] = n;
+    row.erase("speed");
+    if (row.contains("plan")) row["throughput"] = throughput(row.at("plan"), base.mode, n);
+    if (n == own_gpus) {
+      row["own"] = true;
+      own_rate = row.value("throughput", 0.0);
+    }
+    rows.push_back(row);
+  }
+  // Speed-up of the whole run over the scenario's own count, and the share
+  // of linear scaling it keeps (1: each GPU does as much as at that count).
+  for (json& r : rows)
+    if (own_rate > 0 && r.contains("throughput")) {
+      const double speedup = r.at("throughput").get<double>() / own_rate;
+      r["speedup"] = speedup;
+      r["efficiency"] = speedup * static_cast<double>(own_gpus) / r.at("gpus").get<double>();
+    }
+  const bool training = base.mode == Mode::training;
+  return {{"study", "scaling"},
+          {"mode", training ? "training" : "inference"},
+          {"gpus", own_gpus},
+          {"system", own_label(own, base)},
+          {"workload", base.model.name + (training ? " training" : " serving") + " on " + own_label(own, base) + ", " +
+                           std::to_string(rows.front().at("gpus").get<long long>()) + " to " +
+                           std::to_string(rows.back().at("gpus").get<long long>()) + " GPUs (the scenario: " +
+                           std::to_string(own_gpus) + "); parallelism" + (training ? ", micro-batch and recompute" : "") +
+                           " searched at each count and the fastest plan without a warning taken; the rest of the scenario" +
+                           (training ? ", global batch included," : "") + " kept"},
+          {"rows", rows}};
+}
+
+std::string scaling_study_text(const json& r) {
+  const bool training = r.at("mode") == "training";
+  std::string out = "Scaling: " + r.at("workload").get<std::string>() + "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%8s %12s %12s %9s %10s %10s  %s\n", "GPUs", training ? "iteration s" : "TPOT ms",
+                training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", "GiB/GPU", "tp pp dp cp ep");
+  out += line;
+  for (const json& row : r.at("rows")) {
+    const long long n = row.at("gpus").get<long long>();
+    if (row.contains("error") || !row.at("fits").get<bool>()) {
+      std::snprintf(line, sizeof line, "%8lld  %s\n", n,
+                    row.contains("error") ? ("error: " + row.at("error").get<std::string>()).c_str() : "does not fit");
+      out += line;
+      continue;
+    }
+    const json& p = row.at("plan");
+    const json& par = p.at("parallelism");
+    const double first = training ? p.at("iteration_time_s").get<double>() : 1e3 * p.at("tpot_s").get<double>();
+    std::snprintf(line, sizeof line, "%8lld %12.4g %12.4g %8.2fx %9.0f%% %10.1f  %d %d %d %d %d\n", n, first,
+                  row.at("throughput").get<double>(), row.value("speedup", 0.0), 100 * row.value("efficiency", 0.0),
+                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024), par.value("tp", 1), par.value("pp", 1),
+                  par.value("dp", 1), par.value("cp", 1), par.value("ep", 1));
+    out += line;
+  }
+  return out;
 }
 
 std::string systems_study_text(const json& r) {
