@@ -146,10 +146,15 @@ test('clicking a study writes a shareable link', async () => {
   assert.deepEqual(errors, []);
 });
 
+// Opens a study's link and waits for it: {page, errors, rows (its table's body rows)}.
+async function openStudy(hash, table) {
+  const opened = await openPage(hash);
+  await done(opened.page, 'study');
+  return { ...opened, rows: opened.page.locator(`[data-table="${table}"] tbody tr`) };
+}
+
 test('the systems study runs the scenario on the left on every system preset, with a bar per system', async () => {
-  const { page, errors } = await openPage('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096');
-  await done(page, 'study');
-  const rows = page.locator('[data-table="systems"] tbody tr');
+  const { page, errors, rows } = await openStudy('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096', 'systems');
   assert.ok((await rows.count()) >= 15, 'a row per system preset');
   // the scenario's own system first, at 1.00×; every row has a plan on 8 GPUs, a B200 node beats it
   assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
@@ -158,7 +163,7 @@ test('the systems study runs the scenario on the left on every system preset, wi
   assert.match(await rows.first().locator('td').nth(6).textContent(), /^\d[\d.,]*$/);
   assert.match(await rows.first().locator('td').nth(7).textContent(), /^\d[\d.,]*$/);
   assert.match(await page.locator('#study-out section.study p.chart-note').first().textContent(), /Llama 3\.1 8B training on 8 GPUs of each system/);
-  const b200 = page.locator('[data-table="systems"] tbody tr', { has: page.locator('th', { hasText: /^dgx-b200$/ }) });
+  const b200 = rows.filter({ has: page.locator('th', { hasText: /^dgx-b200$/ }) });
   assert.ok(parseFloat(await b200.locator('td').nth(3).textContent()) > 1.5);
   assert.match(await b200.locator('td').last().textContent(), /^TP \d+ · PP \d+ · DP \d+/);
   // one bar per row with a speed-up, the own system's drawn apart
@@ -168,11 +173,10 @@ test('the systems study runs the scenario on the left on every system preset, wi
   await page.close();
   assert.deepEqual(errors, []);
   // in fp8 the A100s cannot run it: their rows say why, the others still have plans
-  const fp8 = await openPage('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096&pr=fp8');
-  await done(fp8.page, 'study');
-  const a100 = fp8.page.locator('[data-table="systems"] tbody tr', { has: fp8.page.locator('th', { hasText: /^dgx-a100-80gb$/ }) });
+  const fp8 = await openStudy('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096&pr=fp8', 'systems');
+  const a100 = fp8.rows.filter({ has: fp8.page.locator('th', { hasText: /^dgx-a100-80gb$/ }) });
   assert.match(await a100.locator('td').last().textContent(), /^error: training\.precision: the device has no fp8 matmul peak/);
-  assert.equal(await fp8.page.locator('svg.factor-bars rect.wf-bar').count(), (await fp8.page.locator('[data-table="systems"] tbody tr').count()) - 2);
+  assert.equal(await fp8.page.locator('svg.factor-bars rect.wf-bar').count(), (await fp8.rows.count()) - 2);
   await fp8.page.close();
   assert.deepEqual(fp8.errors, []);
 });
@@ -189,9 +193,7 @@ test('"Every system" under the result opens the systems study of the scenario sh
 });
 
 test('the scaling study searches the scenario at an eighth of its GPUs to eight times as many', async () => {
-  const { page, errors } = await openPage('v=1&view=study&study=scaling&m=llama3.1-8b&dp=8&gb=128&sl=4096');
-  await done(page, 'study');
-  const rows = page.locator('[data-table="scaling"] tbody tr');
+  const { page, errors, rows } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-8b&dp=8&gb=128&sl=4096', 'scaling');
   assert.deepEqual(await rows.locator('th').allTextContents(), ['1', '2', '4', '8 (this scenario)', '16', '32', '64']);
   assert.match(await rows.first().locator('td').last().textContent(), /^does not fit$/);
   assert.equal(await rows.nth(3).locator('td').nth(4).textContent(), '100%');  // its share of linear scaling
