@@ -111,7 +111,7 @@ test('the embed dialog writes an iframe snippet for the chosen view', async () =
   assert.deepEqual(errors, []);
 });
 
-test('an embedded systems view: the speed-up bars and the table of the scenario on every system, nothing else', async () => {
+test('embedded studies of the scenario: systems (bars and table) and scaling (line and table), nothing else', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096&embed=1&view=systems');
   await page.locator('#results svg.factor-bars').waitFor({ timeout: 60000 });
   const views = await page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view));
@@ -123,4 +123,11 @@ test('an embedded systems view: the speed-up bars and the table of the scenario 
   await shot(page, 'embed-systems');
   await page.close();
   assert.deepEqual(errors, []);
+  // the scaling study embeds the same way: its line and its table, nothing else
+  const scaling = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096&embed=1&view=scaling');
+  await scaling.page.locator('#results svg.scaling-chart').waitFor({ timeout: 60000 });
+  assert.deepEqual(await scaling.page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view)), ['scaling']);
+  assert.equal(await scaling.page.locator('#results [data-table="scaling"] tbody tr').count(), 7);
+  await scaling.page.close();
+  assert.deepEqual(scaling.errors, []);
 });

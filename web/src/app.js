@@ -11,7 +11,7 @@ import { ResultsView } from './views/results.js';
 import { compareView } from './views/compare.js';
 import { Explorer } from './views/explorer.js';
 import { closestText, nextGpuCount, planText } from './views/search-view.js';
-import { systemsFigure } from './views/study-view.js';
+import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
 
 const DEBOUNCE_MS = 150;
@@ -227,16 +227,16 @@ export class App {
     }
   }
 
-  // The embedded systems view: the systems study of the scenario, run in the
+  // An embedded study of the scenario (systems, scaling), run in the
   // evaluation worker (an embed has no explore views).
-  async systemsSection(scenario) {
+  async studySection(name, scenario) {
     try {
-      const d = JSON.parse(await this.engine.call('study_request', JSON.stringify({ name: 'systems', params: scenario })));
+      const d = JSON.parse(await this.engine.call('study_request', JSON.stringify({ name, params: scenario })));
       if (d.error) throw new Error(d.error.message);
-      return systemsFigure(d);
+      return scenarioStudyFigure(name, d);
     } catch (err) {
       if (err && err.cancelled) return null;
-      return el('p', { class: 'view-missing', 'data-view': 'systems', text: `The systems study failed: ${err.message || err}` });
+      return el('p', { class: 'view-missing', 'data-view': name, text: `The ${name} study failed: ${err.message || err}` });
     }
   }
 
@@ -276,12 +276,12 @@ export class App {
     }
     store.current = { state: structuredClone(store.state), scenario, result: out };
     const compare = await this.compareSection();
-    const systems = this.embedView === 'systems' ? await this.systemsSection(scenario) : null;
+    const study = SCENARIO_STUDIES.has(this.embedView) ? await this.studySection(this.embedView, scenario) : null;
     if (gen !== this.generation) return;
     this.form.clearErrors();
     this.setGeneralError('');
     try {
-      this.results.render(out, scenario, { only: this.embedView, compare, note: this.note, systems });
+      this.results.render(out, scenario, { only: this.embedView, compare, note: this.note, study });
     } catch (err) {
       this.setGeneralError(`Could not draw the result: ${err.message || err}`);
     }

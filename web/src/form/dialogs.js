@@ -28,6 +28,7 @@ const VIEW_LABELS = {
   ops: 'Operations table',
   compare: 'Pinned vs current',
   systems: 'Every system (speed-up bars and table)',
+  scaling: 'GPU count (share of linear scaling and table)',
 };
 
 // getHash(): the page's current state hash (no '#').

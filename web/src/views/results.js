@@ -414,10 +414,10 @@ export class ResultsView {
     return v;
   }
 
-  // systems: the embedded systems view, when that is the one shown.
-  render(result, scenario, { only = null, compare = null, note = null, systems = null } = {}) {
+  // study: the embedded study of the scenario (systems, scaling), when that is the view shown.
+  render(result, scenario, { only = null, compare = null, note = null, study = null } = {}) {
     const v = this.views(result, scenario, compare, note);
-    if (systems) v.set('systems', systems);
+    if (study) v.set(study.dataset.view, study);
     const nodes = [];
     if (only) {
       nodes.push(v.get(only) || el('p', { class: 'view-missing', text: `The “${only}” view is not available for this scenario.` }));

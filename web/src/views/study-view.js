@@ -32,7 +32,7 @@ const BUDGET = {
   'budget.hbm': { label: 'memory', none: 'each node’s HBM' },
 };
 // The studies that run the scenario on the left (its JSON is their params).
-const SCENARIO_STUDIES = new Set(['systems', 'scaling']);
+export const SCENARIO_STUDIES = new Set(['systems', 'scaling']);
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 const str = (v) => (v === undefined || v === null ? '–' : String(v));
@@ -227,11 +227,11 @@ function scaling(d) {
   ];
 }
 
-// The systems study as one section (the embedded "systems" view).
-export function systemsFigure(d) {
-  return el('section', { class: 'study systems-embed', 'data-view': 'systems', 'data-study': 'systems' }, [
+// A study of the scenario (systems, scaling) as one section: the embedded view of that name.
+export function scenarioStudyFigure(name, d) {
+  return el('section', { class: 'study study-embed', 'data-view': name, 'data-study': name }, [
     d.workload ? el('p', { class: 'chart-note', text: `Workload: ${d.workload}` }) : null,
-    ...systems(d),
+    ...RENDER[name](d),
   ]);
 }
 
