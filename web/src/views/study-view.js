@@ -311,7 +311,7 @@ export class StudyView {
     );
   }
 
-  // The scenario on the left, for the systems study.
+  // The scenario on the left, for the studies that run it (systems, scaling).
   scenario() {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(`the scenario has input errors (${errors.map((e) => `${e.key}: ${e.message}`).join('; ')})`);
