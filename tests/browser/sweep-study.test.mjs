@@ -204,3 +204,29 @@ test('the scaling study searches the scenario at an eighth of its GPUs to eight 
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('a view that ran on the scenario is marked out of date when the scenario changes, until it runs again', async () => {
+  const { page, errors, rows } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-8b&dp=8&gb=128&sl=4096', 'scaling');
+  const note = page.locator('#study-stale');
+  assert.equal(await note.isVisible(), false);
+  await page.locator('[data-key="parallelism.dp"] input').fill('16');
+  await note.waitFor({ state: 'visible' });
+  assert.match(await page.locator('#study-out').getAttribute('class'), /\bstale\b/);
+  await page.locator('#study-run').click();
+  await done(page, 'study');
+  await note.waitFor({ state: 'hidden' });
+  assert.match(await rows.filter({ hasText: 'this scenario' }).locator('th').textContent(), /^16 \(this scenario\)$/);
+  // back to the scenario it ran on: up to date again without running
+  await page.locator('[data-key="parallelism.dp"] input').fill('8');
+  await note.waitFor({ state: 'visible' });
+  await page.locator('[data-key="parallelism.dp"] input').fill('16');
+  await note.waitFor({ state: 'hidden' });
+  // a fixed study does not depend on the scenario: never out of date
+  await page.locator('button.study-link[data-study="dram-scaling"]').click();
+  await done(page, 'study');
+  await page.locator('[data-key="parallelism.dp"] input').fill('4');
+  await page.waitForTimeout(300);
+  assert.equal(await note.isVisible(), false);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -72,6 +72,7 @@ export class App {
       if (fx.history) this.writeHash(fx.history === 'push' || (fx.history === 'settings' && push));
     }
     if (fx.explore) this.explorer?.show(state, { fromUrl: fx.explore === 'run' });
+    if (kind !== 'settings' && kind !== 'view') this.explorer?.refreshStale();
     if (fx.evaluate !== undefined) this.schedule(fx.evaluate);
   }
 

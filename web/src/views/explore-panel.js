@@ -4,7 +4,9 @@ import { el } from '../dom.js';
 
 // The frame every explore view shares: a titled section with its controls
 // (`parts`), the Run / Cancel row and an output box #ID-out. Cancel stops
-// the view's job. Returns {root, bar, out}.
+// the view's job. The output remembers the scenario it ran on (ran) and is
+// marked out of date while the scenario on the left differs (refresh).
+// Returns {root, bar, out, ran(scenario|null), refresh(scenario)}.
 export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, parts = [] }) {
   const bar = jobBar({
     id,
@@ -15,14 +17,32 @@ export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, pa
     },
   });
   const out = el('div', { id: `${id}-out`, class: 'explore-out' });
+  const staleNote = el('p', { id: `${id}-stale`, class: 'stale-note', hidden: true, text: 'Out of date: the scenario on the left has changed since this ran. Run it again to update.' });
   const root = el('section', { class: 'explore-view', 'data-explore': id, 'aria-label': label }, [
     el('h2', { text: title }),
     el('p', { class: 'chart-note', text: note }),
     ...parts,
     bar.node,
+    staleNote,
     out,
   ]);
-  return { root, bar, out };
+  let ranOn = null; // the scenario the output was computed from (JSON); null: it does not depend on one
+  const mark = (stale) => {
+    out.classList.toggle('stale', stale);
+    staleNote.hidden = !stale;
+  };
+  return {
+    root,
+    bar,
+    out,
+    ran(scenario) {
+      ranOn = scenario ? JSON.stringify(scenario) : null;
+      mark(false);
+    },
+    refresh(scenario) {
+      mark(ranOn !== null && JSON.stringify(scenario) !== ranOn);
+    },
+  };
 }
 
 // The Run / Cancel row of a view. Returns {node, start(text), progress(done,

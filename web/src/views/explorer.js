@@ -38,6 +38,12 @@ export class Explorer {
     opts.tabs.replaceChildren(...this.buttons);
   }
 
+  // Marks each view's output out of date while the scenario differs from the one it ran on.
+  refreshStale() {
+    const { scenario } = this.store.scenario();
+    for (const v of Object.values(this.views)) v.refresh(scenario);
+  }
+
   // fromUrl: the state came from a link (load, Back/Forward): run the view.
   show(state, { fromUrl = false } = {}) {
     const current = state.view || 'calc';

@@ -263,6 +263,7 @@ export class SearchView {
         await this.fillHeatmap(call, scenario, search, mode);
         const trunc = s.truncated ? ` (stopped at the ${fmt.int(s.limit)}-plan limit)` : '';
         this.bar.finish(`Searched ${fmt.int(s.evaluated)} plans in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
+        this.ran(scenario);
       });
     } catch (err) {
       if (err && err.cancelled) return;
