@@ -11,7 +11,8 @@ namespace llmcalc {
 // The study's JSON form (for the web); throws InputError for an unknown name
 // or bad parameters. technology-nodes takes a technology budget without
 // "node" (architecture, die_area_mm2, package_area_mm2, tdp_W, hbm), applied
-// at every node; systems takes a scenario (scenario_studies.h); the rest take none.
+// at every node; systems and scaling take a scenario (scenario_studies.h); the
+// rest take none.
 nlohmann::json run_study(const std::string& name, const nlohmann::json& params = nullptr);
 // The same study as a text table.
 std::string study_table(const std::string& name, const nlohmann::json& result);
