@@ -214,6 +214,11 @@ test('plans at the memory ceiling are flagged and their warnings listed (Llama 3
   assert.ok(lines.some((t) => /under 5% to spare \([\d.]+ GiB of 80\.0 GiB\)/.test(t)), lines.join('\n'));
   const listed = lines.flatMap((t) => t.match(/^Plans? ([\d, ]+):/)[1].split(', ').map(Number));
   assert.deepEqual([...new Set(listed)].sort((a, b) => a - b), flagged);
+  // The recommended plan (what "Find a plan that fits" takes) is the first unflagged one, marked and named.
+  const recommended = await page.$$eval('table.plans tbody tr.recommended', (rows) => rows.map((r) => Number(r.dataset.rank)));
+  const firstClean = Math.min(...(await page.$$eval('table.plans tbody tr', (rows) => rows.filter((r) => !r.querySelector('.plan-flag')).map((r) => Number(r.dataset.rank)))));
+  assert.deepEqual(recommended, [firstClean]);
+  assert.match(await page.locator('table.plans caption').textContent(), new RegExp(`; plan ${firstClean} is the fastest without a warning$`));
   await shot(page, 'search-llama70b-64-warnings');
   assert.deepEqual(errors, []);
   await page.close();

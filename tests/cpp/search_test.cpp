@@ -1,6 +1,9 @@
 // Parallelism search: the fast path equals evaluate(), every returned plan
 // is valid and fits, and the best equals a brute-force evaluate() loop.
+#include <algorithm>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "output.h"
 #include "parse.h"
@@ -107,6 +110,30 @@ TEST(Search, ReturnedPlansAreValidAndFit) {
     EXPECT_LT(s["pareto"][i - 1]["iteration_time_s"].get<double>(), s["pareto"][i]["iteration_time_s"].get<double>());
     EXPECT_GT(s["pareto"][i - 1]["memory_bytes_total"].get<double>(), s["pareto"][i]["memory_bytes_total"].get<double>());
   }
+}
+
+// search.recommended: the fastest plan without a warning, else the fastest;
+// absent when no plan is feasible.
+TEST(Search, RecommendsTheFastestPlanWithoutAWarning) {
+  auto run = [](const std::string& model, int gpus) {
+    const json in = {{"mode", "training"}, {"model", model}, {"system", "dgx-h100"},
+                     {"training", {{"global_batch", 128}, {"seq_len", 8192}}}, {"search", {{"gpus", gpus}, {"top", 10}}}};
+    return json::parse(search_json(in.dump()))["search"];
+  };
+  int passed_over = 0;
+  for (const auto& [model, gpus] : std::vector<std::pair<std::string, int>>{{"llama3.1-8b", 8}, {"llama3.1-70b", 16}, {"llama3.1-70b", 64}}) {
+    const json s = run(model, gpus);
+    ASSERT_FALSE(s["best"].empty()) << model << " on " << gpus;
+    const size_t pick = s.at("recommended").get<size_t>();
+    ASSERT_LT(pick, s["best"].size());
+    const bool any_clean = std::any_of(s["best"].begin(), s["best"].end(), [](const json& b) { return b["warnings"].empty(); });
+    EXPECT_EQ(s["best"][pick]["warnings"].empty(), any_clean) << model << " on " << gpus;
+    for (size_t i = 0; i < pick; ++i) EXPECT_FALSE(s["best"][i]["warnings"].empty()) << "plan " << i << " is faster and clean";
+    passed_over += pick > 0;
+  }
+  // 70B on 64 GPUs: the fastest plans fit with under 5% to spare.
+  EXPECT_GT(passed_over, 0);
+  EXPECT_FALSE(run("llama3.1-70b", 8).contains("recommended"));
 }
 
 // Brute force: every plan of the same space through the reference evaluate().

@@ -85,14 +85,7 @@ json system_row(const std::string& label, const json& system, const json& scenar
     const json& best = out.at("best");
     if (!best.empty()) {
       row["fits"] = true;
-      row["plan"] = best.at(0);
-      // The fastest plan the calculator has no warning for (the very fastest
-      // often fit with under 5% to spare), as "Find a plan that fits" takes.
-      for (const json& plan : best)
-        if (plan.value("warnings", json::array()).empty()) {
-          row["plan"] = plan;
-          break;
-        }
+      row["plan"] = best.at(out.at("recommended").get<size_t>());  // as "Find a plan that fits" takes
       row["speed"] = speed(row["plan"], mode);
       row["per_million_tokens"] = per_million_tokens(run, row["plan"], mode);
       const json accuracy = plan_accuracy(out, row["plan"], mode);

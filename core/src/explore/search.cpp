@@ -440,6 +440,15 @@ json training_to_json(const Training& t) {
   return j;
 }
 
+// The plan to recommend among the best: the fastest the calculator has no
+// warning for (the very fastest often fit with under 5% to spare), else the
+// fastest. The page's "Find a plan that fits" and the scenario studies take it.
+long long recommended_plan(const json& best) {
+  for (size_t i = 0; i < best.size(); ++i)
+    if (best[i].value("warnings", json::array()).empty()) return static_cast<long long>(i);
+  return 0;
+}
+
 json search_scenario(const json& input, long long max_configs) {
   const auto start = std::chrono::steady_clock::now();
   const SearchSpec spec = parse_search_request(input);
@@ -461,6 +470,7 @@ json search_scenario(const json& input, long long max_configs) {
               {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
               {"accuracy", regimes_of(best, base.system.device.name)}};
   if (n.truncated) out["limit"] = n.limit;
+  if (!best.empty()) out["recommended"] = recommended_plan(best);
   if (n.feasible == 0) {
     const bool bounded = base.mode == Mode::inference && (spec.max_ttft_s > 0 || spec.max_tpot_s > 0);
     char fits[48] = "fits in memory";  // or in the share search.memory_share allows

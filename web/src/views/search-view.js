@@ -144,13 +144,16 @@ function planHeaders(mode) {
     : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch', 'prefill'];
 }
 
-function planTable(best, mode, onApply) {
+// The best plans, one row each; the recommended one (search.recommended: the
+// fastest without a warning) is marked, and named in the caption when a
+// faster plan carries a warning.
+function planTable(best, mode, onApply, recommended = 0) {
   const head = el('tr', {}, ['#', ...planHeaders(mode)].map((t) => el('th', { scope: 'col', text: t })));
   head.append(el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden', text: 'Apply' })]));
   const body = el('tbody');
   best.forEach((e, i) => {
     body.append(
-      el('tr', { 'data-rank': i + 1, 'data-time': planTime(e) }, [
+      el('tr', { 'data-rank': i + 1, 'data-time': planTime(e), class: i === recommended ? 'recommended' : null }, [
         el('th', { scope: 'row' }, [String(i + 1), e.warnings?.length ? el('span', { class: 'plan-flag', title: e.warnings.join('\n'), 'aria-hidden': 'true', text: ' \u26a0' }) : '']),
         ...planCells(e, mode).map((t) => el('td', { class: /^[\d–]/.test(t) ? 'num' : null, text: t })),
         el('td', {}, [el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': `Apply plan ${i + 1} to the calculator`, onclick: () => onApply(e) })]),
@@ -158,7 +161,7 @@ function planTable(best, mode, onApply) {
     );
   });
   return el('div', { class: 'table-scroll search-table' }, [
-    el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}` }), el('thead', {}, [head]), body]),
+    el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}` }), el('thead', {}, [head]), body]),
   ]);
 }
 
@@ -280,7 +283,8 @@ export class SearchView {
   // plan that misses by the least, or null), offloaded (what the plan
   // offloads: 'optimizer', 'parameters' or false), offloadTried (the last
   // offload searched too, or false), hostShort (plans of those searches that
-  // fit the GPUs but offload more than the host memory holds)}.
+  // fit the GPUs but offload more than the host memory holds), skipped (the
+  // faster plans passed over for their warnings)}.
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -328,10 +332,10 @@ export class SearchView {
           offloaded = offload;
         }
       }
-      // The fastest of the ten best plans that the calculator has no warning
-      // for (the fastest plans often fit with under 5% to spare), else the fastest.
-      const clean = (s.best || []).findIndex((e) => !e.warnings?.length);
-      return { best: s.best?.[Math.max(0, clean)] || null, skipped: Math.max(0, clean), evaluated, closest: s.best?.length ? null : closest, offloaded, offloadTried, hostShort };
+      // The search's recommended plan: the fastest of the best without a warning
+      // (the fastest plans often fit with under 5% to spare), else the fastest.
+      const pick = s.recommended || 0;
+      return { best: s.best?.[pick] || null, skipped: pick, evaluated, closest: s.best?.length ? null : closest, offloaded, offloadTried, hostShort };
     });
   }
 
@@ -353,7 +357,7 @@ export class SearchView {
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
       s.best?.length ? null : noPlan(s.closest, this.ctx.onApply),
       this.heat,
-      s.best?.length ? planTable(s.best, mode, this.ctx.onApply) : null,
+      s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0) : null,
       s.best?.length ? planWarnings(s.best) : null,
       s.best?.length ? rankingNote(s) : null,
       points.length
