@@ -150,3 +150,13 @@ test('chart axes in seconds and bytes: one unit for every tick, from the axis st
   // bars start at zero, as before
   assert.equal(fmt.axisTicks('seconds', 2).ticks[0], 0);
 });
+
+test('chart axes in percent: distinct labels however narrow the range', async () => {
+  const fmt = await import('../../web/src/format.js');
+  // a share of linear scaling between 99.8% and 100.3%: three-digit labels would print "100%" four times
+  const n = fmt.axisTicks('percent', 1.003, 5, 0.998);
+  assert.deepEqual(n.ticks.map(n.format), ['99.8%', '99.9%', '100%', '100.1%', '100.2%', '100.3%']);
+  // a wide range: whole steps
+  const w = fmt.axisTicks('percent', 1.05, 5, 0.6);
+  assert.deepEqual(w.ticks.map(w.format), ['60%', '70%', '80%', '90%', '100%']);
+});

@@ -118,6 +118,9 @@ export function opBytes(op, level) {
 const AXIS_UNITS = {
   bytes: [[2 ** 50, 'PiB'], [2 ** 40, 'TiB'], [2 ** 30, 'GiB'], [2 ** 20, 'MiB'], [2 ** 10, 'KiB'], [1, 'B']],
   seconds: [[86400, 'days', 3], [3600, 'h', 2], [60, 'min', 2], [1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']],
+  // Shares: steps in whole or decimal percents, so 99.9% to 100.2% reads 99.9, 100, 100.1, 100.2
+  // (fmt.percent's three digits would print "100%" three times).
+  percent: [[0.01, '%']],
 };
 
 // min: the axis start (0 for bars; a scatter's axis starts at its data).
@@ -134,5 +137,5 @@ export function axisTicks(kind, max, count = 5, min = 0) {
   const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).reduce(near);
   const ticks = [];
   for (let v = Math.max(0, Math.ceil(bottom / step - 1e-9)) * step; v <= top * (1 + 1e-9); v += step) ticks.push(v * size);
-  return { ticks, format: (v) => `${Number((v / size).toPrecision(6))}${NBSP}${unit}` };
+  return { ticks, format: (v) => `${Number((v / size).toPrecision(6))}${unit === '%' ? '' : NBSP}${unit}` };
 }

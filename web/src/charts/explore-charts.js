@@ -16,15 +16,18 @@ const padded = ([a, b], log) => {
 // A position scale: log with decade ticks where there are two, else linear.
 // On a linear axis durations and sizes get every tick in one unit at whole
 // steps (fmt.axisTicks), not 100 s next to 3.33 min or 9.31 GiB next to
-// 18.6 GiB; decade ticks keep each value's own unit (10 s, 100 s, 16.7 min).
+// 18.6 GiB, and shares at whole or decimal percents; decade ticks keep each
+// value's own unit (10 s, 100 s, 16.7 min).
 const AXIS_KIND = new Map([
   [fmt.seconds, 'seconds'],
   [fmt.bytes, 'bytes'],
+  [fmt.percent, 'percent'],
 ]);
 // `ticks`: the tick values to use instead (the data's own x values).
 function axis({ log, domain, tickFormat, label, nice = false, ticks = null }) {
   if (log) return { type: 'log', domain, nice, ticks: ticks ?? decadeTicks(domain) ?? 6, tickFormat, label, grid: true };
-  const units = AXIS_KIND.has(tickFormat) ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
+  // Whole-step ticks start at zero or above: an axis reaching below zero keeps Plot's.
+  const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
   return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
 }
 
