@@ -115,3 +115,21 @@ test('export: scenario + result JSON, ops CSV, each chart as SVG and PNG', async
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+// Each part of the iteration-time bar has its own colour, the legend's swatch
+// the segment's: with eleven parts, the optimizer once wrapped to compute's blue.
+test('time breakdown: every part in a colour of its own, legend matching the bar', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b&tp=2&dp=4');
+  await waitEvaluated(page);
+  const parts = await page.$$eval('figure.chart-time ul.legend li', (items) =>
+    items.map((li) => {
+      const seg = document.querySelector(`figure.chart-time svg [data-key="${li.dataset.key}"]`);
+      return { key: li.dataset.key, swatch: getComputedStyle(li.querySelector('.swatch')).backgroundColor, fill: seg && getComputedStyle(seg).fill };
+    }),
+  );
+  assert.ok(parts.some((p) => p.key === 'optimizer') && parts.some((p) => p.key === 'compute'), JSON.stringify(parts));
+  for (const p of parts) assert.equal(p.fill, p.swatch, p.key);
+  assert.equal(new Set(parts.map((p) => p.swatch)).size, parts.length, JSON.stringify(parts));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

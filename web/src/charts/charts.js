@@ -5,13 +5,16 @@ import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { Plot, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
+// Colour classes c0..c10 in style.css: one per part of the longest stacked bar (the time breakdown's eleven).
+const PALETTE = 11;
+
 function legend(parts, format, total) {
   const list = el('ul', { class: 'legend' });
   parts.forEach((p) => {
     const share = total > 0 ? ` (${fmt.percent(p.value / total)})` : '';
     list.append(
       el('li', { 'data-key': p.key }, [
-        el('span', { class: `swatch c${p.ci % 10}`, 'aria-hidden': 'true' }),
+        el('span', { class: `swatch c${p.ci % PALETTE}`, 'aria-hidden': 'true' }),
         el('span', { class: 'legend-label', text: p.label }),
         el('span', { class: 'legend-value', text: ` ${format(p.value)}${share}` }),
       ]),
@@ -37,7 +40,7 @@ export function stackedBar({ title, parts, limit = null, format, unit = null, cl
       x1: 'x1',
       x2: 'x2',
       title: (p) => `${p.label}: ${format(p.value)} (${fmt.percent(p.value / (total || 1))})`,
-      render: tag(segs, (p) => ({ class: `seg c${p.ci % 10}`, 'data-key': p.key })),
+      render: tag(segs, (p) => ({ class: `seg c${p.ci % PALETTE}`, 'data-key': p.key })),
     }),
   ];
   if (hasLimit) marks.push(...limitMarks(limit, format, total > limit.value, max));
