@@ -71,6 +71,14 @@ test('inference: prefill vs decode chart with ridge lines, per-op dots and time 
   assert.ok(bounds.includes('prefill:mlp.up:compute'), bounds.join(' '));
   assert.ok(bounds.includes('decode:mlp.up:hbm'), bounds.join(' '));
   assert.match(await fig.locator('svg').getAttribute('aria-label'), /prefill: .*compute-bound/);
+  // the roofline colours a bound as the phase chart does (one key for both charts)
+  const colours = (sel) => page.$$eval(sel, (lis) => Object.fromEntries(lis.map((li) => [li.dataset.bound, getComputedStyle(li.querySelector('.swatch')).backgroundColor])));
+  const phaseKey = await colours('figure.chart-phases ul.legend li');
+  const roofKey = await colours('figure.roofline-box ul.legend li');
+  assert.ok(Object.keys(roofKey).length >= 2, JSON.stringify(roofKey));
+  for (const [bound, colour] of Object.entries(roofKey)) if (bound in phaseKey) assert.equal(colour, phaseKey[bound], bound);
+  const dot = await page.$eval('figure.roofline-box circle[data-bound="hbm"]', (c) => getComputedStyle(c).fill);
+  assert.equal(dot, roofKey.hbm);
   assert.equal(await page.locator('figure.chart-pipeline').count(), 0, 'no pipeline chart for inference');
   // every chart is Plot's SVG without its inline <style> (the CSP would refuse it)
   const plots = await page.$$eval('svg.chart', (ss) => ss.map((s) => [s.classList.contains('lc-plot'), s.querySelectorAll('style').length, s.getAttribute('role')]));

@@ -3,7 +3,7 @@
 // (dark mode follows the stylesheet).
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, decadeTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, boundIndex, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
 // Colour classes c0..c10 in style.css: one per part of the longest stacked bar (the time breakdown's eleven).
 const PALETTE = 11;
@@ -125,7 +125,7 @@ export function roofline(result) {
   }
   const xDomain = [Math.min(...xs) / 3, Math.max(...xs) * 3];
   const yDomain = [Math.min(...ys) / 3, Math.max(...ys) * 2];
-  const bounds = [...new Set(pts.map((p) => p.op.bound || 'unknown'))];
+  const bounds = [...new Set(pts.map((p) => p.op.bound || 'unknown'))].sort((a, b) => boundIndex(a) - boundIndex(b));
   const root = plotSvg(
     {
       height: 360,
@@ -135,12 +135,12 @@ export function roofline(result) {
       marginBottom: 44,
       x: { type: 'log', domain: xDomain, clamp: true, ticks: decadeTicks(xDomain), tickFormat: fmt.num, label: 'arithmetic intensity (FLOP/byte)', grid: true },
       y: { type: 'log', domain: yDomain, clamp: true, ticks: decadeTicks(yDomain), tickFormat: fmt.num, label: 'achieved FLOP/s', grid: true },
-      marks: [...roofMarks(result, roofs, xDomain), opDots(pts, bounds)],
+      marks: [...roofMarks(result, roofs, xDomain), opDots(pts)],
     },
     { className: 'roofline', label: `Roofline: ${pts.length} operations; arithmetic intensity on x, achieved FLOP/s on y` },
   );
   const leg = el('ul', { class: 'legend' });
-  bounds.forEach((b, i) => leg.append(el('li', {}, [el('span', { class: `swatch b${i % 10}`, 'aria-hidden': 'true' }), `bound: ${b}`])));
+  for (const b of bounds) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${b}-bound`]));
   return el('figure', { class: 'chart-box roofline-box' }, [el('figcaption', { text: 'Roofline (per op, log-log)' }), root, leg]);
 }
 
@@ -151,20 +151,21 @@ function roofMarks(result, roofs, [x0, x1]) {
   const achievable = result.device?.achievable_flops;
   const segs = roofs.map((r, i) => {
     const xb = Math.min(peak > 0 ? peak / r.bandwidth_Bps : x1, x1);
-    return { cls: `r${i % 6}`, x1: x0, y1: r.bandwidth_Bps * x0, x2: xb, y2: r.bandwidth_Bps * xb, tip: `${r.name}: ${fmt.bandwidth(r.bandwidth_Bps)}`, label: r.name, at: 'start' };
+    return { cls: `mem${Math.max(0, 2 - (roofs.length - 1 - i))}`, x1: x0, y1: r.bandwidth_Bps * x0, x2: xb, y2: r.bandwidth_Bps * xb, tip: `${r.name}: ${fmt.bandwidth(r.bandwidth_Bps)}`, label: r.name, at: 'start' };
   });
   if (peak > 0) {
     const ridgeMin = Math.min(...roofs.map((r) => peak / r.bandwidth_Bps), x1);
     segs.push({ cls: 'peak', x1: Math.max(ridgeMin, x0), y1: peak, x2: x1, y2: peak, tip: `peak ${fmt.flopsRate(peak)}`, label: `peak ${fmt.flopsRate(peak)}`, at: 'end' });
   }
   if (peak > 0 && achievable > 0 && achievable < peak) {
-    segs.push({ cls: 'achievable', x1: x0, y1: achievable, x2: x1, y2: achievable, tip: `achievable ${fmt.flopsRate(achievable)}`, label: `achievable ${fmt.flopsRate(achievable)}`, at: 'end', below: true });
+    segs.push({ cls: 'achievable', x1: x0, y1: achievable, x2: x1, y2: achievable, tip: `achievable ${fmt.flopsRate(achievable)}`, label: `achievable ${fmt.flopsRate(achievable)}`, at: 'start', below: true });
   }
   return [
     Plot.link(segs, { x1: 'x1', y1: 'y1', x2: 'x2', y2: 'y2', title: 'tip', render: tag(segs, (s) => ({ class: `roof ${s.cls}` })) }),
-    roofLabels(segs.filter((s) => s.at === 'start'), { x: 'x1', y: 'y1', textAnchor: 'start', dx: 4, dy: -6 }),
-    roofLabels(segs.filter((s) => s.at === 'end' && !s.below), { x: 'x2', y: 'y2', textAnchor: 'end', dx: -4, dy: -6 }),
-    roofLabels(segs.filter((s) => s.below), { x: 'x2', y: 'y2', textAnchor: 'end', dx: -4, dy: 12 }),
+    roofLabels(segs.filter((s) => s.at === 'start' && !s.below), { x: 'x1', y: 'y1', textAnchor: 'start', dx: 4, dy: -6 }),
+    roofLabels(segs.filter((s) => s.at === 'end'), { x: 'x2', y: 'y2', textAnchor: 'end', dx: -4, dy: -6 }),
+    // The achievable ceiling's label at its left end, under the line, clear of the compute-bound dots on the right.
+    roofLabels(segs.filter((s) => s.below), { x: 'x1', y: 'y1', textAnchor: 'start', dx: 4, dy: 12 }),
   ];
 }
 
@@ -173,13 +174,13 @@ function roofLabels(segs, options) {
   return Plot.text(segs, { ...options, text: 'label', render: tag(segs, (s) => ({ class: `roof-label ${s.cls}` })) });
 }
 
-// One dot per op, coloured by what bounds it.
-function opDots(pts, bounds) {
+// One dot per op, coloured by what bounds it (as in the prefill-vs-decode chart).
+function opDots(pts) {
   return Plot.dot(pts, {
     x: 'x',
     y: 'y',
     r: 4,
     title: (p) => `${p.op.name} (${p.op.phase || ''}) ${fmt.num(p.x)} FLOP/B, ${fmt.flopsRate(p.y)}, bound: ${p.op.bound || 'unknown'}`,
-    render: tag(pts, (p) => ({ class: `op b${bounds.indexOf(p.op.bound || 'unknown') % 10}`, 'data-op': p.op.name })),
+    render: tag(pts, (p) => ({ class: `op b${boundIndex(p.op.bound || 'unknown') % 10}`, 'data-op': p.op.name, 'data-bound': p.op.bound || 'unknown' })),
   });
 }

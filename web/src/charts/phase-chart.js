@@ -7,14 +7,7 @@
 // share onto that axis geometrically, so it is linear in pixels.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, decadeTicks, plotSvg, tag } from './plot-kit.js';
-
-const BOUND_ORDER = ['compute', 'hbm', 'l2', 'smem', 'network', 'latency'];
-
-export function boundIndex(bound) {
-  const i = BOUND_ORDER.indexOf(bound);
-  return i >= 0 ? i : BOUND_ORDER.length + (Math.abs([...String(bound)].reduce((a, c) => a * 31 + c.charCodeAt(0), 7)) % 4);
-}
+import { Plot, boundIndex, decadeTicks, plotSvg, tag } from './plot-kit.js';
 
 function opTime(op) {
   const t = (op.time_s || 0) * (Number.isFinite(op.count) ? op.count : 1);

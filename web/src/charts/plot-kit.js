@@ -79,3 +79,13 @@ export function decadeTicks([lo, hi]) {
   for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
   return out.length >= 2 ? out : undefined;
 }
+
+// The colour class index (b0..b9) of what bounds an op, fixed per bound so
+// every chart on the page colours, say, hbm-bound alike; unknown names hash
+// onto the spare classes.
+const BOUND_ORDER = ['compute', 'hbm', 'l2', 'smem', 'network', 'latency'];
+
+export function boundIndex(bound) {
+  const i = BOUND_ORDER.indexOf(bound);
+  return i >= 0 ? i : BOUND_ORDER.length + (Math.abs([...String(bound)].reduce((a, c) => a * 31 + c.charCodeAt(0), 7)) % 4);
+}
