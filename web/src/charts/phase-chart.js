@@ -81,11 +81,13 @@ function phaseMarks(phases, domain) {
   ];
 }
 
+// Every memory level's ridge is named at the top (the outermost with its
+// value); the achievable one, beside it, is told apart in the note below.
 function ridgeMarks(ridges, last) {
-  const labelled = ridges.filter((r) => r.i === last);
+  const labelled = ridges.filter((r) => r.i >= 0);
   return [
     Plot.ruleX(ridges, { x: 'ai', insetTop: -4, title: (r) => `${r.name} ridge: ${fmt.num(r.ai)} FLOP/B`, render: tag(ridges, (r) => ({ class: r.i >= 0 ? 'ridge' : 'ridge achievable', 'data-ridge': r.name })) }),
-    Plot.text(labelled, { x: 'ai', frameAnchor: 'top', dx: 3, dy: -8, textAnchor: 'start', text: (r) => `${r.name} ridge ${fmt.num(r.ai)}`, render: tag(labelled, () => ({ class: 'ridge-label' })) }),
+    Plot.text(labelled, { x: 'ai', frameAnchor: 'top', dx: 3, dy: -8, textAnchor: 'start', text: (r) => (r.i === last ? `${r.name} ridge ${fmt.num(r.ai)}` : r.name), render: tag(labelled, () => ({ class: 'ridge-label' })) }),
   ];
 }
 
@@ -115,6 +117,10 @@ export function phaseChart(result) {
   const all = [...new Set(phases.flatMap((s) => s.bounds.map((b) => b.bound)))].sort((a, b) => boundIndex(a) - boundIndex(b));
   const leg = el('ul', { class: 'legend' });
   for (const b of all) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${b}-bound`]));
-  const summary = el('p', { class: 'chart-note', text: desc + '.' });
+  const achievable = ridges.find((r) => r.i < 0);
+  const key = ridges.length
+    ? ` Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level${achievable ? `; the lighter one, the achievable rate ÷ the ${ridges.find((r) => r.i === last)?.name} bandwidth (${fmt.num(achievable.ai)})` : ''}.`
+    : '';
+  const summary = el('p', { class: 'chart-note', text: desc + '.' + key });
   return el('figure', { class: 'chart-box chart-phases', 'data-view': 'phases' }, [el('figcaption', { text: 'Prefill vs decode: what bounds each op' }), root, leg, summary]);
 }
