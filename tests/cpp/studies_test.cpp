@@ -228,5 +228,72 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
   EXPECT_EQ(odd_counts, (std::vector<long long>{3, 6, 12, 24, 48, 96}));
 }
 
+// The models study: the scenario's own model first, then every other model
+// preset smallest first, each on the scenario's system at its GPU count with
+// its plan searched; past some size no plan holds the model's training state.
+TEST(Studies, ModelsRunsEveryModelPresetInTheScenariosPlace) {
+  const json request = {{"name", "models"}, {"params", eight_b("dgx-h100", "bf16")}};
+  const json r = json::parse(study_request_json(request.dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  EXPECT_EQ(r.at("system"), "dgx-h100");
+  const json& rows = r.at("rows");
+  ASSERT_EQ(rows.size(), all_presets().at("models").size());
+  EXPECT_TRUE(rows[0].value("own", false));
+  EXPECT_EQ(rows[0].at("model"), "llama3.1-8b");
+  std::map<std::string, json> by;
+  for (const json& row : rows) by[row.at("model").get<std::string>()] = row;
+  EXPECT_EQ(by.size(), rows.size());  // no model twice
+  for (size_t i = 2; i < rows.size(); ++i)
+    EXPECT_LE(rows[i - 1].at("parameters").get<double>(), rows[i].at("parameters").get<double>()) << rows[i].at("model");
+  for (const json& row : rows) {
+    ASSERT_FALSE(row.contains("error")) << row.dump().substr(0, 300);
+    EXPECT_LE(row.at("parameters_active").get<double>(), row.at("parameters").get<double>());
+    if (!row.at("fits").get<bool>()) {
+      // The leanest plan misses the GPU's memory.
+      EXPECT_GT(row.at("closest_memory_bytes").get<double>(), row.at("capacity_bytes").get<double>()) << row.at("model");
+      continue;
+    }
+    const json& plan = row.at("plan");
+    const json& par = plan.at("parallelism");
+    EXPECT_EQ(par.value("tp", 1) * par.value("pp", 1) * par.value("dp", 1) * par.value("cp", 1), 8);
+    EXPECT_LE(plan.at("memory_bytes_total").get<double>(), row.at("capacity_bytes").get<double>());
+    EXPECT_NEAR(row.at("throughput").get<double>(), plan.at("tokens_per_s").get<double>(), 1e-9);
+    const double hours = 8 * 1e6 / plan.at("tokens_per_s").get<double>() / 3600;
+    EXPECT_NEAR(row.at("per_million_tokens").at("gpu_hours").get<double>(), hours, 1e-9 * hours);
+  }
+  // Training state of 16 to 18 bytes per parameter: 70B needs about 1.2 TB, 8 x 80 GB hold 640 GB.
+  EXPECT_TRUE(by.at("llama3.1-8b").at("fits").get<bool>());
+  EXPECT_FALSE(by.at("llama3.1-70b").at("fits").get<bool>());
+  EXPECT_FALSE(by.at("deepseek-v3").at("fits").get<bool>());
+  // Per token, a dense 70B-class cost is out of reach; among those that fit, more active parameters cost more per token.
+  EXPECT_GT(by.at("qwen3-32b").at("per_million_tokens").at("gpu_hours").get<double>(),
+            2 * by.at("qwen3-8b").at("per_million_tokens").at("gpu_hours").get<double>());
+  const std::string text = study_request_text(request.dump());
+  EXPECT_NE(text.find("does not fit (needs"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.03T"), std::string::npos) << text;  // Kimi K2's parameters
+}
+
+// Serving: a custom model object is the first row, named for its model; a
+// bad scenario is the study's error under params.
+TEST(Studies, ModelsServesACustomModelFirst) {
+  json scenario = {{"mode", "inference"},
+                   {"model", {{"preset", "llama3.1-8b"}, {"name", "My 8B"}, {"layers", 16}}},
+                   {"system", "dgx-h100"},
+                   {"parallelism", {{"tp", 1}}},
+                   {"inference", {{"batch", 16}, {"input_tokens", 1024}, {"output_tokens", 128}}}};
+  const json r = json::parse(study_request_json(json{{"name", "models"}, {"params", scenario}}.dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  const json& rows = r.at("rows");
+  EXPECT_EQ(rows.size(), all_presets().at("models").size() + 1);
+  EXPECT_EQ(rows[0].at("model"), "this scenario's model (My 8B)");
+  ASSERT_TRUE(rows[0].at("fits").get<bool>());
+  // Half the layers of Llama 3.1 8B: faster per GPU than the preset itself on one GPU.
+  for (const json& row : rows)
+    if (row.at("model") == "llama3.1-8b")
+      EXPECT_GT(rows[0].at("throughput").get<double>(), row.at("throughput").get<double>());
+  scenario["parallelism"]["tp"] = 3;  // 32 heads on 3 GPUs
+  EXPECT_EQ(json::parse(study_request_json(json{{"name", "models"}, {"params", scenario}}.dump())).at("error").at("path").get<std::string>().rfind("params.", 0), 0u);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

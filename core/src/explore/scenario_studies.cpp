@@ -1,8 +1,10 @@
 #include "scenario_studies.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "model_math.h"
 #include "output.h"
 #include "parse.h"
 #include "presets.h"
@@ -74,10 +76,12 @@ json plan_accuracy(const json& search, const json& plan, Mode mode) {
   return out;
 }
 
-json system_row(const std::string& label, const json& system, const json& scenario, long long gpus, Mode mode) {
-  json row = {{"system", label}, {"fits", false}};
+// One row of a study: the search on `run` (a scenario with its search
+// section), its recommended plan and what that costs per million tokens, or
+// the memory the leanest plan needs when none fits, or why the run is invalid.
+json searched_row(json row, const json& run, Mode mode) {
+  row["fits"] = false;
   try {
-    const json run = on_system(scenario, system, gpus);
     const Scenario s = parse_scenario(run);
     row["device"] = s.system.device.name;
     if (!s.system.device.memory.empty()) row["capacity_bytes"] = s.system.device.memory.back().capacity_bytes;
@@ -97,6 +101,10 @@ json system_row(const std::string& label, const json& system, const json& scenar
     row["error"] = (e.path.empty() ? "" : e.path + ": ") + e.what();
   }
   return row;
+}
+
+json system_row(const std::string& label, const json& system, const json& scenario, long long gpus, Mode mode) {
+  return searched_row({{"system", label}}, on_system(scenario, system, gpus), mode);
 }
 
 // The scenario a study runs, parsed; its errors are named under "params".
@@ -204,6 +212,98 @@ json scaling_study(const json& params) {
                            " searched at each count and the fastest plan without a warning taken; the rest of the scenario" +
                            (training ? ", global batch included," : "") + " kept"},
           {"rows", rows}};
+}
+
+// The scenario with `model` in place of its own, on its system at its GPU
+// count: the row of the search there, with the model's parameter counts and
+// the run's throughput.
+json model_row(const std::string& label, const json& model, const json& params, const json& system, long long gpus, Mode mode) {
+  json run = params;
+  run["model"] = model;
+  run = on_system(run, system, gpus);
+  json row = searched_row({{"model", label}}, run, mode);
+  row.erase("speed");
+  try {
+    const Scenario s = parse_scenario(run);
+    const ParamCount c = count_params(s.model);
+    row["name"] = s.model.name;
+    row["parameters"] = c.total;
+    row["parameters_active"] = c.active;
+  } catch (const InputError&) {
+    // The row already names the error.
+  }
+  if (row.contains("plan")) row["throughput"] = throughput(row.at("plan"), mode, gpus);
+  return row;
+}
+
+json models_study(const json& params) {
+  const Scenario base = study_scenario(params, "models");
+  const long long gpus = base.par.gpus();
+  const json system = own_system(params);
+  const json own = params.contains("model") ? params.at("model") : field_spec("model").def;
+  const std::string own_id = own.is_string() ? own.get<std::string>() : "";
+  json rows = json::array();
+  rows.push_back(model_row(own.is_string() ? own_id : "this scenario's model (" + base.model.name + ")", own, params, system, gpus, base.mode));
+  rows.back()["own"] = true;
+  std::vector<json> others;
+  for (const auto& item : all_presets().at("models").items())
+    if (item.key() != own_id) others.push_back(model_row(item.key(), item.key(), params, system, gpus, base.mode));
+  // Smallest first, so the table reads up to the largest model that fits.
+  std::stable_sort(others.begin(), others.end(), [](const json& a, const json& b) {
+    return a.value("parameters", 1e300) < b.value("parameters", 1e300);
+  });
+  for (json& r : others) rows.push_back(std::move(r));
+  const bool training = base.mode == Mode::training;
+  return {{"study", "models"},
+          {"mode", training ? "training" : "inference"},
+          {"gpus", gpus},
+          {"system", own_label(system, base)},
+          {"workload", std::string("every model preset") + (training ? " training" : " serving") + " on " + std::to_string(gpus) +
+                           (gpus == 1 ? " GPU" : " GPUs") + " of " + own_label(system, base) + "; parallelism" +
+                           (training ? ", micro-batch and recompute" : "") +
+                           " searched for each and the fastest plan without a warning taken; the rest of the scenario kept"},
+          {"rows", rows}};
+}
+
+// A parameter count in billions or trillions: "8.03B", "1.03T".
+std::string param_text(double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n >= 1e12 ? "%.3gT" : "%.3gB", n >= 1e12 ? n / 1e12 : n / 1e9);
+  return buf;
+}
+
+std::string models_study_text(const json& r) {
+  const bool training = r.at("mode") == "training";
+  std::string out = "Models: " + r.at("workload").get<std::string>() + "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-28s %8s %8s %12s %7s %10s %10s  %s\n", "model", "params", "active",
+                training ? "iteration s" : "tok/s/GPU", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", "tp pp dp cp ep");
+  out += line;
+  for (const json& row : r.at("rows")) {
+    const std::string name = row.at("model").get<std::string>().substr(0, 28);
+    std::snprintf(line, sizeof line, "%-28s %8s %8s ", name.c_str(), param_text(row.value("parameters", 0.0)).c_str(),
+                  param_text(row.value("parameters_active", 0.0)).c_str());
+    out += line;
+    if (row.contains("error")) {
+      out += "error: " + row.at("error").get<std::string>() + "\n";
+      continue;
+    }
+    if (!row.at("fits").get<bool>()) {
+      std::snprintf(line, sizeof line, "does not fit (needs %.1f GiB per GPU)\n", row.value("closest_memory_bytes", 0.0) / (1024.0 * 1024 * 1024));
+      out += line;
+      continue;
+    }
+    const json& p = row.at("plan");
+    const json& par = p.at("parallelism");
+    const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
+    const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
+    std::snprintf(line, sizeof line, "%12.4g %7.3g %10.1f %10.3g  %d %d %d %d %d\n", figure, third,
+                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
+                  row.at("per_million_tokens").at("gpu_hours").get<double>(), par.value("tp", 1), par.value("pp", 1),
+                  par.value("dp", 1), par.value("cp", 1), par.value("ep", 1));
+    out += line;
+  }
+  return out;
 }
 
 std::string scaling_study_text(const json& r) {

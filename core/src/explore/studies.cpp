@@ -354,13 +354,14 @@ json run_study(const std::string& name, const json& params) {
   if (name == "technology-nodes") return technology_nodes_study(params);
   if (name == "systems") return systems_study(params);
   if (name == "scaling") return scaling_study(params);
+  if (name == "models") return models_study(params);
   if (!params.is_null() && !(params.is_object() && params.empty()))
     throw InputError("params", "study \"" + name.substr(0, 60) + "\" takes no parameters");
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();
   throw InputError("study", "unknown study \"" + name.substr(0, 60) +
-                                "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness, systems, scaling");
+                                "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness, systems, scaling, models");
 }
 
 std::string study_table(const std::string& name, const json& result) {
@@ -369,6 +370,7 @@ std::string study_table(const std::string& name, const json& result) {
   if (name == "technology-nodes") return technology_nodes_text(result);
   if (name == "systems") return systems_study_text(result);
   if (name == "scaling") return scaling_study_text(result);
+  if (name == "models") return models_study_text(result);
   return boundedness_text(result);
 }
 
