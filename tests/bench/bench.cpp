@@ -84,6 +84,22 @@ void BM_SystemsStudy_Llama70B_64(benchmark::State& state) {
   }
 }
 
+// The models study of Llama 3.1 70B training on 64 GPUs: a search and a
+// full evaluation for each model preset (what "Every model" runs).
+void BM_ModelsStudy_Llama70B_64(benchmark::State& state) {
+  const std::string request = R"({"name": "models", "params": {
+    "mode": "training", "model": "llama3.1-70b", "system": "dgx-h100",
+    "parallelism": {"tp": 8, "dp": 8}, "training": {"global_batch": 512}}})";
+  if (nlohmann::json::parse(llmcalc::study_request_json(request)).contains("error")) {
+    state.SkipWithError("the models study failed");
+    return;
+  }
+  for (auto _ : state) {
+    std::string out = llmcalc::study_request_json(request);
+    benchmark::DoNotOptimize(out);
+  }
+}
+
 // The model alone: a parsed Scenario to a Result, without JSON in or out
 // (what a search evaluates per configuration when nothing is cached).
 void model_only(benchmark::State& state, const std::string& scenario) {
@@ -103,6 +119,7 @@ BENCHMARK(BM_InferenceLlama70B)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ParseOnly)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Search_GPT3_175B_1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SystemsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ModelsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

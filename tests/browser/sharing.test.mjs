@@ -111,7 +111,7 @@ test('the embed dialog writes an iframe snippet for the chosen view', async () =
   assert.deepEqual(errors, []);
 });
 
-test('embedded studies of the scenario: systems (bars and table) and scaling (line and table), nothing else', async () => {
+test('embedded studies of the scenario: systems (bars and table), scaling (line and table) and models (bars and table), nothing else', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096&embed=1&view=systems');
   await page.locator('#results svg.factor-bars').waitFor({ timeout: 60000 });
   const views = await page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view));
@@ -130,4 +130,11 @@ test('embedded studies of the scenario: systems (bars and table) and scaling (li
   assert.equal(await scaling.page.locator('#results [data-table="scaling"] tbody tr').count(), 7);
   await scaling.page.close();
   assert.deepEqual(scaling.errors, []);
+  // and the models study: its cost bars and its table
+  const models = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096&embed=1&view=models');
+  await models.page.locator('#results svg.value-bars').waitFor({ timeout: 60000 });
+  assert.deepEqual(await models.page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view)), ['models']);
+  assert.ok((await models.page.locator('#results [data-table="models"] tbody tr').count()) >= 25);
+  await models.page.close();
+  assert.deepEqual(models.errors, []);
 });

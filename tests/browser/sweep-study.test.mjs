@@ -181,13 +181,19 @@ test('the systems study runs the scenario on the left on every system preset, wi
   assert.deepEqual(fp8.errors, []);
 });
 
-test('"Every system" under the result opens the systems study of the scenario shown', async () => {
+test('"Every system" and "Every model" under the result open the systems and models studies of the scenario shown', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096');
   await page.locator('#every-system:not([disabled])').click();
   await done(page, 'study');
   assert.match(page.url(), /&view=study&study=systems$/);
   assert.equal(await page.locator('#tab-study').getAttribute('aria-selected'), 'true');
   assert.match(await page.locator('[data-table="systems"] tbody tr').first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  // "Every model" beside it opens the models study
+  await page.locator('#tab-calc').click();
+  await page.locator('#every-model:not([disabled])').click();
+  await page.locator('[data-table="models"]').waitFor();
+  assert.match(page.url(), /&view=study&study=models$/);
+  assert.match(await page.locator('[data-table="models"] tbody tr').first().locator('th').textContent(), /^llama3\.1-8b \(this scenario\)$/);
   await page.close();
   assert.deepEqual(errors, []);
 });
@@ -201,6 +207,29 @@ test('the scaling study searches the scenario at an eighth of its GPUs to eight 
   assert.equal(await page.locator('svg.scaling-chart circle.pt').count(), 6);
   assert.deepEqual((await page.locator('svg.scaling-chart text').allTextContents()).filter((t) => /^\d+$/.test(t)), ['2', '4', '8', '16', '32', '64']);
   await shot(page, 'study-scaling');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('the models study puts every model preset in the scenario\'s place: cost bars for those that fit, the table smallest first', async () => {
+  const { page, errors, rows } = await openStudy('v=1&view=study&study=models&m=llama3.1-8b&dp=8&gb=128&sl=4096', 'models');
+  const names = await rows.locator('th').allTextContents();
+  assert.equal(names[0], 'llama3.1-8b (this scenario)');
+  assert.ok(names.length >= 25 && names.includes('deepseek-v3') && new Set(names).size === names.length, names.join(', '));
+  // a model whose training state 8 H100 cannot hold says how much its leanest plan needs
+  const big = rows.filter({ has: page.locator('th', { hasText: /^llama3\.1-405b$/ }) });
+  assert.match(await big.locator('td').last().textContent(), /^does not fit$/);
+  assert.match(await big.locator('td').nth(4).textContent(), /^needs [\d.]+\s(GiB|TiB) of 80\.0\sGiB$/);
+  // MoE models give the parameters a token uses
+  const moe = rows.filter({ has: page.locator('th', { hasText: /^qwen3-30b-a3b$/ }) });
+  assert.match(await moe.locator('td').first().textContent(), /^30\.5G \(3\.35G active\)$/);
+  // one bar per model that fits, cheapest first, this scenario's drawn apart
+  const fitting = (await rows.locator('td:last-child').allTextContents()).filter((t) => /^TP /.test(t)).length;
+  assert.equal(await page.locator('svg.value-bars rect.wf-bar').count(), fitting);
+  assert.equal(await page.locator('svg.value-bars rect.wf-bar.base').count(), 1);
+  const values = (await page.locator('svg.value-bars text.wf-value').allTextContents()).map(Number);
+  assert.deepEqual(values, [...values].sort((a, b) => a - b));
+  await shot(page, 'study-models');
   await page.close();
   assert.deepEqual(errors, []);
 });

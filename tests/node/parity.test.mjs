@@ -116,7 +116,7 @@ describe('wasm matches native on search, sweep and studies', () => {
     }, (t) => mod.sweep(t));
     assert.equal(r.sweep.series.length, 2);
   });
-  for (const [name, rows] of [['systems', 10], ['scaling', 5]]) {
+  for (const [name, rows] of [['systems', 10], ['scaling', 5], ['models', 20]]) {
     test(`study ${name} (of a scenario)`, () => {
       const scenario = { mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100', parallelism: { dp: 8 }, training: { global_batch: 64, seq_len: 4096 } };
       const file = join(tmp, `${name}.json`);

@@ -228,7 +228,7 @@ export class App {
     }
   }
 
-  // An embedded study of the scenario (systems, scaling), run in the
+  // An embedded study of the scenario (systems, scaling, models), run in the
   // evaluation worker (an embed has no explore views).
   async studySection(name, scenario) {
     try {
@@ -291,7 +291,7 @@ export class App {
     this.hasResult = true;
     this.markStale(false);
     $('#pin').textContent = store.state.pin ? 'Re-pin this result' : 'Pin this result';
-    for (const id of ['#pin', '#export-json', '#export-csv', '#every-system']) $(id).disabled = false;
+    for (const id of ['#pin', '#export-json', '#export-csv', '#every-system', '#every-model']) $(id).disabled = false;
     this.setStatus(`Evaluated in ${(performance.now() - t0).toFixed(0)} ms.`, 'ok');
   }
 

@@ -178,8 +178,8 @@ function waterfallBars(steps) {
 
 // Horizontal factor bars, one band per datum (label, value, a, b, kind), with
 // `extra` marks (links, rules) and the value written after each bar.
-function factorFigure({ title, data, extra, format, className, boxClass, view }) {
-  const hi = Math.max(1, ...data.map((b) => b.value));
+// `hi`: the largest value the axis must reach (factors: at least 1×).
+function factorFigure({ title, data, extra, format, className, boxClass, view, hi = Math.max(1, ...data.map((b) => b.value)) }) {
   const short = (l) => (l.length > 44 ? `${l.slice(0, 43)}…` : l);
   const root = plotSvg(
     {
@@ -216,4 +216,12 @@ export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` })
   const data = bars.map((b, i) => ({ label: b.label, value: b.value, i, a: 0, b: b.value, kind: b.own ? 'base' : b.value >= 1 ? 'up' : 'down' }));
   const extra = [Plot.ruleX([1], { render: tag([1], () => ({ class: 'wf-link' })) })];
   return factorFigure({ title, data, extra, format, className: 'factor-bars', boxClass: 'factor-box', view: 'factor-bars' });
+}
+
+// bars: [{label, value, own}], each drawn from 0 on a scale of its own unit
+// (GPU-hours per million tokens), the one marked own apart; no reference line.
+export function valueBars({ title, bars, format = fmt.num }) {
+  const data = bars.map((b, i) => ({ label: b.label, value: b.value, i, a: 0, b: b.value, kind: b.own ? 'base' : 'plain' }));
+  const hi = Math.max(...data.map((b) => b.value));
+  return factorFigure({ title, data, extra: [], format, className: 'value-bars', boxClass: 'value-box', view: 'value-bars', hi });
 }

@@ -29,6 +29,7 @@ const VIEW_LABELS = {
   compare: 'Pinned vs current',
   systems: 'Every system (speed-up bars and table)',
   scaling: 'GPU count (share of linear scaling and table)',
+  models: 'Every model (GPU-hours per million tokens and table)',
 };
 
 // getHash(): the page's current state hash (no '#').

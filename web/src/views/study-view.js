@@ -1,12 +1,13 @@
 // The Studies view: one button per named study of the core; each runs in the
 // jobs worker and shows its table (gpu-generations adds a waterfall of the
 // cumulative speed-up factors, systems a bar per system, scaling a line of
-// the share of linear scaling). systems and scaling run the scenario on the
-// left; the others are fixed.
+// the share of linear scaling, models a bar of each model's GPU-hours per
+// million tokens). systems, scaling and models run the scenario on the left;
+// the others are fixed.
 // #view=study&study=<name> opens one directly.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { factorBars, lineChart, waterfall } from '../charts/explore-charts.js';
+import { factorBars, lineChart, valueBars, waterfall } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { planText } from './search-view.js';
 import { studyNames, technologyParams } from '../state/explore-state.js';
@@ -20,6 +21,7 @@ const TITLES = {
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
   systems: 'Systems for this scenario (every system preset, its plan searched)',
   scaling: 'GPU count for this scenario (⅛× to 8× its GPUs, its plan searched)',
+  models: 'Models for this scenario (every model preset on its system, its plan searched)',
 };
 
 // How the technology budget's fields are shown (the fields are the schema's
@@ -32,7 +34,7 @@ const BUDGET = {
   'budget.hbm': { label: 'memory', none: 'each node’s HBM' },
 };
 // The studies that run the scenario on the left (its JSON is their params).
-export const SCENARIO_STUDIES = new Set(['systems', 'scaling']);
+export const SCENARIO_STUDIES = new Set(['systems', 'scaling', 'models']);
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 const str = (v) => (v === undefined || v === null ? '–' : String(v));
@@ -227,7 +229,45 @@ function scaling(d) {
   ];
 }
 
-// A study of the scenario (systems, scaling) as one section: the embedded view of that name.
+// A model's parameters, and those a token uses when fewer (MoE): "46.7G (12.9G active)".
+function parameters(r) {
+  if (!Number.isFinite(r.parameters)) return '–';
+  return r.parameters_active < r.parameters ? `${fmt.num(r.parameters)} (${fmt.num(r.parameters_active)} active)` : fmt.num(r.parameters);
+}
+
+// Every model preset on the scenario's system: a bar of each one's cost per
+// million tokens (cheapest first), the table smallest model first, up to
+// those no plan holds.
+function models(d) {
+  const rows = d.rows || [];
+  const training = d.mode === 'training';
+  const name = (r) => `${r.model}${r.own ? ' (this scenario)' : ''}`;
+  const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
+  const figures = training
+    ? [['iteration', ok((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', ok((p) => fmt.num(p.tokens_per_s))], ['MFU', ok((p) => fmt.percent(p.mfu))]]
+    : [['output tokens/s per GPU', ok((p) => fmt.num(p.output_tokens_per_s_per_gpu))], ['TTFT', ok((p) => fmt.seconds(p.ttft_s))], ['TPOT', ok((p) => fmt.seconds(p.tpot_s))]];
+  const tokens = training ? 'tokens' : 'output tokens';
+  const bars = rows
+    .filter((r) => Number.isFinite(r.per_million_tokens?.gpu_hours))
+    .sort((a, b) => a.per_million_tokens.gpu_hours - b.per_million_tokens.gpu_hours)
+    .map((r) => ({ label: name(r), value: r.per_million_tokens.gpu_hours, own: r.own }));
+  const where = `${fmt.int(d.gpus)} GPU${d.gpus === 1 ? '' : 's'} of ${d.system}`;
+  return [
+    bars.length ? valueBars({ title: `GPU-hours per million ${tokens} (each model's best plan on ${where}; the models that fit)`, bars }) : null,
+    table('Each model’s best plan', rows, [
+      ['model', name],
+      ['parameters', parameters],
+      ...figures,
+      ['memory / GPU', systemMemory],
+      [`GPU-hours / M ${tokens}`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
+      [`kWh / M ${tokens}`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
+      ['model error on published runs of the plan’s kind (bias)', systemAccuracy],
+      ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
+    ], 'models'),
+  ];
+}
+
+// A study of the scenario (systems, scaling, models) as one section: the embedded view of that name.
 export function scenarioStudyFigure(name, d) {
   return el('section', { class: 'study study-embed', 'data-view': name, 'data-study': name }, [
     d.workload ? el('p', { class: 'chart-note', text: `Workload: ${d.workload}` }) : null,
@@ -242,6 +282,7 @@ const RENDER = {
   'inference-boundedness': boundedness,
   systems,
   scaling,
+  models,
 };
 
 export class StudyView {
@@ -255,7 +296,7 @@ export class StudyView {
       id: 'study',
       label: 'Studies',
       title: 'Studies',
-      note: 'What-if analyses built into the core (same as llmcalc study NAME). Systems and GPU count run the scenario on the left (on every system preset, at ⅛× to 8× its GPUs); the others are fixed and ignore it.',
+      note: 'What-if analyses built into the core (same as llmcalc study NAME). Systems, GPU count and Models run the scenario on the left (on every system preset, at ⅛× to 8× its GPUs, with every model preset in its place); the others are fixed and ignore it.',
       runLabel: 'Run again',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -311,7 +352,7 @@ export class StudyView {
     );
   }
 
-  // The scenario on the left, for the studies that run it (systems, scaling).
+  // The scenario on the left, for the studies that run it (systems, scaling, models).
   scenario() {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(`the scenario has input errors (${errors.map((e) => `${e.key}: ${e.message}`).join('; ')})`);

@@ -1,5 +1,6 @@
 // The toolbar and the result tools: copy link, embed, import, reset, pin,
-// the JSON / CSV exports and the scenario on every system (Studies).
+// the JSON / CSV exports and the scenario on every system or with every
+// model (Studies).
 import { $ } from '../dom.js';
 import { embedDialog, importDialog } from '../form/dialogs.js';
 import { closestPreset, modelValues } from '../form/hf-config.js';
@@ -33,11 +34,13 @@ export function wireToolbar(app) {
     const c = store.current;
     if (c) download(`${app.fileBase()}-ops.csv`, new Blob([opsToCsv(c.result)], { type: 'text/csv' }));
   });
-  // The systems study of this scenario, in the Studies view.
-  $('#every-system').addEventListener('click', () => {
-    store.setX('study.name', 'systems');
+  // The systems and models studies of this scenario, in the Studies view.
+  const openStudy = (name) => () => {
+    store.setX('study.name', name);
     store.setView('study');
     app.explorer?.views.study.run();
-  });
+  };
+  $('#every-system').addEventListener('click', openStudy('systems'));
+  $('#every-model').addEventListener('click', openStudy('models'));
   $('#notice-close').addEventListener('click', () => app.setNotice([]));
 }
