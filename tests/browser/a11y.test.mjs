@@ -41,6 +41,7 @@ const VIEWS = [
   ['sweep with results', 'v=1&tp=2&dp=4&gb=64&view=sweep&wi=system.matmul_eff&wf=0.5&wt=0.8&wn=4&wl=lin', (p) => exploreDone(p, 'sweep')],
   ['study with results', 'view=study&study=gpu-generations', (p) => exploreDone(p, 'study')],
   ['systems study (bars and table)', 'v=1&dp=8&gb=64&sl=4096&view=study&study=systems', (p) => exploreDone(p, 'study')],
+  ['models study (bars and table)', 'v=1&dp=8&gb=64&sl=4096&view=study&study=models', (p) => exploreDone(p, 'study')],
   ['embed, summary', 'v=1&embed=1&view=summary', waitEvaluated],
   ['embed, operations table', 'v=1&embed=1&view=ops', waitEvaluated],
 ];
