@@ -151,6 +151,19 @@ test('chart axes in seconds and bytes: one unit for every tick, from the axis st
   assert.equal(fmt.axisTicks('seconds', 2).ticks[0], 0);
 });
 
+test('log axes: decades, else 1-2-5 steps, labelled without trailing zeros', async () => {
+  const fmt = await import('../../web/src/format.js');
+  const { logTicks } = await import('../../web/src/charts/plot-kit.js');
+  assert.deepEqual(logTicks([0.3, 2000]), [1, 10, 100, 1000]);
+  // a sweep of the global batch from 128 to 2048: less than two decades
+  assert.deepEqual(logTicks([110, 2400]), [200, 500, 1000, 2000]);
+  assert.deepEqual(logTicks([110, 2400]).map(fmt.compact), ['200', '500', '1k', '2k']);
+  assert.deepEqual(logTicks([2.1, 4.5]), [3, 4]);
+  assert.equal(logTicks([2.1, 2.9]), undefined);  // Plot picks its own
+  assert.deepEqual([0.02, 0.125, 1500, 2.5e6, 1e15].map(fmt.compact), ['0.02', '0.125', '1.5k', '2.5M', '1P']);
+  assert.equal(fmt.num(1000), '1.00k');  // values keep three digits
+});
+
 test('chart axes in percent: distinct labels however narrow the range', async () => {
   const fmt = await import('../../web/src/format.js');
   // a share of linear scaling between 99.8% and 100.3%: three-digit labels would print "100%" four times

@@ -24,6 +24,15 @@ export function num(x, digits = 3) {
   return fixed(x, digits);
 }
 
+// An axis tick: up to three significant digits, no trailing zeros (1k, 2.5M,
+// 0.02), where num() keeps three digits for values (1.00k, 0.0200).
+export function compact(x) {
+  if (!Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  for (const [f, u] of [[1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']]) if (a >= f) return `${Number((x / f).toPrecision(3))}${u}`;
+  return String(Number(x.toPrecision(3)));
+}
+
 // US dollars: $0.42, $12.3, $4.56k, $1.2M.
 export function usd(x) {
   return Number.isFinite(x) ? `$${num(x)}` : '–';

@@ -3,7 +3,7 @@
 // (dark mode follows the stylesheet).
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, boundIndex, decadeTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, boundIndex, logTicks, plotSvg, tag } from './plot-kit.js';
 
 // Colour classes c0..c10 in style.css: one per part of the longest stacked bar (the time breakdown's eleven).
 const PALETTE = 11;
@@ -133,8 +133,8 @@ export function roofline(result) {
       marginRight: 16,
       marginTop: 12,
       marginBottom: 44,
-      x: { type: 'log', domain: xDomain, clamp: true, ticks: decadeTicks(xDomain), tickFormat: fmt.num, label: 'arithmetic intensity (FLOP/byte)', grid: true },
-      y: { type: 'log', domain: yDomain, clamp: true, ticks: decadeTicks(yDomain), tickFormat: fmt.num, label: 'achieved FLOP/s', grid: true },
+      x: { type: 'log', domain: xDomain, clamp: true, ticks: logTicks(xDomain), tickFormat: fmt.compact, label: 'arithmetic intensity (FLOP/byte)', grid: true },
+      y: { type: 'log', domain: yDomain, clamp: true, ticks: logTicks(yDomain), tickFormat: fmt.compact, label: 'achieved FLOP/s', grid: true },
       marks: [...roofMarks(result, roofs, xDomain), opDots(pts)],
     },
     { className: 'roofline', label: `Roofline: ${pts.length} operations; arithmetic intensity on x, achieved FLOP/s on y` },

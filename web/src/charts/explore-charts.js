@@ -4,7 +4,7 @@
 // see plot-kit.js.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, W, decadeTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, W, logTicks, plotSvg, tag } from './plot-kit.js';
 
 const padded = ([a, b], log) => {
   if (a === b) return log ? [a / 2, b * 2] : [a - (Math.abs(a) || 1) * 0.1, b + (Math.abs(b) || 1) * 0.1];
@@ -24,8 +24,10 @@ const AXIS_KIND = new Map([
   [fmt.percent, 'percent'],
 ]);
 // `ticks`: the tick values to use instead (the data's own x values).
-function axis({ log, domain, tickFormat, label, nice = false, ticks = null }) {
-  if (log) return { type: 'log', domain, nice, ticks: ticks ?? decadeTicks(domain) ?? 6, tickFormat, label, grid: true };
+function axis({ log, domain, tickFormat: format, label, nice = false, ticks = null }) {
+  // Plain numbers tick without trailing zeros (1k, 0.02); values keep fmt.num's three digits.
+  const tickFormat = format === fmt.num ? fmt.compact : format;
+  if (log) return { type: 'log', domain, nice, ticks: ticks ?? logTicks(domain) ?? 6, tickFormat, label, grid: true };
   // Whole-step ticks start at zero or above: an axis reaching below zero keeps Plot's.
   const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
   return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
@@ -188,7 +190,7 @@ function factorFigure({ title, data, extra, format, className, boxClass, view, h
       marginRight: 60,
       marginTop: 8,
       marginBottom: 30,
-      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat: format, label: null, grid: true },
+      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat: format === fmt.num ? fmt.compact : format, label: null, grid: true },
       y: { type: 'band', domain: data.map((b) => b.i), tickFormat: (i) => short(data[i].label), label: null, padding: 0.25, tickSize: 0 },
       marks: [
         Plot.barX(data, { x1: 'a', x2: 'b', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(data, (b) => ({ class: `wf-bar ${b.kind}`, 'data-step': b.i })) }),

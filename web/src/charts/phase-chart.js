@@ -7,7 +7,7 @@
 // share onto that axis geometrically, so it is linear in pixels.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, boundIndex, decadeTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, boundIndex, logTicks, plotSvg, tag } from './plot-kit.js';
 
 function opTime(op) {
   const t = (op.time_s || 0) * (Number.isFinite(op.count) ? op.count : 1);
@@ -108,7 +108,7 @@ export function phaseChart(result) {
       marginTop: 22,
       marginBottom: 36,
       r: { type: 'identity' },
-      x: { type: 'log', domain, clamp: true, ticks: decadeTicks(domain), tickFormat: fmt.num, label: 'arithmetic intensity (FLOP/byte of HBM)', grid: true },
+      x: { type: 'log', domain, clamp: true, ticks: logTicks(domain), tickFormat: fmt.compact, label: 'arithmetic intensity (FLOP/byte of HBM)', grid: true },
       y: { domain: [0, phases.length], reverse: true, axis: null },
       marks: [...ridgeMarks(ridges, last), ...phaseMarks(phases, domain)],
     },

@@ -72,12 +72,22 @@ function axisOptions(o = {}) {
   return { labelArrow: 'none', labelAnchor: 'center', ...o, ...(typeof f === 'function' ? { tickFormat: (v) => f(v) } : {}) };
 }
 
-// Decade ticks for a log axis when there are at least two of them (labels
-// stay short); otherwise undefined, which lets Plot pick its own.
-export function decadeTicks([lo, hi]) {
-  const out = [];
-  for (let e = Math.ceil(Math.log10(lo) - 1e-9); e <= Math.floor(Math.log10(hi) + 1e-9); e++) out.push(10 ** e);
-  return out.length >= 2 ? out : undefined;
+// Ticks for a log axis: the decades when there are at least two of them
+// (labels stay short), else 1-2-5 steps (100, 200, 500, 1k), else every
+// whole multiple of the decade; undefined when none gives two ticks, which
+// lets Plot pick its own. (Plot's own ticks label some of 200..900 and not
+// others, and miss the ends.)
+export function logTicks([lo, hi]) {
+  for (const mantissas of [[1], [1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+    const out = [];
+    for (let e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)); e++)
+      for (const m of mantissas) {
+        const v = Number((m * 10 ** e).toPrecision(12));
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push(v);
+      }
+    if (out.length >= 2) return out;
+  }
+  return undefined;
 }
 
 // The colour class index (b0..b9) of what bounds an op, fixed per bound so

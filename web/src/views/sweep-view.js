@@ -149,7 +149,7 @@ export class SweepView {
         xs: sw.x,
         series: series.map((s) => ({ name: s.name, values: (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)) })),
         xLog: sw.scale === 'log',
-        xLabel: sp.field.key,
+        xLabel: `${sp.field.key}${sp.field.unit ? ` (${sp.field.unit})` : ''}`,
         yLabel: label,
         yFmt: f,
         className: 'sweep-chart',
