@@ -24,6 +24,14 @@ const TITLES = {
   models: 'Models for this scenario (every model preset on its system, its plan searched)',
 };
 
+// The buttons of the studies of the scenario, under their group's heading
+// (the titles above stay the results' headings).
+const LINK_LABELS = {
+  systems: 'Every system preset',
+  scaling: 'GPU count, ⅛× to 8×',
+  models: 'Every model preset',
+};
+
 // How the technology budget's fields are shown (the fields are the schema's
 // derive request): label, and names for enum values.
 const BUDGET = {
@@ -296,7 +304,7 @@ export class StudyView {
       id: 'study',
       label: 'Studies',
       title: 'Studies',
-      note: 'What-if analyses built into the core (same as llmcalc study NAME). Systems, GPU count and Models run the scenario on the left (on every system preset, at ⅛× to 8× its GPUs, with every model preset in its place); the others are fixed and ignore it.',
+      note: 'What-if analyses built into the core (same as llmcalc study NAME). The first three run the scenario on the left on every system preset, at ⅛× to 8× its GPUs, or with every model preset in its place; the fixed examples ignore it.',
       runLabel: 'Run again',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -307,21 +315,28 @@ export class StudyView {
   render(state) {
     const current = state.x?.['study.name'];
     const { store } = this.ctx;
+    const link = (name) =>
+      el('button', {
+        type: 'button',
+        class: `study-link${name === current ? ' active' : ''}`,
+        'data-study': name,
+        'aria-pressed': name === current ? 'true' : 'false',
+        text: LINK_LABELS[name] || TITLES[name] || name,
+        onclick: () => {
+          store.setX('study.name', name, true);
+          this.render(store.state);
+          this.run();
+        },
+      });
+    // The studies of the scenario on the left first, then the fixed examples.
+    const names = studyNames(store.schema);
+    const group = (heading, list) =>
+      list.length ? el('div', { class: 'study-group', role: 'group', 'aria-label': heading }, [el('span', { class: 'study-group-label', text: heading }), ...list.map(link)]) : null;
     this.links.replaceChildren(
-      ...studyNames(store.schema).map((name) =>
-        el('button', {
-          type: 'button',
-          class: `study-link${name === current ? ' active' : ''}`,
-          'data-study': name,
-          'aria-pressed': name === current ? 'true' : 'false',
-          text: TITLES[name] || name,
-          onclick: () => {
-            store.setX('study.name', name, true);
-            this.render(store.state);
-            this.run();
-          },
-        }),
-      ),
+      ...[
+        group('Of the scenario on the left (its plan searched in each case):', names.filter((n) => SCENARIO_STUDIES.has(n))),
+        group('Fixed examples:', names.filter((n) => !SCENARIO_STUDIES.has(n))),
+      ].filter(Boolean),
     );
     this.bar.node.hidden = !current;
     this.renderParams(state, current);
