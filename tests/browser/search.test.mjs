@@ -3,6 +3,7 @@
 // calculator; Cancel stops a long search and the page stays responsive; the
 // GPT-3 175B / 1,024-GPU search is timed.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { afterEvaluation, openPage, setup, shot, waitEvaluated } from './harness.mjs';
 
@@ -220,6 +221,33 @@ test('plans at the memory ceiling are flagged and their warnings listed (Llama 3
   assert.deepEqual(recommended, [firstClean]);
   assert.match(await page.locator('table.plans caption').textContent(), new RegExp(`; plan ${firstClean} is the fastest without a warning$`));
   await shot(page, 'search-llama70b-64-warnings');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// The JSON button beside Run saves the request the CLI takes and the core's
+// output, the same in every explore view; it waits for a run to finish.
+test('JSON beside Run saves the last run: request and output (search, then a study)', async () => {
+  const { page, errors } = await openPage('v=1&gb=64&view=search&qg=16');
+  await searchDone(page);
+  const saved = async (id) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.locator(`#${id}-json:not([disabled])`).click()]);
+    return { name: dl.suggestedFilename(), body: JSON.parse(readFileSync(await dl.path(), 'utf8')) };
+  };
+  const search = await saved('search');
+  assert.equal(search.name, 'llmcalc-search-training.json');
+  assert.equal(search.body.request.search.gpus, 16);
+  assert.equal(search.body.request.model, 'llama3.1-8b');
+  assert.equal(search.body.output.search.best.length, 10);
+  assert.equal(search.body.output.search.best[search.body.output.search.recommended].warnings.length, 0);
+  // a fixed study: the request names it and takes no scenario
+  await page.locator('#tab-study').click();
+  await page.locator('button.study-link[data-study="dram-scaling"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-explore="study"] .job-bar')?.dataset.state === 'done', null, { timeout: 60000 });
+  const study = await saved('study');
+  assert.equal(study.name, 'llmcalc-study-dram-scaling.json');
+  assert.deepEqual(study.body.request, { name: 'dram-scaling' });
+  assert.equal(study.body.output.study, 'dram-scaling');
   assert.deepEqual(errors, []);
   await page.close();
 });

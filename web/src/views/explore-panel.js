@@ -1,12 +1,16 @@
 // The frame every explore view shares (explorePanel) and its Run / Cancel row
 // with a progress bar and status line (jobBar).
 import { el } from '../dom.js';
+import { download } from './export.js';
 
 // The frame every explore view shares: a titled section with its controls
 // (`parts`), the Run / Cancel row and an output box #ID-out. Cancel stops
 // the view's job. The output remembers the scenario it ran on (ran) and is
-// marked out of date while the scenario on the left differs (refresh).
-// Returns {root, bar, out, ran(scenario|null), refresh(scenario)}.
+// marked out of date while the scenario on the left differs (refresh). A
+// JSON button beside Run saves the last run's request and the core's output
+// ({request, output}: the request is what the CLI takes, the output what it
+// prints).
+// Returns {root, bar, out, ran(scenario|null, saved {file, request, output}), refresh(scenario)}.
 export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, parts = [] }) {
   const bar = jobBar({
     id,
@@ -16,6 +20,17 @@ export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, pa
       if (jobs.cancel()) bar.finish('Cancelled.', 'cancelled');
     },
   });
+  const save = el('button', { type: 'button', id: `${id}-json`, class: 'job-json', text: 'JSON', disabled: true, title: 'Download the request and the core’s output as JSON', 'aria-label': `Download this ${label.toLowerCase()} run as JSON (request and output)` });
+  bar.node.insertBefore(save, bar.node.querySelector('.job-progress'));
+  let saved = null;
+  save.addEventListener('click', () => {
+    if (saved) download(`${saved.file}.json`, new Blob([JSON.stringify({ request: saved.request, output: saved.output }, null, 2)], { type: 'application/json' }));
+  });
+  const start = bar.start;
+  bar.start = (text) => {
+    save.disabled = true;  // until this run gives an output
+    start(text);
+  };
   const out = el('div', { id: `${id}-out`, class: 'explore-out' });
   const staleNote = el('p', { id: `${id}-stale`, class: 'stale-note', hidden: true, text: 'Out of date: the scenario on the left has changed since this ran. Run it again to update.' });
   const root = el('section', { class: 'explore-view', 'data-explore': id, 'aria-label': label }, [
@@ -35,9 +50,11 @@ export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, pa
     root,
     bar,
     out,
-    ran(scenario) {
+    ran(scenario, output = null) {
       ranOn = scenario ? JSON.stringify(scenario) : null;
       mark(false);
+      saved = output;
+      save.disabled = !output;
     },
     refresh(scenario) {
       mark(ranOn !== null && JSON.stringify(scenario) !== ranOn);

@@ -266,7 +266,7 @@ export class SearchView {
         await this.fillHeatmap(call, scenario, search, mode);
         const trunc = s.truncated ? ` (stopped at the ${fmt.int(s.limit)}-plan limit)` : '';
         this.bar.finish(`Searched ${fmt.int(s.evaluated)} plans in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
-        this.ran(scenario);
+        this.ran(scenario, { file: `llmcalc-search-${scenario.mode}`, request: { ...scenario, search }, output: out });
       });
     } catch (err) {
       if (err && err.cancelled) return;

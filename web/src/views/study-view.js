@@ -394,7 +394,8 @@ export class StudyView {
           ]),
         );
         this.bar.finish(`${name} took ${fmt.seconds((performance.now() - t0) / 1000)}.`);
-        this.ran(SCENARIO_STUDIES.has(name) ? params : null);  // the fixed studies never go out of date
+        // The fixed studies never go out of date.
+        this.ran(SCENARIO_STUDIES.has(name) ? params : null, { file: `llmcalc-study-${name}`, request: params ? { name, params } : { name }, output: d });
       });
     } catch (err) {
       if (err && err.cancelled) return;

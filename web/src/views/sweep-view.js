@@ -131,7 +131,7 @@ export class SweepView {
         if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
         this.draw(out.sweep, sp, state);
         this.bar.finish(`Swept ${out.sweep.x.length} values × ${out.sweep.series.length} series in ${fmt.seconds((performance.now() - t0) / 1000)}.`);
-        this.ran(scenario);
+        this.ran(scenario, { file: `llmcalc-sweep-${scenario.mode}`, request: doc, output: out });
       });
     } catch (err) {
       if (err && err.cancelled) return;
