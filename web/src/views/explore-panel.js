@@ -8,8 +8,8 @@ import { download } from './export.js';
 // the view's job. The output remembers the scenario it ran on (ran) and is
 // marked out of date while the scenario on the left differs (refresh). A
 // JSON button beside Run saves the last run's request and the core's output
-// ({request, output}: the request is what the CLI takes, the output what it
-// prints).
+// ({request, output}: the request is the file llmcalc search or sweep takes,
+// or a study's {name, params}; the output is the core's).
 // Returns {root, bar, out, ran(scenario|null, saved {file, request, output}), refresh(scenario)}.
 export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, parts = [] }) {
   const bar = jobBar({
