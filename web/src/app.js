@@ -3,6 +3,7 @@
 // (changed(): redraw, write the hash, evaluate). Typing in a field replaces
 // the current history entry; every discrete change pushes one, so
 // Back/Forward step through settings. Evaluation is debounced and latest-wins.
+import { EXPLORE_TIMEOUT_MS } from './client/engine.js';
 import { $, el } from './dom.js';
 import * as fmt from './format.js';
 import { SchemaForm } from './form/schema-form.js';
@@ -232,7 +233,8 @@ export class App {
   // evaluation worker (an embed has no explore views).
   async studySection(name, scenario) {
     try {
-      const d = JSON.parse(await this.engine.call('study_request', JSON.stringify({ name, params: scenario })));
+      // A study searches a plan per row: the explore views' limit, not an evaluation's.
+      const d = JSON.parse(await this.engine.call('study_request', JSON.stringify({ name, params: scenario }), { timeoutMs: EXPLORE_TIMEOUT_MS }));
       if (d.error) throw new Error(d.error.message);
       return scenarioStudyFigure(name, d);
     } catch (err) {

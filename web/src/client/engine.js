@@ -8,6 +8,9 @@ export class Cancelled extends Error {
   }
 }
 
+// The limit of a search, sweep or study call (an evaluation's is 20 s).
+export const EXPLORE_TIMEOUT_MS = 120000;
+
 export class Engine {
   constructor(url = 'worker.js', { cancelAfterMs = 300, timeoutMs = 20000 } = {}) {
     this.url = url;
@@ -56,16 +59,17 @@ export class Engine {
     this.start();
   }
 
-  call(fn, json) {
+  // timeoutMs: this call's limit, when it may take longer than an evaluation (a study).
+  call(fn, json, { timeoutMs = this.timeoutMs } = {}) {
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const call = this.calls.get(id);
         if (!call) return;
         this.calls.delete(id);
-        call.reject(new Error(`${fn} took longer than ${this.timeoutMs / 1000} s and was stopped`));
+        call.reject(new Error(`${fn} took longer than ${timeoutMs / 1000} s and was stopped`));
         this.restart();
-      }, this.timeoutMs);
+      }, timeoutMs);
       this.calls.set(id, { resolve, reject, timer });
       this.worker.postMessage({ id, fn, json });
     });

@@ -1,7 +1,7 @@
 // Long jobs (search, sweep, studies): they run in their own worker (so the
 // calculator's worker stays free), one at a time, and Cancel terminates that
 // worker and starts a fresh one.
-import { Cancelled, Engine } from './engine.js';
+import { Cancelled, EXPLORE_TIMEOUT_MS, Engine } from './engine.js';
 
 export class JobRunner {
   constructor(url = 'worker.js') {
@@ -21,7 +21,7 @@ export class JobRunner {
     if (this.token) this.cancel();
     const token = {};
     this.token = token;
-    if (!this.engine) this.engine = new Engine(this.url, { timeoutMs: 120000 });
+    if (!this.engine) this.engine = new Engine(this.url, { timeoutMs: EXPLORE_TIMEOUT_MS });
     const call = (fn, arg) => {
       if (this.token !== token) return Promise.reject(new Cancelled());
       return this.engine.call(fn, arg);
