@@ -202,9 +202,18 @@ test('the scaling study searches the scenario at an eighth of its GPUs to eight 
   const { page, errors, rows } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-8b&dp=8&gb=128&sl=4096', 'scaling');
   assert.deepEqual(await rows.locator('th').allTextContents(), ['1', '2', '4', '8 (this scenario)', '16', '32', '64']);
   assert.match(await rows.first().locator('td').last().textContent(), /^does not fit$/);
-  assert.equal(await rows.nth(3).locator('td').nth(4).textContent(), '100%');  // its share of linear scaling
-  // a dot per GPU count with a plan, the x axis labelled with the counts
-  assert.equal(await page.locator('svg.scaling-chart circle.pt').count(), 6);
+  const cell = async (row, header) => {
+    const headers = await page.locator('[data-table="scaling"] thead th').allTextContents();
+    return rows.nth(row).locator('th, td').nth(headers.indexOf(header)).textContent();
+  };
+  assert.equal(await cell(3, 'share of linear'), '100%');
+  // strong scaling keeps the global batch; weak scaling grows it with the GPUs (128 at 8, 1,024 at 64)
+  assert.equal(await cell(6, 'global batch'), '128');
+  assert.equal(await cell(6, 'global batch grown with the GPUs'), '1,024');
+  assert.match(await cell(6, 'its share of linear'), /^\d+(\.\d+)?%$/);
+  // a dot per GPU count with a plan on each of the two lines, the x axis labelled with the counts
+  assert.equal(await page.locator('svg.scaling-chart circle.pt').count(), 12);
+  assert.deepEqual(await page.locator('figure:has(svg.scaling-chart) ul.legend li').allTextContents(), ['global batch kept', 'global batch grown with the GPUs']);
   assert.deepEqual((await page.locator('svg.scaling-chart text').allTextContents()).filter((t) => /^\d+$/.test(t)), ['2', '4', '8', '16', '32', '64']);
   await shot(page, 'study-scaling');
   await page.close();

@@ -216,8 +216,23 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
     EXPECT_GT(row.at("efficiency").get<double>(), 0.9) << counts[i];
     EXPECT_GT(row.at("speedup").get<double>(), rows[i - 1].at("speedup").get<double>());  // more GPUs, faster
   }
+  // Weak scaling: the global batch grows with the GPUs (16 sequences per 8 GPUs' 128 at one GPU, 1,024 at 64);
+  // the scenario's own count is the same plan either way, and more batch per step never scales worse.
+  const json& weak = r.at("weak");
+  ASSERT_EQ(weak.size(), rows.size());
+  for (size_t i = 0; i < weak.size(); ++i) {
+    EXPECT_EQ(weak[i].at("gpus").get<long long>(), counts[i]);
+    EXPECT_EQ(weak[i].at("global_batch").get<long long>(), 128 * counts[i] / 8);
+    EXPECT_EQ(rows[i].at("global_batch").get<long long>(), 128);
+    if (i > 3 && weak[i].at("fits").get<bool>())
+      EXPECT_GE(weak[i].at("efficiency").get<double>(), rows[i].at("efficiency").get<double>() - 1e-9) << counts[i];
+  }
+  EXPECT_EQ(weak[3].at("plan"), own.at("plan"));
+  EXPECT_EQ(weak[3].at("plan").at("training").at("global_batch").get<long long>(), 128);
+  EXPECT_EQ(weak.back().at("plan").at("training").at("global_batch").get<long long>(), 1024);
   const std::string text = study_request_text(json{{"name", "scaling"}, {"params", eight_b("dgx-h100", "bf16")}}.dump());
   EXPECT_NE(text.find("does not fit"), std::string::npos) << text;
+  EXPECT_NE(text.find("(weak scaling)"), std::string::npos) << text;
   // Counts that are not a power of two: only whole counts below the scenario's
   json odd = eight_b("dgx-h100", "bf16");
   odd["parallelism"] = {{"dp", 12}};
@@ -226,6 +241,13 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
   std::vector<long long> odd_counts;
   for (const json& row : o.at("rows")) odd_counts.push_back(row.at("gpus").get<long long>());
   EXPECT_EQ(odd_counts, (std::vector<long long>{3, 6, 12, 24, 48, 96}));
+  // Serving keeps its batch per replica: no weak rows.
+  const json serve = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 2}}},
+                      {"inference", {{"batch", 8}}}};
+  const json sr = json::parse(study_request_json(json{{"name", "scaling"}, {"params", serve}}.dump()));
+  ASSERT_FALSE(sr.contains("error")) << sr.dump().substr(0, 300);
+  EXPECT_FALSE(sr.contains("weak"));
+  EXPECT_FALSE(sr.at("rows").at(0).contains("global_batch"));
 }
 
 // The models study: the scenario's own model first, then every other model

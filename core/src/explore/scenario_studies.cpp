@@ -175,15 +175,26 @@ std::vector<long long> scaling_counts(long long own) {
   return out;
 }
 
-json scaling_study(const json& params) {
-  const Scenario base = study_scenario(params, "scaling");
+// The scenario at each GPU count: its rows with throughput, speed-up over
+// the scenario's own count and the share of linear scaling kept (1: each GPU
+// does as much as at that count). `global_batch(n)`: the training global
+// batch at n GPUs, or 0 to skip that count.
+template <class Batch>
+json scaling_rows(const json& params, const Scenario& base, const std::vector<long long>& counts, Batch global_batch) {
   const long long own_gpus = base.par.gpus();
   const json own = own_system(params);
   json rows = json::array();
   double own_rate = 0;
-  for (long long n : scaling_counts(own_gpus)) {
-    json row = system_row(own_label(own, base), own, params, n, base.mode);
+  for (long long n : counts) {
+    json run = params;
+    const long long gb = global_batch(n);
+    if (base.mode == Mode::training) {
+      if (gb <= 0) continue;
+      run["training"]["global_batch"] = gb;
+    }
+    json row = system_row(own_label(own, base), own, run, n, base.mode);
     row["gpus"] = n;
+    if (base.mode == Mode::training) row["global_batch"] = gb;
     row.erase("speed");
     if (row.contains("plan")) row["throughput"] = throughput(row.at("plan"), base.mode, n);
     if (n == own_gpus) {
@@ -192,26 +203,41 @@ json scaling_study(const json& params) {
     }
     rows.push_back(row);
   }
-  // Speed-up of the whole run over the scenario's own count, and the share
-  // of linear scaling it keeps (1: each GPU does as much as at that count).
   for (json& r : rows)
     if (own_rate > 0 && r.contains("throughput")) {
       const double speedup = r.at("throughput").get<double>() / own_rate;
       r["speedup"] = speedup;
       r["efficiency"] = speedup * static_cast<double>(own_gpus) / r.at("gpus").get<double>();
     }
+  return rows;
+}
+
+json scaling_study(const json& params) {
+  const Scenario base = study_scenario(params, "scaling");
+  const long long own_gpus = base.par.gpus();
+  const json own = own_system(params);
+  const std::vector<long long> counts = scaling_counts(own_gpus);
+  const long long gb = base.train.global_batch;
+  // Strong scaling: the global batch kept (a training run's hyperparameter).
+  const json rows = scaling_rows(params, base, counts, [&](long long) { return gb; });
   const bool training = base.mode == Mode::training;
-  return {{"study", "scaling"},
-          {"mode", training ? "training" : "inference"},
-          {"gpus", own_gpus},
-          {"system", own_label(own, base)},
-          {"workload", base.model.name + (training ? " training" : " serving") + " on " + own_label(own, base) + ", " +
-                           std::to_string(rows.front().at("gpus").get<long long>()) + " to " +
-                           std::to_string(rows.back().at("gpus").get<long long>()) + " GPUs (the scenario: " +
-                           std::to_string(own_gpus) + "); parallelism" + (training ? ", micro-batch and recompute" : "") +
-                           " searched at each count and the fastest plan without a warning taken; the rest of the scenario" +
-                           (training ? ", global batch included," : "") + " kept"},
-          {"rows", rows}};
+  json out = {{"study", "scaling"},
+              {"mode", training ? "training" : "inference"},
+              {"gpus", own_gpus},
+              {"system", own_label(own, base)},
+              {"workload", base.model.name + (training ? " training" : " serving") + " on " + own_label(own, base) + ", " +
+                               std::to_string(rows.front().at("gpus").get<long long>()) + " to " +
+                               std::to_string(rows.back().at("gpus").get<long long>()) + " GPUs (the scenario: " +
+                               std::to_string(own_gpus) + "); parallelism" + (training ? ", micro-batch and recompute" : "") +
+                               " searched at each count and the fastest plan without a warning taken; the rest of the scenario kept" +
+                               (training ? ", the global batch as given (strong scaling) and grown with the GPUs (weak scaling)" : "")},
+              {"rows", rows}};
+  // Weak scaling (training): the global batch grows with the GPUs, each
+  // keeping its share of the scenario's (whole sequences only), the
+  // question when the batch may grow with the cluster.
+  if (training)
+    out["weak"] = scaling_rows(params, base, counts, [&](long long n) { return gb * n % own_gpus == 0 ? gb * n / own_gpus : 0; });
+  return out;
 }
 
 // The scenario with `model` in place of its own, on its system at its GPU
@@ -306,30 +332,43 @@ std::string models_study_text(const json& r) {
   return out;
 }
 
-std::string scaling_study_text(const json& r) {
-  const bool training = r.at("mode") == "training";
-  std::string out = "Scaling: " + r.at("workload").get<std::string>() + "\n\n";
+// One table of scaling rows (strong or weak), a line per GPU count.
+std::string scaling_table(const json& rows, bool training) {
   char line[256];
-  std::snprintf(line, sizeof line, "%8s %12s %12s %9s %10s %10s  %s\n", "GPUs", training ? "iteration s" : "TPOT ms",
+  // The GPU count, and for training the global batch at it.
+  auto lead = [training](const std::string& gpus, const std::string& batch) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, training ? "%8s %12s" : "%8s", gpus.c_str(), batch.c_str());
+    return std::string(buf);
+  };
+  std::snprintf(line, sizeof line, " %12s %12s %9s %10s %10s  %s\n", training ? "iteration s" : "TPOT ms",
                 training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", "GiB/GPU", "tp pp dp cp ep");
-  out += line;
-  for (const json& row : r.at("rows")) {
+  std::string out = lead("GPUs", "global batch") + line;
+  for (const json& row : rows) {
     const long long n = row.at("gpus").get<long long>();
+    out += lead(std::to_string(n), std::to_string(row.value("global_batch", 0LL)));
     if (row.contains("error") || !row.at("fits").get<bool>()) {
-      std::snprintf(line, sizeof line, "%8lld  %s\n", n,
-                    row.contains("error") ? ("error: " + row.at("error").get<std::string>()).c_str() : "does not fit");
-      out += line;
+      out += "  " + (row.contains("error") ? "error: " + row.at("error").get<std::string>() : std::string("does not fit")) + "\n";
       continue;
     }
     const json& p = row.at("plan");
     const json& par = p.at("parallelism");
     const double first = training ? p.at("iteration_time_s").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, "%8lld %12.4g %12.4g %8.2fx %9.0f%% %10.1f  %d %d %d %d %d\n", n, first,
+    std::snprintf(line, sizeof line, " %12.4g %12.4g %8.2fx %9.0f%% %10.1f  %d %d %d %d %d\n", first,
                   row.at("throughput").get<double>(), row.value("speedup", 0.0), 100 * row.value("efficiency", 0.0),
                   p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024), par.value("tp", 1), par.value("pp", 1),
                   par.value("dp", 1), par.value("cp", 1), par.value("ep", 1));
     out += line;
   }
+  return out;
+}
+
+std::string scaling_study_text(const json& r) {
+  const bool training = r.at("mode") == "training";
+  std::string out = "Scaling: " + r.at("workload").get<std::string>() + "\n\n";
+  if (training) out += "Global batch kept (strong scaling)\n\n";
+  out += scaling_table(r.at("rows"), training);
+  if (r.contains("weak")) out += "\nGlobal batch grown with the GPUs (weak scaling)\n\n" + scaling_table(r.at("weak"), training);
   return out;
 }
 

@@ -201,22 +201,37 @@ function systems(d) {
   ];
 }
 
+// The scenario at ⅛× to 8× its GPUs: a line of the share of linear scaling
+// (training: global batch kept, and grown with the GPUs), and a table.
 function scaling(d) {
   const rows = d.rows || [];
+  const weak = new Map((d.weak || []).map((r) => [r.gpus, r]));
   const training = d.mode === 'training';
   const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
   const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario)' : ''}`;
+  const share = (r) => (Number.isFinite(r?.efficiency) ? fmt.percent(r.efficiency) : '–');
   const figures = training
     ? [['iteration', ok((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')], ['MFU', ok((p) => fmt.percent(p.mfu))]]
     : [['output tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')], ['TTFT', ok((p) => fmt.seconds(p.ttft_s))], ['TPOT', ok((p) => fmt.seconds(p.tpot_s))]];
-  const drawn = rows.filter((r) => Number.isFinite(r.efficiency));
+  // Weak scaling's columns: its global batch, tokens/s and share of linear at that count.
+  const grown = weak.size
+    ? [
+        ['global batch grown with the GPUs', (r) => (weak.get(r.gpus) ? fmt.int(weak.get(r.gpus).global_batch) : '–')],
+        ['its tokens/s', (r) => (Number.isFinite(weak.get(r.gpus)?.throughput) ? fmt.num(weak.get(r.gpus).throughput) : '–')],
+        ['its share of linear', (r) => share(weak.get(r.gpus))],
+      ]
+    : [];
+  const xs = [...new Set([...rows, ...weak.values()].filter((r) => Number.isFinite(r.efficiency)).map((r) => r.gpus))].sort((a, b) => a - b);
+  const line = (list) => xs.map((n) => list.find((r) => r.gpus === n)?.efficiency ?? null);
+  const series = [{ name: training ? 'global batch kept' : d.system || 'this scenario', values: line(rows) }];
+  if (weak.size) series.push({ name: 'global batch grown with the GPUs', values: line([...weak.values()]) });
   return [
-    drawn.length
+    xs.length
       ? lineChart({
           title: `Share of linear scaling from ${fmt.int(d.gpus)} GPUs (${training ? 'tokens/s' : 'output tokens/s'} per GPU against the scenario's; 100% = linear)`,
           // GPU counts a factor of two apart, evenly spaced: x is log2 of the count
-          xs: drawn.map((r) => Math.log2(r.gpus)),
-          series: [{ name: d.system || 'this scenario', values: drawn.map((r) => r.efficiency) }],
+          xs: xs.map((n) => Math.log2(n)),
+          series,
           xLabel: 'GPUs',
           yLabel: 'share of linear scaling',
           xFmt: (v) => fmt.int(2 ** v),
@@ -227,9 +242,11 @@ function scaling(d) {
       : null,
     table('The best plan at each GPU count', rows, [
       ['GPUs', gpus],
+      ...(training ? [['global batch', (r) => fmt.int(r.global_batch)]] : []),
       ...figures,
       ['speed-up', (r) => x2(r.speedup)],
-      ['share of linear', (r) => (Number.isFinite(r.efficiency) ? fmt.percent(r.efficiency) : '–')],
+      ['share of linear', share],
+      ...grown,
       ['memory / GPU', systemMemory],
       [`GPU-hours / M ${training ? '' : 'output '}tokens`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
       ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
