@@ -166,38 +166,47 @@ function systemAccuracy(r) {
   return `${fmt.percent(a.mean_abs_error)}${signed}, ${fmt.int(a.cases)} run${a.cases === 1 ? '' : 's'}${a.device_validated ? '' : ', none on this GPU'}`;
 }
 
+// A cell of a row's plan, or – when no plan fits.
+const ofPlan = (get) => (r) => (r.plan ? get(r.plan) : '–');
+
+// The plan's headline figures: training time, tokens/s and MFU; serving
+// output tokens/s per GPU, TTFT and TPOT.
+function planFigures(training) {
+  return training
+    ? [['iteration', ofPlan((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', ofPlan((p) => fmt.num(p.tokens_per_s))], ['MFU', ofPlan((p) => fmt.percent(p.mfu))]]
+    : [['output tokens/s per GPU', ofPlan((p) => fmt.num(p.output_tokens_per_s_per_gpu))], ['TTFT', ofPlan((p) => fmt.seconds(p.ttft_s))], ['TPOT', ofPlan((p) => fmt.seconds(p.tpot_s))]];
+}
+
+// The columns a study's table ends with: memory, GPU-hours (and, with
+// `full`, kWh and the model's error on runs of the plan's kind) per million
+// tokens, and the plan or why there is none.
+function tailColumns(training, full = true) {
+  const per = `/ M ${training ? '' : 'output '}tokens`;
+  return [
+    ['memory / GPU', systemMemory],
+    [`GPU-hours ${per}`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
+    ...(full
+      ? [
+          [`kWh ${per}`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
+          ['model error on published runs of the plan’s kind (bias)', systemAccuracy],
+        ]
+      : []),
+    ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
+  ];
+}
+
 function systems(d) {
   const rows = d.rows || [];
   const training = d.mode === 'training';
   const name = (r) => `${r.system}${r.own ? ' (this scenario)' : ''}`;
-  const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
-  const figures = training
-    ? [
-        ['iteration', ok((p) => fmt.seconds(p.iteration_time_s))],
-        ['tokens/s', ok((p) => fmt.num(p.tokens_per_s))],
-        ['speed-up', (r) => x2(r.speedup)],
-        ['MFU', ok((p) => fmt.percent(p.mfu))],
-      ]
-    : [
-        ['output tokens/s per GPU', ok((p) => fmt.num(p.output_tokens_per_s_per_gpu))],
-        ['speed-up', (r) => x2(r.speedup)],
-        ['TTFT', ok((p) => fmt.seconds(p.ttft_s))],
-        ['TPOT', ok((p) => fmt.seconds(p.tpot_s))],
-      ];
+  // The speed-up after the figure it is taken from (iteration time or tokens/s per GPU).
+  const figures = planFigures(training);
+  figures.splice(training ? 2 : 1, 0, ['speed-up', (r) => x2(r.speedup)]);
   const bars = rows.filter((r) => Number.isFinite(r.speedup)).sort((a, b) => b.speedup - a.speedup).map((r) => ({ label: name(r), value: r.speedup, own: r.own }));
   const what = training ? 'iteration time' : 'output tokens/s per GPU';
   return [
     bars.length ? factorBars({ title: `Speed-up over this scenario's system (${what}, each system's best plan on ${fmt.int(d.gpus)} GPU${d.gpus === 1 ? '' : 's'})`, bars }) : null,
-    table('Each system’s best plan', rows, [
-      ['system', name],
-      ['device', (r) => str(r.device)],
-      ...figures,
-      ['memory / GPU', systemMemory],
-      [`GPU-hours / M ${training ? '' : 'output '}tokens`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
-      [`kWh / M ${training ? '' : 'output '}tokens`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
-      ['model error on published runs of the plan’s kind (bias)', systemAccuracy],
-      ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
-    ], 'systems'),
+    table('Each system’s best plan', rows, [['system', name], ['device', (r) => str(r.device)], ...figures, ...tailColumns(training)], 'systems'),
   ];
 }
 
@@ -207,12 +216,11 @@ function scaling(d) {
   const rows = d.rows || [];
   const weak = new Map((d.weak || []).map((r) => [r.gpus, r]));
   const training = d.mode === 'training';
-  const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
   const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario)' : ''}`;
   const share = (r) => (Number.isFinite(r?.efficiency) ? fmt.percent(r.efficiency) : '–');
-  const figures = training
-    ? [['iteration', ok((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')], ['MFU', ok((p) => fmt.percent(p.mfu))]]
-    : [['output tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')], ['TTFT', ok((p) => fmt.seconds(p.ttft_s))], ['TPOT', ok((p) => fmt.seconds(p.tpot_s))]];
+  // Serving: the whole run's output tokens/s, not per GPU (the GPU count varies).
+  const figures = planFigures(training);
+  if (!training) figures[0] = ['output tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')];
   // Weak scaling's columns: its global batch, tokens/s and share of linear at that count.
   const grown = weak.size
     ? [
@@ -247,9 +255,7 @@ function scaling(d) {
       ['speed-up', (r) => x2(r.speedup)],
       ['share of linear', share],
       ...grown,
-      ['memory / GPU', systemMemory],
-      [`GPU-hours / M ${training ? '' : 'output '}tokens`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
-      ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
+      ...tailColumns(training, false),
     ], 'scaling'),
   ];
 }
@@ -267,10 +273,6 @@ function models(d) {
   const rows = d.rows || [];
   const training = d.mode === 'training';
   const name = (r) => `${r.model}${r.own ? ' (this scenario)' : ''}`;
-  const ok = (get) => (r) => (r.plan ? get(r.plan) : '–');
-  const figures = training
-    ? [['iteration', ok((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', ok((p) => fmt.num(p.tokens_per_s))], ['MFU', ok((p) => fmt.percent(p.mfu))]]
-    : [['output tokens/s per GPU', ok((p) => fmt.num(p.output_tokens_per_s_per_gpu))], ['TTFT', ok((p) => fmt.seconds(p.ttft_s))], ['TPOT', ok((p) => fmt.seconds(p.tpot_s))]];
   const tokens = training ? 'tokens' : 'output tokens';
   const bars = rows
     .filter((r) => Number.isFinite(r.per_million_tokens?.gpu_hours))
@@ -279,16 +281,7 @@ function models(d) {
   const where = `${fmt.int(d.gpus)} GPU${d.gpus === 1 ? '' : 's'} of ${d.system}`;
   return [
     bars.length ? valueBars({ title: `GPU-hours per million ${tokens} (each model's best plan on ${where}; the models that fit)`, bars }) : null,
-    table('Each model’s best plan', rows, [
-      ['model', name],
-      ['parameters', parameters],
-      ...figures,
-      ['memory / GPU', systemMemory],
-      [`GPU-hours / M ${tokens}`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
-      [`kWh / M ${tokens}`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
-      ['model error on published runs of the plan’s kind (bias)', systemAccuracy],
-      ['plan', (r) => (r.error ? `error: ${r.error}` : r.plan ? planText(r.plan) : 'does not fit')],
-    ], 'models'),
+    table('Each model’s best plan', rows, [['model', name], ['parameters', parameters], ...planFigures(training), ...tailColumns(training)], 'models'),
   ];
 }
 
