@@ -1,8 +1,11 @@
 // Studies: every one runs, gives finite numbers, and the physics holds.
+#include <cmath>
+#include <functional>
 #include <map>
 #include <vector>
 
 #include "presets.h"
+#include "scenario_studies.h"
 #include "studies.h"
 #include "test_util.h"
 
@@ -315,6 +318,34 @@ TEST(Studies, ModelsServesACustomModelFirst) {
       EXPECT_GT(rows[0].at("throughput").get<double>(), row.at("throughput").get<double>());
   scenario["parallelism"]["tp"] = 3;  // 32 heads on 3 GPUs
   EXPECT_EQ(json::parse(study_request_json(json{{"name", "models"}, {"params", scenario}}.dump())).at("error").at("path").get<std::string>().rfind("params.", 0), 0u);
+}
+
+// The studies of a scenario over unusual scenarios (MoE in fp8 with expert
+// parallelism, MLA served in int4, training with the optimizer in host
+// memory): every number finite, every row a plan, a closest memory or an error.
+TEST(Studies, ScenarioStudiesStayFiniteAndExplainEachRow) {
+  const std::vector<json> scenarios = {
+      {{"mode", "training"}, {"model", "qwen3-30b-a3b"}, {"system", "dgx-b200"},
+       {"parallelism", {{"dp", 8}, {"ep", 8}}}, {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "fp8"}}}},
+      {{"mode", "inference"}, {"model", "deepseek-v2-lite"}, {"system", "gb200-nvl72"}, {"parallelism", {{"tp", 2}}},
+       {"inference", {{"batch", 32}, {"weight_precision", "int4"}, {"kv_precision", "fp8"}}}},
+      {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"parallelism", {{"dp", 4}}},
+       {"training", {{"global_batch", 32}, {"seq_len", 2048}, {"offload", "optimizer"}}}},
+  };
+  std::function<void(const json&, const std::string&)> finite = [&](const json& j, const std::string& path) {
+    if (j.is_number()) EXPECT_TRUE(std::isfinite(j.get<double>())) << path;
+    for (auto it = j.begin(); j.is_structured() && it != j.end(); ++it)
+      finite(it.value(), path + "." + (j.is_object() ? it.key() : std::string("[]")));
+  };
+  for (const json& scenario : scenarios)
+    for (const auto& study : {models_study, systems_study, scaling_study}) {
+      const json r = study(scenario);
+      const std::string where = r.at("study").get<std::string>() + " of " + scenario.dump().substr(0, 80);
+      finite(r, where);
+      for (const char* list : {"rows", "weak"})
+        for (const json& row : r.value(list, json::array()))
+          EXPECT_TRUE(row.contains("plan") || row.contains("closest_memory_bytes") || row.contains("error")) << where << row.dump().substr(0, 200);
+    }
 }
 
 }  // namespace
