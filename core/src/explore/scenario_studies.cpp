@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "model_math.h"
@@ -178,9 +180,13 @@ std::vector<long long> scaling_counts(long long own) {
 // The scenario at each GPU count: its rows with throughput, speed-up over
 // the scenario's own count and the share of linear scaling kept (1: each GPU
 // does as much as at that count). `global_batch(n)`: the training global
-// batch at n GPUs, or 0 to skip that count.
+// batch at n GPUs, or 0 to skip that count. `searched`: rows already searched,
+// by (GPUs, global batch), shared by the strong and weak passes (they meet at
+// the scenario's own count).
+using SearchedRows = std::map<std::pair<long long, long long>, json>;
 template <class Batch>
-json scaling_rows(const json& params, const Scenario& base, const std::vector<long long>& counts, Batch global_batch) {
+json scaling_rows(const json& params, const Scenario& base, const std::vector<long long>& counts, Batch global_batch,
+                  SearchedRows& searched) {
   const long long own_gpus = base.par.gpus();
   const json own = own_system(params);
   json rows = json::array();
@@ -192,7 +198,9 @@ json scaling_rows(const json& params, const Scenario& base, const std::vector<lo
       if (gb <= 0) continue;
       run["training"]["global_batch"] = gb;
     }
-    json row = system_row(own_label(own, base), own, run, n, base.mode);
+    auto [at, fresh] = searched.try_emplace({n, gb});
+    if (fresh) at->second = system_row(own_label(own, base), own, run, n, base.mode);
+    json row = at->second;
     row["gpus"] = n;
     if (base.mode == Mode::training) row["global_batch"] = gb;
     row.erase("speed");
@@ -219,7 +227,8 @@ json scaling_study(const json& params) {
   const std::vector<long long> counts = scaling_counts(own_gpus);
   const long long gb = base.train.global_batch;
   // Strong scaling: the global batch kept (a training run's hyperparameter).
-  const json rows = scaling_rows(params, base, counts, [&](long long) { return gb; });
+  SearchedRows searched;
+  const json rows = scaling_rows(params, base, counts, [&](long long) { return gb; }, searched);
   const bool training = base.mode == Mode::training;
   json out = {{"study", "scaling"},
               {"mode", training ? "training" : "inference"},
@@ -236,7 +245,8 @@ json scaling_study(const json& params) {
   // keeping its share of the scenario's (whole sequences only), the
   // question when the batch may grow with the cluster.
   if (training)
-    out["weak"] = scaling_rows(params, base, counts, [&](long long n) { return gb * n % own_gpus == 0 ? gb * n / own_gpus : 0; });
+    out["weak"] = scaling_rows(
+        params, base, counts, [&](long long n) { return gb * n % own_gpus == 0 ? gb * n / own_gpus : 0; }, searched);
   return out;
 }
 

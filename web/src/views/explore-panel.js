@@ -12,25 +12,23 @@ import { download } from './export.js';
 // or a study's {name, params}; the output is the core's).
 // Returns {root, bar, out, ran(scenario|null, saved {file, request, output}), refresh(scenario)}.
 export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, parts = [] }) {
+  const save = el('button', { type: 'button', id: `${id}-json`, class: 'job-json', text: 'JSON', disabled: true, title: 'Download the request and the core’s output as JSON', 'aria-label': `Download this ${label.toLowerCase()} run as JSON (request and output)` });
   const bar = jobBar({
     id,
     runLabel,
     onRun,
+    onStart: () => {
+      save.disabled = true;  // until this run gives an output
+    },
     onCancel: () => {
       if (jobs.cancel()) bar.finish('Cancelled.', 'cancelled');
     },
   });
-  const save = el('button', { type: 'button', id: `${id}-json`, class: 'job-json', text: 'JSON', disabled: true, title: 'Download the request and the core’s output as JSON', 'aria-label': `Download this ${label.toLowerCase()} run as JSON (request and output)` });
   bar.node.insertBefore(save, bar.node.querySelector('.job-progress'));
   let saved = null;
   save.addEventListener('click', () => {
     if (saved) download(`${saved.file}.json`, new Blob([JSON.stringify({ request: saved.request, output: saved.output }, null, 2)], { type: 'application/json' }));
   });
-  const start = bar.start;
-  bar.start = (text) => {
-    save.disabled = true;  // until this run gives an output
-    start(text);
-  };
   const out = el('div', { id: `${id}-out`, class: 'explore-out' });
   const staleNote = el('p', { id: `${id}-stale`, class: 'stale-note', hidden: true, text: 'Out of date: the scenario on the left has changed since this ran. Run it again to update.' });
   const root = el('section', { class: 'explore-view', 'data-explore': id, 'aria-label': label }, [
@@ -65,7 +63,8 @@ export function explorePanel({ id, label, title, note, runLabel, onRun, jobs, pa
 // The Run / Cancel row of a view. Returns {node, start(text), progress(done,
 // total, text), finish(text, kind)}; the row carries data-state = idle |
 // running | done | error | cancelled for tests and styles.
-export function jobBar({ id, runLabel, onRun, onCancel }) {
+// onStart: called as each run starts.
+export function jobBar({ id, runLabel, onRun, onCancel, onStart = () => {} }) {
   const run = el('button', { type: 'button', id: `${id}-run`, class: 'job-run', text: runLabel, onclick: onRun });
   const cancel = el('button', { type: 'button', id: `${id}-cancel`, class: 'job-cancel', text: 'Cancel', disabled: true, onclick: onCancel });
   const bar = el('progress', { id: `${id}-progress`, class: 'job-progress', hidden: true, 'aria-label': 'Progress' });
@@ -80,6 +79,7 @@ export function jobBar({ id, runLabel, onRun, onCancel }) {
   return {
     node,
     start(text) {
+      onStart();
       t0 = performance.now();
       node.dataset.state = 'running';
       cancel.disabled = false;
