@@ -97,7 +97,9 @@ TEST(Smoke, NewArchitecturesFitOnASystem) {
       {"llama4-maverick", "dgx-h100", {{"tp", 8}, {"pp", 8}, {"dp", 8}, {"ep", 8}, {"sp", true}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
       {"gemma3-27b", "dgx-h100", {{"tp", 4}, {"dp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 1}}, none},
       {"mistral-large-2", "dgx-h100", {{"tp", 8}, {"pp", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none},
-      {"llama3.3-70b", "dgx-h100", {{"tp", 8}, {"pp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none}};
+      {"llama3.3-70b", "dgx-h100", {{"tp", 8}, {"pp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none},
+      {"glm4.5", "gb200-nvl72", {{"pp", 8}, {"dp", 16}, {"ep", 16}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"glm4.5-air", "dgx-h100", {{"tp", 2}, {"pp", 4}, {"dp", 4}, {"ep", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 2}}, {{"weight_precision", "fp8"}}}};
   const json presets = json::parse(presets_json());
   for (const Plan& p : plans) {
     const json& system = presets["systems"][p.system]["system"];
