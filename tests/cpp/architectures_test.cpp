@@ -17,7 +17,7 @@ namespace {
 const char* const kNewPresets[] = {"deepseek-v3", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
                                    "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "llama4-scout",
                                    "llama4-maverick", "gemma3-27b", "mistral-large-2", "llama3.3-70b", "glm4.5",
-                                   "glm4.5-air"};
+                                   "glm4.5-air", "qwen3-next-80b-a3b"};
 
 // 1%, unless the preset names a wider tolerance and says why in its sources
 // (figures published to two digits, a config that was not read).
@@ -92,6 +92,8 @@ TEST(Architectures, KvCacheBytesPerLayerType) {
       EXPECT_EQ(types[i]["layers"], want["layers"]) << where;
       EXPECT_DOUBLE_EQ(types[i]["bytes_per_token_per_layer"].get<double>(), want["bytes_per_token_per_layer"].get<double>()) << where;
       EXPECT_DOUBLE_EQ(types[i]["tokens_cached"].get<double>(), want["tokens_cached"].get<double>()) << where;
+      if (want.contains("bytes_per_sequence"))
+        EXPECT_DOUBLE_EQ(types[i]["bytes_per_sequence"].get<double>(), want["bytes_per_sequence"].get<double>()) << where;
       if (types[i]["tokens_cached"] == context) full += types[i]["bytes_per_token"].get<double>();
     }
     EXPECT_DOUBLE_EQ(full, v["full_context_bytes_per_token"].get<double>()) << where;

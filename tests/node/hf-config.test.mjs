@@ -331,6 +331,39 @@ test('Qwen3 dense and MoE: head_dim, num_experts, moe_intermediate_size, decoder
   evaluates(moe.model);
 });
 
+const QWEN3_NEXT = {
+  architectures: ['Qwen3NextForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 151643, decoder_sparse_step: 1,
+  eos_token_id: 151645, full_attention_interval: 4, head_dim: 256, hidden_act: 'silu', hidden_size: 2048, initializer_range: 0.02,
+  intermediate_size: 5120, linear_conv_kernel_dim: 4, linear_key_head_dim: 128, linear_num_key_heads: 16, linear_num_value_heads: 32,
+  linear_value_head_dim: 128, max_position_embeddings: 262144, mlp_only_layers: [], model_type: 'qwen3_next', moe_intermediate_size: 512,
+  norm_topk_prob: true, num_attention_heads: 16, num_experts: 512, num_experts_per_tok: 10, num_hidden_layers: 48, num_key_value_heads: 2,
+  output_router_logits: false, partial_rotary_factor: 0.25, rms_norm_eps: 1e-6, rope_scaling: null, rope_theta: 10000000,
+  router_aux_loss_coef: 0.001, shared_expert_intermediate_size: 512, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+  transformers_version: '4.57.0.dev0', use_cache: true, use_sliding_window: false, vocab_size: 151936,
+};
+
+test('Qwen3-Next: Gated DeltaNet layers, a full-attention layer every 4th, gated attention, shared expert', async () => {
+  const r = importHfConfig(QWEN3_NEXT);
+  assert.equal(r.family, 'qwen3_next');
+  assert.deepEqual(r.model.linear_attention, { key_heads: 16, value_heads: 32, key_head_dim: 128, value_head_dim: 128, conv_kernel: 4, full_every: 4 });
+  assert.deepEqual(r.model.attention, { output_gate: true });
+  asPreset(r, 'qwen3-next-80b-a3b');
+  assert.deepEqual(r.unknown, []);
+  assert.equal(await closest(r.model), 'qwen3-next-80b-a3b');
+  // layer_types spelled out say the same; an irregular list is read approximately, with a warning
+  const types = Array.from({ length: 48 }, (_, i) => ((i + 1) % 4 === 0 ? 'full_attention' : 'linear_attention'));
+  assert.equal(importHfConfig({ ...QWEN3_NEXT, layer_types: types }).model.linear_attention.full_every, 4);
+  const odd = importHfConfig({ ...QWEN3_NEXT, layer_types: types.map((t, i) => (i === 0 ? 'full_attention' : t)) });
+  assert.match(odd.warnings.join(' '), /irregular/);
+  // 36 linear layers keep a fixed state, 12 full layers a KV cache (tp 8: one KV head replicated)
+  const kv = kvTypes(r.model, 'dgx-h100', 8);
+  assert.deepEqual(kv.map((t) => [t.type, t.layers]), [['full', 12], ['linear_state', 36]]);
+  assert.equal(kv[0].bytes_per_token_per_layer, 2 * 256 * 2);
+  assert.equal(kv[1].bytes_per_sequence, 36 * ((32 / 8) * 128 * 128 * 4 + 3 * ((2 * 16 * 128 + 32 * 128) / 8) * 2));
+  const out = evaluates(r.model);
+  assert.ok(Math.abs(out.model.parameters / 80e9 - 1) < 0.01, String(out.model.parameters));
+});
+
 test('GPT-OSS: sliding window and layer_types, sinks, biases, experts_per_token', async () => {
   const r = importHfConfig(GPT_OSS_120B);
   assert.equal(r.family, 'gpt_oss');

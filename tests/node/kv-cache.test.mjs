@@ -30,6 +30,7 @@ for (const v of fixture.vectors) {
       assert.equal(types[i].layers, want.layers);
       assert.equal(types[i].bytes_per_token_per_layer, want.bytes_per_token_per_layer);
       assert.equal(types[i].tokens_cached, want.tokens_cached);
+      if ('bytes_per_sequence' in want) assert.equal(types[i].bytes_per_sequence, want.bytes_per_sequence);
       if (types[i].tokens_cached === fixture.context) full += types[i].bytes_per_token;
     });
     assert.equal(full, v.full_context_bytes_per_token);

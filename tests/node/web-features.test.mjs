@@ -174,8 +174,8 @@ test('every numeric scenario field, set in the page, evaluates with the real eng
       assert.doesNotMatch(String(out.error?.message), /unknown key/i, `${mode} ${f.key}: ${JSON.stringify(out.error)}`);
       // A baseline value changes nothing: the scenario still evaluates. A
       // field of an optional object the preset lacks (model.mla.*,
-      // model.attention.*) starts that object, whose other keys are required.
-      const sub = /^model\.(mla|attention)\./.exec(f.key);
+      // model.attention.*, model.linear_attention.*) starts that object, whose other keys are required.
+      const sub = /^model\.(mla|attention|linear_attention)\./.exec(f.key);
       const starts = sub && !presets.models?.[state.model]?.model?.[sub[1]];
       if (b !== null && b !== undefined && !starts) assert.equal(out.error, undefined, `${mode} ${f.key} = ${v}: ${JSON.stringify(out.error)}`);
       checked += 1;

@@ -130,6 +130,24 @@ struct AttentionPattern {
   int span = 0;
   int global_every = 0;
   bool sinks = false;  // learned per-head sink logits (GPT-OSS): one parameter per head per layer
+  // A sigmoid gate on the attention output, computed by the query projection
+  // (Qwen3-Next's gated attention: q_proj emits query and gate).
+  bool output_gate = false;
+};
+
+// Linear-attention layers (Gated DeltaNet, Yang et al. 2024, arXiv
+// 2412.06464; Qwen3-Next): a recurrent state of value_heads x key_head_dim x
+// value_head_dim per sequence instead of a KV cache. Every `full_every`-th
+// layer (1-based) keeps softmax attention (0: none does).
+struct LinearAttention {
+  int key_heads = 0;  // 0: no linear-attention layers
+  int value_heads = 0;
+  int key_head_dim = 0;
+  int value_head_dim = 0;
+  int conv_kernel = 4;  // causal depthwise convolution over q, k, v
+  int chunk = 64;       // chunk length of the chunked (parallel) form
+  int full_every = 4;
+  bool on() const { return key_heads > 0; }
 };
 
 struct Model {
@@ -151,6 +169,7 @@ struct Model {
   MoE moe;
   Mla mla;
   AttentionPattern attention;
+  LinearAttention linear;
   int mtp_layers = 0;  // multi-token prediction modules (DeepSeek-V3 §2.2), trained with the model
   bool is_moe() const { return moe.experts > 0; }
 };

@@ -35,6 +35,8 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
     return I{"training.global_batch", "global_batch=" + std::to_string(t.global_batch) +
                                           " is not divisible by micro_batch x dp = " + std::to_string(1LL * t.micro_batch * p.dp)};
   if (t.seq_len % p.cp != 0) return I{"parallelism.cp", "cp must divide seq_len"};
+  if (p.cp > 1 && m.linear.on())
+    return I{"parallelism.cp", "context parallelism of linear-attention layers (their state passed along the ring) is not modelled"};
   if (auto e = expert_layout_inconsistency(m, p)) return e;
   if (p.zero_shard > 0 && p.zero < 1) return I{"parallelism.zero_shard", "zero_shard needs zero >= 1 (ZeRO 0 shards nothing)"};
   if (p.zero_shard > 0 && (1LL * p.dp * p.cp) % p.zero_shard != 0)
@@ -89,6 +91,7 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
     const Model& m = s.model;
     const int ptp = i.prefill_tp;
     if (m.heads % ptp != 0 || (m.kv_heads % ptp != 0 && ptp % m.kv_heads != 0) || m.ffn_hidden % ptp != 0 ||
+        (m.linear.on() && (m.linear.key_heads % ptp != 0 || m.linear.value_heads % ptp != 0)) ||
         (m.is_moe() && m.moe.ffn_hidden % ptp != 0))
       return I{"inference.prefill_tp", "prefill_tp=" + std::to_string(ptp) +
                                            " must divide the attention heads and the MLP width (and kv_heads or be divided by it)"};
@@ -109,6 +112,9 @@ std::optional<Inconsistency> find_inconsistency(const Scenario& s) {
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     return I{"parallelism.tp", "tp and kv_heads=" + std::to_string(m.kv_heads) + " must divide one another"};
   if (m.ffn_hidden % p.tp != 0) return I{"parallelism.tp", "tp must divide ffn_hidden=" + std::to_string(m.ffn_hidden)};
+  if (m.linear.on() && (m.linear.key_heads % p.tp != 0 || m.linear.value_heads % p.tp != 0))
+    return I{"parallelism.tp", "tp=" + std::to_string(p.tp) + " must divide the linear-attention key_heads=" +
+                                   std::to_string(m.linear.key_heads) + " and value_heads=" + std::to_string(m.linear.value_heads)};
   if (m.layers < p.pp) return I{"parallelism.pp", "more pipeline stages than layers"};
   if (p.virtual_stages != 1 && p.schedule != PipeSchedule::interleaved)
     return I{"parallelism.virtual_stages", "virtual_stages > 1 needs pp_schedule \"interleaved\""};

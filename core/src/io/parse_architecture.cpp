@@ -1,6 +1,6 @@
 // The architecture fields of a model object beyond the dense transformer:
-// multi-head latent attention, local-attention layer patterns and
-// multi-token prediction modules (docs/scenario.md, "Model object").
+// multi-head latent attention, local-attention layer patterns,
+// linear-attention layers and multi-token prediction modules (docs/scenario.md, "Model object").
 #include "enum_names.h"
 #include "parse.h"
 #include "schema.h"
@@ -32,9 +32,29 @@ AttentionPattern parse_attention(StrictObject& m) {
     a.kind = kind;
     a.span = static_cast<int>(int_field(o, name));
   }
-  if (given != 1) throw InputError(o.path(), "give exactly one of window or chunk");
+  if (given > 1) throw InputError(o.path(), "give one of window or chunk, not both");
   a.global_every = static_cast<int>(int_field(o, "global_every"));
+  if (given == 0 && a.global_every > 0)
+    throw InputError(o.child_path("global_every"), "needs the local layers' window or chunk");
   a.sinks = o.boolean("sinks", field_spec(o.child_path("sinks")).def.get<bool>());
+  a.output_gate = o.boolean("output_gate", field_spec(o.child_path("output_gate")).def.get<bool>());
+  o.finish();
+  return a;
+}
+
+LinearAttention parse_linear(StrictObject& m) {
+  StrictObject o(m.raw("linear_attention"), m.child_path("linear_attention"));
+  LinearAttention a;
+  a.key_heads = static_cast<int>(int_field(o, "key_heads"));
+  a.value_heads = static_cast<int>(int_field(o, "value_heads"));
+  a.key_head_dim = static_cast<int>(int_field(o, "key_head_dim"));
+  a.value_head_dim = static_cast<int>(int_field(o, "value_head_dim"));
+  a.conv_kernel = static_cast<int>(int_field(o, "conv_kernel"));
+  a.chunk = static_cast<int>(int_field(o, "chunk"));
+  a.full_every = static_cast<int>(int_field(o, "full_every"));
+  // Qwen3-Next repeats each query/key head over value_heads / key_heads value heads.
+  if (a.value_heads % a.key_heads != 0)
+    throw InputError(o.child_path("value_heads"), "must be a multiple of key_heads");
   o.finish();
   return a;
 }
@@ -44,6 +64,12 @@ AttentionPattern parse_attention(StrictObject& m) {
 void parse_architecture(StrictObject& o, Model& m) {
   if (o.has("mla")) m.mla = parse_mla(o);
   if (o.has("attention")) m.attention = parse_attention(o);
+  if (o.has("linear_attention")) {
+    m.linear = parse_linear(o);
+    // One layer pattern at a time: the hybrid's softmax layers attend the full context with GQA.
+    if (m.mla.on() || m.attention.kind != LocalAttention::none)
+      throw InputError(o.child_path("linear_attention"), "is modelled beside full GQA attention layers, not with mla or a local window / chunk");
+  }
   m.mtp_layers = static_cast<int>(int_field(o, "mtp_layers"));
   if (m.mla.on() && m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim > 65536)
     throw InputError(o.child_path("mla"), "query-key head width exceeds 65536");

@@ -35,8 +35,9 @@ void scenario_fields(Fields& f) {
   add({"system", "s", "preset", "", "dgx-h100", 0, 0, {"systems"}, "System preset id, or a custom system object.", "system", kBoth});
 }
 
-// Multi-head latent attention, local attention patterns, MTP (a "mla" or
-// "attention" object is optional; inside it the fields without a default are required).
+// Multi-head latent attention, local attention patterns, linear-attention
+// layers, MTP (a "mla", "attention" or "linear_attention" object is optional;
+// inside it the fields without a default are required).
 void architecture_fields(Fields& f) {
   auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
   add({"model.mla.q_lora_rank", "mlq", "int", "", 0, 0, kMaxDim, {}, "MLA query latent rank (0: no query compression).", "model", kBoth});
@@ -48,6 +49,14 @@ void architecture_fields(Fields& f) {
   add({"model.attention.chunk", "ac", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Chunk of the local layers' chunked attention (Llama 4).", "model", kBoth});
   add({"model.attention.global_every", "ag", "int", "layers", 0, 0, 100000, {}, "Every N-th layer attends the full context (0: none).", "model", kBoth});
   add({"model.attention.sinks", "as", "bool", "", false, 0, 0, {}, "Learned per-head attention sink logits (GPT-OSS).", "model", kBoth});
+  add({"model.attention.output_gate", "aog", "bool", "", false, 0, 0, {}, "A sigmoid gate on the attention output, from a second half of the query projection (Qwen3-Next gated attention).", "model", kBoth});
+  add({"model.linear_attention.key_heads", "lak", "int", "", nullptr, 1, 65536, {}, "Gated DeltaNet query/key heads of the linear-attention layers (a model without a linear_attention object has softmax attention in every layer).", "model", kBoth});
+  add({"model.linear_attention.value_heads", "lav", "int", "", nullptr, 1, 65536, {}, "Gated DeltaNet value heads: each keeps a key_head_dim x value_head_dim state per sequence.", "model", kBoth});
+  add({"model.linear_attention.key_head_dim", "lakd", "int", "", nullptr, 1, 65536, {}, "Per-head query/key width of the linear-attention layers.", "model", kBoth});
+  add({"model.linear_attention.value_head_dim", "lavd", "int", "", nullptr, 1, 65536, {}, "Per-head value width of the linear-attention layers.", "model", kBoth});
+  add({"model.linear_attention.conv_kernel", "lack", "int", "", 4, 1, 64, {}, "Width of the causal depthwise convolution over q, k and v.", "model", kBoth});
+  add({"model.linear_attention.chunk", "lach", "int", "tokens", 64, 1, 4096, {}, "Chunk length of the chunked (parallel) form that training and prefill run (flash-linear-attention: 64).", "model", kBoth});
+  add({"model.linear_attention.full_every", "laf", "int", "layers", 4, 0, 100000, {}, "Every N-th layer keeps softmax attention, the others are linear (Qwen3-Next: 4; 0: every layer is linear).", "model", kBoth});
   add({"model.mtp_layers", "mtp", "int", "", 0, 0, 16, {}, "Multi-token prediction modules trained with the model (DeepSeek-V3: 1).", "model", kBoth});
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linear_attention.h"
+
 namespace llmcalc {
 
 bool has_local_layers(const Model& m) {
@@ -72,7 +74,8 @@ std::vector<KvLayerType> kv_cache_by_layer_type(const Model& m, int tp, Precisio
                                                 int count) {
   std::vector<KvLayerType> out;
   const double per_layer = kv_elements_per_token(m, tp) * kv_element_bytes(kv);
-  const int global = global_layers(m, first, count);
+  const int linear = linear_layers(m, first, count);
+  const int global = global_layers(m, first, count) - linear;
   auto add = [&](const char* type, int layers, bool local) {
     if (layers <= 0) return;
     KvLayerType t;
@@ -85,7 +88,14 @@ std::vector<KvLayerType> kv_cache_by_layer_type(const Model& m, int tp, Precisio
     out.push_back(t);
   };
   add(m.mla.on() ? "mla" : "full", global, false);
-  add(m.attention.kind == LocalAttention::chunk ? "chunked" : "sliding_window", count - global, true);
+  add(m.attention.kind == LocalAttention::chunk ? "chunked" : "sliding_window", count - global - linear, true);
+  if (linear > 0) {  // a fixed state per sequence, whatever the context
+    KvLayerType t;
+    t.type = "linear_state";
+    t.layers = linear;
+    t.bytes_per_sequence = linear * linear_state_bytes(m, tp);
+    out.push_back(t);
+  }
   return out;
 }
 

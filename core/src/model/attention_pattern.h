@@ -31,11 +31,11 @@ double kv_element_bytes(Precision p);
 double kv_elements_per_token(const Model& m, int tp);
 
 struct KvLayerType {
-  std::string type;           // "full", "mla", "sliding_window", "chunked"
+  std::string type;           // "full", "mla", "sliding_window", "chunked", "linear_state"
   int layers = 0;
   double bytes_per_token_per_layer = 0;
   double bytes_per_token = 0;  // all layers of the type
-  double tokens_cached = 0;    // per sequence at the context asked for
+  double tokens_cached = 0;    // per sequence at the context asked for (0: linear_state, a fixed state)
   double bytes_per_sequence = 0;
 };
 // The KV cache of layers [first, first + count) by layer type, at context `context`.

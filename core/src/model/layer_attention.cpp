@@ -1,8 +1,10 @@
 // The attention block of one layer: GQA/MHA or MLA projections around the
-// attention core, the core split by layer type for local-attention patterns.
+// attention core, the core split by layer type for local-attention patterns,
+// and the linear-attention mixer of a hybrid model's linear layers.
 #include <algorithm>
 
 #include "attention_pattern.h"
+#include "linear_attention.h"
 #include "mla.h"
 #include "workload.h"
 
@@ -47,6 +49,18 @@ void split_local_core(std::vector<OpSpec>& ops, size_t first, const Model& m, co
   ops.swap(out);
 }
 
+// A hybrid model's linear layers run their own token mixer in place of the
+// attention block: the block's ops stand for the softmax layers' share and
+// the linear mixer's for the rest (the layer types averaged over the model).
+void add_linear_layers(std::vector<OpSpec>& ops, size_t first, const Model& m, const LayerPass& p) {
+  const double linear = linear_share(m);
+  for (size_t i = first; i < ops.size(); ++i) ops[i].layer_share *= 1 - linear;
+  std::vector<OpSpec> mixer;
+  linear_attention_ops(mixer, m, p);
+  for (OpSpec& op : mixer) op.layer_share = linear;
+  ops.insert(ops.end(), mixer.begin(), mixer.end());
+}
+
 }  // namespace
 
 void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
@@ -57,15 +71,20 @@ void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& 
   if (m.mla.on()) {
     mla_ops(ops, m, p);
   } else {
-    ops.push_back(make_gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim, h, p));
+    // A gated attention's query projection also emits the gate (Qwen3-Next).
+    const double gate = m.attention.output_gate ? q_heads * m.head_dim : 0;
+    ops.push_back(make_gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim + gate, h, p));
     if (p.kv_write)  // append this pass's K and V to the cache
       ops.push_back(make_elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
     attention_ops(ops, m, p, q_heads, kv_heads);
+    if (gate > 0)  // output x sigmoid(gate): read both, write the product
+      ops.push_back(make_elementwise("attn.gate", 3 * tokens * gate * p.act_bytes, 5 * tokens * gate, StreamKind::activation));
     ops.push_back(make_gemm("attn.proj", tokens, h, q_heads * m.head_dim, p));
   }
   // The fused kernels skip masked tiles; the unfused path computes the
   // whole score block either way (eager attention masks it).
   if (has_local_layers(m) && (p.flash || m.mla.on())) split_local_core(ops, first, m, p, q_heads, kv_heads);
+  if (m.linear.on()) add_linear_layers(ops, first, m, p);
 }
 
 }  // namespace llmcalc

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attention_pattern.h"
+#include "linear_attention.h"
 #include "lora.h"
 #include "mla.h"
 #include "model_math.h"
@@ -77,6 +78,10 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   const double qd = m.heads * m.head_dim / tp, kvd = kv_dim_local(m, p.tp);
   double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
                             : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + g * s * b * qd;  // Q, K; V; context (proj input)
+  if (m.attention.output_gate) split += 2 * s * b * qd;  // the gate, and the core's output it multiplies
+  // A hybrid's linear layers save their mixer's tensors instead (averaged over the layers).
+  const double linear = linear_share(m);
+  split = (1 - linear) * split + linear * linear_activation_bytes(m, p.tp, s * b, g);
   double ffn = m.ffn_hidden, k = 1;
   if (moe_layer) {
     ffn = m.moe.ffn_hidden;
@@ -95,6 +100,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
     scores = 4 * a * s * b;
   else if (t.recompute == Recompute::none)
     scores = a * s * (t.seq_len) * b * (2 + 3 * mask);
+  scores *= 1 - linear;
   return replicated / (p.sp ? tp : 1.0) + split + scores;
 }
 
@@ -371,7 +377,7 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
     r.weights += dp.dense * wb + dp.expert * eb;
   }
   // Per layer type: local layers keep at most their span (attention_pattern.h).
-  const bool plain = !m.mla.on() && !has_local_layers(m) && in.kv_precision != Precision::fp4;
+  const bool plain = !m.mla.on() && !has_local_layers(m) && !m.linear.on() && in.kv_precision != Precision::fp4;
   r.kv_per_sequence = plain ? 2.0 * (lay.max_layers + draft) * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context
                             : kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, 0, lay.max_layers) +
                                   kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, m.layers - draft, draft);
@@ -379,7 +385,8 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   // prompt, plus the fp32 logits of the last token.
   const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);
   const double widest = std::max({4.0 * m.hidden, f_local * (is_gated(m.ffn_type) ? 3.0 : 2.0),
-                                  (m.heads + 2.0 * m.kv_heads) * m.head_dim / p.tp});
+                                  (m.heads * (m.attention.output_gate ? 2.0 : 1.0) + 2.0 * m.kv_heads) * m.head_dim / p.tp,
+                                  2.0 * (m.linear.key_heads * m.linear.key_head_dim + m.linear.value_heads * m.linear.value_head_dim) / p.tp});
   // (only the prompt's uncached part is prefilled; a disaggregated decode
   // instance runs one row per sequence)
   const double prefill_rows = in.disaggregated() ? 1.0 : in.input_tokens - in.shared_prefix_tokens;

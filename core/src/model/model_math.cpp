@@ -1,6 +1,7 @@
 #include "model_math.h"
 
 #include "attention_pattern.h"
+#include "linear_attention.h"
 #include "mla.h"
 
 namespace llmcalc {
@@ -40,6 +41,10 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
   if (m.bias) lp.attention += qd + 2 * kvd + h;
   if (m.mla.on()) lp.attention = mla_attention_params(m);
   if (m.attention.sinks) lp.attention += m.heads;  // one sink logit per head (gpt-oss model.py)
+  if (m.attention.output_gate) lp.attention += h * qd;  // the gate's half of q_proj (Qwen3-Next)
+  // A hybrid's layers averaged over the model: softmax and linear mixers by their shares.
+  const double linear = linear_share(m);
+  lp.attention = (1 - linear) * lp.attention + linear * linear_attention_params(m);
   lp.norms = (m.norm == NormType::layernorm ? 2 : 1) * h * 2;  // two norms per block
   if (!moe_layer) {
     lp.mlp = lp.mlp_active = ffn_params(m, m.ffn_hidden);
@@ -76,6 +81,9 @@ double attention_core_flops_per_token(const Model& m, double seq_len) {
   // QK^T and softmax(.)V: 2 * s * d_q FLOPs each per token (Narayanan et al. 2021);
   // MLA's decompressed form: 2 n_h (d_n + d_r) + 2 n_h d_v per key (DeepSeek-V2 §2.1).
   const double full = m.mla.on() ? seq_len * mla_pair_flops(m, false) : 4.0 * seq_len * q_dim(m);
+  // Linear layers do a fixed amount per token, whatever the context (linear_attention.h).
+  const double linear = linear_share(m);
+  if (linear > 0) return (1 - linear) * full + linear * linear_core_flops_per_token(m);
   if (!has_local_layers(m)) return full;
   // Local layers do the window's (or chunks') share of the causal pairs; the
   // layer average weighs each type by its layers.

@@ -5,7 +5,7 @@
 namespace llmcalc {
 
 struct LayerParams {
-  double attention = 0;  // Wq, Wk, Wv, Wo (+ biases)
+  double attention = 0;  // Wq, Wk, Wv, Wo (+ biases); a hybrid's mean over its softmax and linear layers
   double mlp = 0;        // dense MLP, or all experts + shared + router of a MoE layer
   double mlp_active = 0; // MLP weights one token touches (top_k experts + shared + router)
   double norms = 0;

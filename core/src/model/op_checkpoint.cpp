@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "linear_attention.h"
+
 namespace llmcalc {
 
 namespace {
@@ -21,7 +23,8 @@ void attention_matmuls(std::vector<MatmulPart>& parts, const Model& m, double tp
     add(parts, "attn.kv_up", 1, heads * (a.qk_nope_head_dim + a.v_head_dim));
   } else {
     // torchtitan's attention runs wq, wk, wv as three mms; here one GEMM.
-    const double q = heads * m.head_dim, kv = std::max(1.0, m.kv_heads / tp) * m.head_dim;
+    // (a gated attention's wq also emits the gate)
+    const double q = heads * m.head_dim * (m.attention.output_gate ? 2 : 1), kv = std::max(1.0, m.kv_heads / tp) * m.head_dim;
     const double all = q + 2 * kv;
     add(parts, "attn.qkv", q / all, q);
     add(parts, "attn.qkv", kv / all, kv);
@@ -41,12 +44,21 @@ void mlp_matmuls(std::vector<MatmulPart>& parts, const Model& m, const char* up,
   add(parts, down, 1, m.hidden);
 }
 
-}  // namespace
+// A linear-attention layer's mms (transformers Qwen3NextGatedDeltaNet:
+// in_proj_qkvz, in_proj_ba, out_proj).
+void linear_matmuls(std::vector<MatmulPart>& parts, const Model& m, double tp) {
+  const LinearAttention& a = m.linear;
+  add(parts, "linear.in_proj", 1, 2 * (a.key_heads * a.key_head_dim + a.value_heads * a.value_head_dim) / tp);
+  add(parts, "linear.in_proj_ba", 1, 2 * a.value_heads / tp);
+  add(parts, "linear.out_proj", 1, m.hidden);
+}
 
-std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer) {
+// The mms of one layer type, every second one saved.
+std::vector<MatmulPart> type_matmuls(const Model& m, int tp, bool moe_layer, bool linear) {
   std::vector<MatmulPart> parts;
   const double t = tp;
-  attention_matmuls(parts, m, t);
+  if (linear) linear_matmuls(parts, m, t);
+  else attention_matmuls(parts, m, t);
   if (!moe_layer) {
     mlp_matmuls(parts, m, "mlp.up", "mlp.down", m.ffn_hidden / t);
   } else {
@@ -62,17 +74,34 @@ std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer) {
   return parts;
 }
 
+}  // namespace
+
+// A hybrid model lists both layer types' mms, each weighted by its share of the layers.
+std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer) {
+  std::vector<MatmulPart> parts = type_matmuls(m, tp, moe_layer, false);
+  const double linear = linear_share(m);
+  if (linear <= 0) return parts;
+  for (MatmulPart& p : parts) p.layers = 1 - linear;
+  for (MatmulPart p : type_matmuls(m, tp, moe_layer, true)) {
+    p.layers = linear;
+    parts.push_back(p);
+  }
+  return parts;
+}
+
 double op_checkpoint_gemm_share(const std::vector<MatmulPart>& parts, const std::string& op) {
   // FP4 recipes split a GEMM into its low-precision and 16-bit layers.
   const std::string base = op.size() > 5 && op.compare(op.size() - 5, 5, ".bf16") == 0 ? op.substr(0, op.size() - 5) : op;
-  double share = 0;
-  bool found = false;
+  // Each layer type's parts of a GEMM add up to it: weighted by the layers,
+  // the recomputed parts over all of them is the share of the op (which
+  // itself stands for the layers that run it).
+  double recomputed = 0, all = 0;
   for (const MatmulPart& p : parts)
     if (p.op == base) {
-      found = true;
-      if (!p.saved) share += p.share;
+      all += p.share * p.layers;
+      if (!p.saved) recomputed += p.share * p.layers;
     }
-  return found ? share : 1.0;
+  return all > 0 ? recomputed / all : 1.0;
 }
 
 double op_checkpoint_activation_bytes(const Model& m, const Parallelism& p, const Training& t, bool moe_layer) {
@@ -80,11 +109,13 @@ double op_checkpoint_activation_bytes(const Model& m, const Parallelism& p, cons
   const bool sp = p.sp && p.tp > 1;
   double bytes = 2 * tokens * h / (sp ? tp : 1.0);  // the checkpointed layer's input
   for (const MatmulPart& part : layer_matmuls(m, p.tp, moe_layer))
-    if (part.saved) bytes += 2 * tokens * part.out_width;  // mm outputs are 16-bit
-  // The fused attention's output and its float log-sum-exp per row; the
-  // unfused path's batched matmuls and softmax are not on the list.
+    if (part.saved) bytes += 2 * tokens * part.out_width * part.layers;  // mm outputs are 16-bit
+  // The fused attention's output and its float log-sum-exp per row (in the
+  // softmax layers); the unfused path's batched matmuls and softmax, and the
+  // linear layers' recurrence, are not on the list.
   const double v_dim = m.mla.on() ? m.mla.v_head_dim : m.head_dim;
-  if (t.flash_attention) bytes += 2 * tokens * (m.heads / tp) * v_dim + 4 * tokens * (m.heads / tp);
+  if (t.flash_attention)
+    bytes += (2 * tokens * (m.heads / tp) * v_dim + 4 * tokens * (m.heads / tp)) * (1 - linear_share(m));
   if (sp) bytes += 2 * 2 * tokens * h / tp;  // the two reduce-scatter outputs
   return bytes;
 }

@@ -21,6 +21,7 @@ struct MatmulPart {
   double share = 1;
   double out_width = 0;  // output columns per token on one GPU
   bool saved = false;    // an odd-numbered mm of the layer: kept
+  double layers = 1;     // share of the layers that run it (a hybrid's softmax or linear layers)
 };
 std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer);
 

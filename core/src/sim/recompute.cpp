@@ -19,7 +19,9 @@ double recompute_share(const OpSpec& f, Recompute rc, bool flash, const std::vec
     case Recompute::selective: return !flash && is_attention_core(f.name) ? 1 : 0;
     case Recompute::selective_op:
       if (f.kind == OpKind::gemm) return op_checkpoint_gemm_share(mms, f.name);
-      if (f.kind == OpKind::attention) return 0;
+      // The fused softmax attention is on the save list; a linear layer's
+      // recurrence kernel is not.
+      if (f.kind == OpKind::attention) return f.name.rfind("linear.", 0) == 0 ? 1 : 0;
       if (f.kind == OpKind::comm) return f.coll == Collective::reduce_scatter ? 0 : 1;
       return 1;
   }

@@ -50,6 +50,8 @@ const FAMILIES = {
   kimi_k2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   qwen3: { gated: true, norm: 'rmsnorm', tied: false },
   qwen3_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
+  // Gated DeltaNet linear-attention layers between gated softmax-attention layers
+  qwen3_next: { gated: true, norm: 'rmsnorm', tied: false, moe: true, linear: true },
   // alternating sliding-window / full attention with per-head sinks, biased
   gpt_oss: { gated: true, norm: 'rmsnorm', tied: false, moe: true, sinks: true, bias: true },
   // iRoPE: chunked local attention, every 4th layer global (NoPE); one shared expert
@@ -76,6 +78,7 @@ const ALIASES = {
   DeepseekV2ForCausalLM: 'deepseek_v2',
   Qwen3ForCausalLM: 'qwen3',
   Qwen3MoeForCausalLM: 'qwen3_moe',
+  Qwen3NextForCausalLM: 'qwen3_next',
   GptOssForCausalLM: 'gpt_oss',
   Llama4ForConditionalGeneration: 'llama4',
   Llama4ForCausalLM: 'llama4',
@@ -135,6 +138,21 @@ function globalEveryFrom(types, warnings) {
   const g = full[0] + 1;
   const regular = full.every((i) => (i + 1) % g === 0) && full.length === Math.floor(types.length / g);
   if (regular) return g;
+  const approx = Math.max(1, Math.round(types.length / full.length));
+  warnings.push(`layer_types: ${full.length} full-attention layers of ${types.length} in an irregular pattern: read as every ${approx}-th layer full`);
+  return approx;
+}
+
+// Qwen3-Next's layer_types (["linear_attention", ..., "full_attention"]):
+// every G-th layer full -> G; none full -> 0.
+function fullEveryFromLinear(types, warnings) {
+  const full = [];
+  types.forEach((t, i) => {
+    if (!/linear/i.test(String(t))) full.push(i);
+  });
+  if (!full.length) return 0;
+  const g = full[0] + 1;
+  if (full.every((i) => (i + 1) % g === 0) && full.length === Math.floor(types.length / g)) return g;
   const approx = Math.max(1, Math.round(types.length / full.length));
   warnings.push(`layer_types: ${full.length} full-attention layers of ${types.length} in an irregular pattern: read as every ${approx}-th layer full`);
   return approx;
@@ -308,6 +326,34 @@ export function importHfConfig(input) {
     if (types.some((t) => /slid|chunk/i.test(String(t)))) warnings.push('layer_types names local layers but no window size was found: read as full attention');
   }
 
+  // Linear-attention layers (Qwen3-Next's Gated DeltaNet); its softmax
+  // layers gate their output from a second half of q_proj.
+  const linearHeads = posInt('linear_attention.value_heads', 'linear_num_value_heads');
+  if (linearHeads) {
+    const lin = {
+      key_heads: posInt('linear_attention.key_heads', 'linear_num_key_heads'),
+      value_heads: linearHeads,
+      key_head_dim: posInt('linear_attention.key_head_dim', 'linear_key_head_dim'),
+      value_head_dim: posInt('linear_attention.value_head_dim', 'linear_value_head_dim'),
+    };
+    for (const k of ['key_heads', 'key_head_dim', 'value_head_dim']) {
+      if (lin[k] === undefined) throw new Error(`config.json has linear_num_value_heads (linear attention) but no usable ${k}`);
+    }
+    const conv = posInt('linear_attention.conv_kernel', 'linear_conv_kernel_dim');
+    if (conv) lin.conv_kernel = conv;
+    if (Array.isArray(types) && types.length) {
+      lin.full_every = fullEveryFromLinear(types, warnings);
+      if (types.length !== m.layers) warnings.push(`layer_types has ${types.length} entries for ${m.layers} layers`);
+      if (has('full_attention_interval')) get('full_attention_interval'); // says the same as layer_types
+    } else {
+      lin.full_every = nonNegInt('linear_attention.full_every', 'full_attention_interval') ?? 4;
+    }
+    m.linear_attention = lin;
+    if (fam.linear) m.attention = { output_gate: true };
+  } else if (fam.linear) {
+    warnings.push('a linear-attention family without linear_num_value_heads: read as softmax attention in every layer');
+  }
+
   // Mixture of experts.
   const experts = posInt('moe.experts', 'num_local_experts', 'num_experts', 'n_routed_experts');
   if (experts && experts > 1) {
@@ -390,9 +436,9 @@ const getPath = (o, path) => path.split('.').reduce((a, k) => (a && typeof a ===
 // The preset whose model differs from `model` in the fewest architecture
 // fields, among those of the same shape (dense with dense, MoE with MoE, MLA
 // with MLA, sliding with sliding): the base of the custom model.
-// What a preset cannot take back by overriding fields: the moe, mla and
-// attention objects and the kind of local attention.
-const shape = (m) => [Boolean(m.moe), Boolean(m.mla), Boolean(m.attention?.window), Boolean(m.attention?.chunk)].join();
+// What a preset cannot take back by overriding fields: the moe, mla,
+// attention and linear_attention objects and the kind of local attention.
+const shape = (m) => [Boolean(m.moe), Boolean(m.mla), Boolean(m.attention?.window), Boolean(m.attention?.chunk), Boolean(m.linear_attention)].join();
 
 export function closestPreset(model, presetModels, keys) {
   let best = '';

@@ -22,7 +22,8 @@ const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 const SUBGROUPS = {
   'model.moe': 'Mixture of experts',
   'model.mla': 'Multi-head latent attention (MLA)',
-  'model.attention': 'Local attention (sliding window / chunks)',
+  'model.attention': 'Attention pattern (local layers, sinks, output gate)',
+  'model.linear_attention': 'Linear attention (Gated DeltaNet layers)',
 };
 const subgroupOf = (key) => {
   const parts = key.split('.');

@@ -277,6 +277,7 @@ const KV_TYPES = {
   full: ['full attention', 'keys and values of every token'],
   sliding_window: ['sliding window', 'the last window of tokens'],
   chunked: ['chunked', 'the tokens of the current chunk'],
+  linear_state: ['linear-attention state', 'a fixed recurrent state per sequence (fp32) and the convolution\'s last inputs, whatever the context'],
 };
 
 export function kvTable(result) {
@@ -287,12 +288,14 @@ export function kvTable(result) {
   const head = ['Layer type', 'Layers', 'Bytes / token / layer', 'Bytes / token', 'Tokens cached', 'Per sequence'];
   const body = rows.map((r) => {
     const [name, note] = KV_TYPES[r.type] || [String(r.type || '?').replace(/_/g, ' '), ''];
+    // A recurrent state is per sequence, not per token: no per-token figures.
+    const state = r.type === 'linear_state';
     return el('tr', { 'data-type': String(r.type || '') }, [
       el('th', { scope: 'row', title: note }, [name]),
       cell(num(r.layers, fmt.int), 'num'),
-      cell(num(r.bytes_per_token_per_layer, (x) => `${fmt.int(x)} B`), 'num'),
-      cell(num(r.bytes_per_token, (x) => `${fmt.int(x)} B`), 'num'),
-      cell(num(r.tokens_cached, fmt.int), 'num'),
+      cell(state ? '–' : num(r.bytes_per_token_per_layer, (x) => `${fmt.int(x)} B`), 'num'),
+      cell(state ? '–' : num(r.bytes_per_token, (x) => `${fmt.int(x)} B`), 'num'),
+      cell(state ? 'fixed state' : num(r.tokens_cached, fmt.int), 'num'),
       cell(num(r.bytes_per_sequence, fmt.bytes), 'num'),
     ]);
   });
@@ -315,7 +318,7 @@ export function kvTable(result) {
   return el('figure', { class: 'chart-box kv-box', 'data-view': 'kv' }, [
     el('figcaption', { text: 'KV cache per layer type' }),
     table,
-    el('p', { class: 'chart-note', text: 'One GPU of the first stage, one sequence at its full length; local layers keep at most their window or chunk.' }),
+    el('p', { class: 'chart-note', text: 'One GPU of the first stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state.' }),
   ]);
 }
 

@@ -1,0 +1,142 @@
+#include "linear_attention.h"
+
+#include <algorithm>
+
+namespace llmcalc {
+
+namespace {
+
+// Widths of one layer on one tp rank (heads split over tp like attention heads).
+struct LinearWidths {
+  double key_heads, value_heads, qk, v;  // qk = key_heads x key_head_dim, v = value_heads x value_head_dim
+  double conv() const { return 2 * qk + v; }  // the convolution runs over q, k and v
+};
+
+LinearWidths widths(const Model& m, int tp) {
+  const LinearAttention& a = m.linear;
+  const double t = std::max(1, tp);
+  return {a.key_heads / t, a.value_heads / t, a.key_heads * a.key_head_dim / t, a.value_heads * a.value_head_dim / t};
+}
+
+// The recurrent state is kept in fp32 (flash-linear-attention's kernels
+// accumulate and return the final state in float32; Qwen3-Next calls them).
+constexpr double kStateBytes = 4;
+// g (decay) and beta (write strength) are fp32 per token and value head.
+constexpr double kGateBytes = 4;
+
+// Per token and value head, the chunked form of the delta rule (Yang et al.
+// 2024, arXiv 2406.06484 §3.2, with the gate of arXiv 2412.06464 §3) over
+// chunks of C: K K^T and Q K^T (2 x 2 C d_k), the triangular solve of the WY
+// form (2/3 C^2), W = T K and U = T V (2 C d_k + 2 C d_v), U - W S and Q S
+// (2 x 2 d_k d_v), the masked (Q K^T) U (2 C d_v) and the state update
+// S + K^T U (2 d_k d_v).
+double chunked_flops_per_head(const LinearAttention& a) {
+  const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
+  return 6 * c * dk + 4 * c * dv + 2.0 / 3.0 * c * c + 6 * dk * dv;
+}
+
+// Device-memory bytes per token and value head of the chunked forward, by
+// the kernels flash-linear-attention runs (fla/ops/gated_delta_rule/chunk.py:
+// scaled K K^T and its solve, recompute_w_u, the per-chunk states with the
+// corrected values, the output): q, k, v read by three of them, w and u
+// written and read, the states at each chunk start (d_k x d_v, 16-bit) and
+// the corrected values written and read, the fp32 C x C block, the output.
+double chunked_bytes_per_head(const LinearAttention& a, double act) {
+  const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
+  return 3 * (2 * dk + dv) * act + 3 * 2 * kGateBytes + 2 * (dk + dv) * act + 2 * dk * dv * act / c +
+         2 * dv * act + 2 * c * kGateBytes + dv * act;
+}
+
+// Decode: per token and value head, S k, the rank-one update and S^T q
+// (about 6 d_k d_v, arXiv 2412.06464 eq. 10), reading and writing the state.
+double recurrent_flops_per_head(const LinearAttention& a) { return 6.0 * a.key_head_dim * a.value_head_dim; }
+
+}  // namespace
+
+bool is_linear_layer(const Model& m, int layer) {
+  if (!m.linear.on()) return false;
+  const int f = m.linear.full_every;
+  return f <= 0 || (layer + 1) % f != 0;
+}
+
+int linear_layers(const Model& m, int first, int count) {
+  int n = 0;
+  for (int l = first; l < first + count; ++l) n += is_linear_layer(m, l) ? 1 : 0;
+  return n;
+}
+
+double linear_share(const Model& m) {
+  return m.linear.on() && m.layers > 0 ? linear_layers(m, 0, m.layers) / static_cast<double>(m.layers) : 0.0;
+}
+
+// Qwen3-Next (transformers Qwen3NextGatedDeltaNet): in_proj_qkvz (h x (2 qk + 2 v)),
+// in_proj_ba (h x 2 H_v), a bias-free depthwise conv1d over q, k, v, A_log and
+// dt_bias per value head, the gated RMSNorm's d_v weights, out_proj (v x h).
+double linear_attention_params(const Model& m) {
+  if (!m.linear.on()) return 0;
+  const LinearWidths w = widths(m, 1);
+  const double h = m.hidden;
+  return h * (2 * w.qk + 2 * w.v) + h * 2 * w.value_heads + w.conv() * m.linear.conv_kernel + 2 * w.value_heads +
+         m.linear.value_head_dim + w.v * h;
+}
+
+double linear_core_flops_per_token(const Model& m) {
+  return m.linear.on() ? m.linear.value_heads * chunked_flops_per_head(m.linear) : 0.0;
+}
+
+double linear_state_bytes(const Model& m, int tp) {
+  if (!m.linear.on()) return 0;
+  const LinearWidths w = widths(m, tp);
+  const double state = w.value_heads * m.linear.key_head_dim * m.linear.value_head_dim * kStateBytes;
+  const double conv = (m.linear.conv_kernel - 1) * w.conv() * 2;  // the last inputs, 16-bit
+  return state + conv;
+}
+
+void linear_attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
+  const LinearAttention& a = m.linear;
+  const LinearWidths w = widths(m, p.tp);
+  const double h = m.hidden, tokens = p.batch * p.q_len, act = p.act_bytes;
+  ops.push_back(make_gemm("linear.in_proj", tokens, 2 * w.qk + 2 * w.v, h, p));
+  ops.push_back(make_gemm("linear.in_proj_ba", tokens, 2 * w.value_heads, h, p));
+  // Causal depthwise convolution and SiLU over q, k, v (plus the decay's
+  // softplus and beta's sigmoid); decode also reads and writes its last inputs.
+  const double conv_state = p.kv_cached ? 2 * p.batch * (a.conv_kernel - 1) * w.conv() * act : 0;
+  ops.push_back(make_elementwise("linear.conv", 2 * tokens * w.conv() * act + conv_state,
+                                 (2.0 * a.conv_kernel + 4) * tokens * w.conv(), StreamKind::activation));
+  const double state = p.batch * w.value_heads * a.key_head_dim * a.value_head_dim * kStateBytes;
+  if (p.kv_cached) {
+    // fused_recurrent: read and write each sequence's state per step.
+    const double io = tokens * (2 * w.qk * (w.value_heads / w.key_heads) + 2 * w.v) * act;
+    ops.push_back(make_elementwise("linear.core", 2 * state + io, tokens * w.value_heads * recurrent_flops_per_head(a)));
+  } else {
+    OpSpec core;
+    core.name = "linear.core";
+    core.kind = OpKind::attention;
+    core.math = p.attn_math;
+    core.flops = tokens * w.value_heads * chunked_flops_per_head(a);
+    // Serving writes the final state (and reads a cached prefix's).
+    const double state_io = p.kv_write ? state * (p.context_start > 0 ? 2 : 1) : 0;
+    core.bytes = tokens * w.value_heads * chunked_bytes_per_head(a, act) + state_io;
+    // Costed as a fused tile kernel whose rows do the matmul work of
+    // attending flops / (4 d_k) keys of a d_k-wide head: the per-tile fixed
+    // cost fitted on attention kernels (compute.cpp) then applies to it.
+    core.kv_per_row = chunked_flops_per_head(a) / (4.0 * a.key_head_dim);
+    core.head_dim = a.key_head_dim;
+    ops.push_back(core);
+  }
+  // Gated RMSNorm: normalise the output per head and multiply by SiLU(z).
+  ops.push_back(make_elementwise("linear.norm_gate", 3 * tokens * w.v * act, 8 * tokens * w.v, StreamKind::norm));
+  ops.push_back(make_gemm("linear.out_proj", tokens, h, w.v, p));
+}
+
+// Saved for backward: the convolution's input and output, z, g and beta,
+// the fp32 C x C block (flash-linear-attention keeps it and recomputes the
+// states), the recurrence's output and the out_proj input.
+double linear_activation_bytes(const Model& m, int tp, double tokens, double gemm_in) {
+  if (!m.linear.on()) return 0;
+  const LinearWidths w = widths(m, tp);
+  return tokens * (2 * 2 * w.conv() + 2 * w.v + 2 * kGateBytes * w.value_heads +
+                   kGateBytes * m.linear.chunk * w.value_heads + 2 * w.v + gemm_in * w.v);
+}
+
+}  // namespace llmcalc

@@ -1,0 +1,158 @@
+// Hybrid models with linear-attention layers (Gated DeltaNet, Qwen3-Next):
+// the layer pattern, hand-counted weights, a context-independent state in
+// place of a KV cache, the work by layer type, op-level checkpointing and
+// the inputs refused.
+#include <gtest/gtest.h>
+
+#include "parse.h"
+#include "presets.h"
+#include "linear_attention.h"
+#include "model_math.h"
+#include "test_util.h"
+
+namespace llmcalc {
+namespace {
+
+using test::eval;
+using test::eval_ok;
+using test::find_op;
+
+const char* const kNext = "qwen3-next-80b-a3b";
+
+json serving(const json& model, long long context, int batch, int tp = 4) {
+  return {{"mode", "inference"}, {"model", model}, {"system", "dgx-h100"}, {"parallelism", {{"tp", tp}}},
+          {"inference", {{"batch", batch}, {"input_tokens", context - 64}, {"output_tokens", 64}}}};
+}
+
+// The preset with every layer softmax attention (full_every 1), for comparison.
+json all_full() { return {{"preset", kNext}, {"linear_attention", {{"full_every", 1}}}}; }
+
+TEST(LinearAttention, EveryFourthLayerKeepsSoftmaxAttention) {
+  const Model m = parse_model(kNext, "model");
+  EXPECT_TRUE(is_linear_layer(m, 0));
+  EXPECT_TRUE(is_linear_layer(m, 2));
+  EXPECT_FALSE(is_linear_layer(m, 3));  // transformers Qwen3NextConfig: (i + 1) % 4 == 0 is full
+  EXPECT_EQ(linear_layers(m, 0, 48), 36);
+  EXPECT_DOUBLE_EQ(linear_share(m), 0.75);
+  Model none = m;
+  none.linear.full_every = 0;
+  EXPECT_EQ(linear_layers(none, 0, 48), 48);
+  EXPECT_DOUBLE_EQ(linear_share(parse_model("llama3.1-8b", "model")), 0.0);
+}
+
+TEST(LinearAttention, WeightsMatchAHandCount) {
+  const Model m = parse_model(kNext, "model");
+  // in_proj_qkvz 2048 x (2*16*128 + 2*32*128), in_proj_ba 2048 x 64, conv1d
+  // (2*2048 + 4096) x 4, A_log and dt_bias 2 x 32, norm 128, out_proj 4096 x 2048.
+  EXPECT_DOUBLE_EQ(linear_attention_params(m), 25165824.0 + 131072 + 32768 + 64 + 128 + 8388608);
+  // Gated attention: q_proj 2048 x 2 x 16 x 256 with the gate, k, v 2048 x 2 x 256 each, o_proj 4096 x 2048.
+  const double gated = 2048.0 * (8192 + 1024) + 4096.0 * 2048;
+  EXPECT_DOUBLE_EQ(layer_params(m, true).attention, (12 * gated + 36 * linear_attention_params(m)) / 48);
+  EXPECT_NEAR(count_params(m).total / 79.674e9, 1.0, 1e-3);
+}
+
+TEST(LinearAttention, StateDoesNotGrowWithTheContext) {
+  const json short_ctx = eval_ok(serving(kNext, 4096, 1)), long_ctx = eval_ok(serving(kNext, 65536, 1));
+  auto type = [](const json& out, const char* t) {
+    for (const json& row : out["inference"]["kv_cache_by_layer_type"])
+      if (row["type"] == t) return row;
+    return json();
+  };
+  const json s1 = type(short_ctx, "linear_state"), s2 = type(long_ctx, "linear_state");
+  ASSERT_FALSE(s1.is_null());
+  EXPECT_EQ(s1["layers"], 36);
+  EXPECT_DOUBLE_EQ(s1["bytes_per_sequence"].get<double>(), s2["bytes_per_sequence"].get<double>());
+  // tp 4: 8 value heads x 128 x 128 fp32, and 3 inputs of the convolution over 2048 channels, per layer.
+  EXPECT_DOUBLE_EQ(s1["bytes_per_sequence"].get<double>(), 36 * (8.0 * 128 * 128 * 4 + 3 * 2048 * 2));
+  // The KV cache grows by the 12 softmax layers' K and V only.
+  const double grown = long_ctx["inference"]["memory_bytes"]["kv_cache"].get<double>() -
+                       short_ctx["inference"]["memory_bytes"]["kv_cache"].get<double>();
+  EXPECT_DOUBLE_EQ(grown, (65536 - 4096) * type(short_ctx, "full")["bytes_per_token"].get<double>());
+  EXPECT_DOUBLE_EQ(type(short_ctx, "full")["bytes_per_token"].get<double>(), 12 * 2 * 256 * 2.0);
+}
+
+TEST(LinearAttention, LongContextsCostLessThanAllSoftmaxLayers) {
+  // At 64k tokens the softmax layers' attention dominates: a hybrid with a
+  // quarter of them prefills faster, decodes faster and fits more sequences.
+  const json hybrid = eval_ok(serving(kNext, 65536, 16)), full = eval_ok(serving(all_full(), 65536, 16));
+  EXPECT_LT(hybrid["inference"]["ttft_s"].get<double>(), 0.7 * full["inference"]["ttft_s"].get<double>());
+  EXPECT_LT(hybrid["inference"]["tpot_s"].get<double>(), full["inference"]["tpot_s"].get<double>());
+  EXPECT_GT(hybrid["inference"]["max_batch"].get<double>(), 2 * full["inference"]["max_batch"].get<double>());
+  // The recurrence streams its state each step: decode traffic grows with the batch.
+  const json op1 = find_op(eval_ok(serving(kNext, 4096, 1)), "linear.core", "decode");
+  const json op64 = find_op(eval_ok(serving(kNext, 4096, 64)), "linear.core", "decode");
+  ASSERT_FALSE(op1.is_null());
+  EXPECT_NEAR(op64["bytes"]["hbm"].get<double>() / op1["bytes"]["hbm"].get<double>(), 64, 1e-6);
+  EXPECT_EQ(op1["count"], 36);
+  EXPECT_EQ(find_op(eval_ok(serving(kNext, 4096, 1)), "attn.flash", "decode")["count"], 12);
+}
+
+json training(const json& model, const std::string& recompute, int seq = 4096) {
+  return {{"mode", "training"}, {"model", model}, {"system", "dgx-h100"},
+          {"parallelism", {{"tp", 2}, {"pp", 2}, {"dp", 4}, {"ep", 8}, {"sp", true}, {"zero", 1}}},
+          {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", seq}, {"recompute", recompute}}}};
+}
+
+TEST(LinearAttention, TrainingRunsEachLayerTypeByItsShare) {
+  const json out = eval_ok(training(kNext, "full"));
+  const json core = find_op(out, "linear.core", "fwd"), flash = find_op(out, "attn.flash", "fwd");
+  ASSERT_FALSE(core.is_null());
+  ASSERT_FALSE(flash.is_null());
+  // 24 layers per stage, 16 micro-batches: 18 linear and 6 softmax layers each.
+  EXPECT_DOUBLE_EQ(core["count"].get<double>(), 18.0 * 16);
+  EXPECT_DOUBLE_EQ(flash["count"].get<double>(), 6.0 * 16);
+  EXPECT_FALSE(find_op(out, "linear.core.bwd", "bwd").is_null());
+  EXPECT_FALSE(find_op(out, "attn.gate", "fwd").is_null());
+  const json& t = out["training"];
+  EXPECT_GT(t["mfu"].get<double>(), 0.0);
+  EXPECT_LT(t["mfu"].get<double>(), 1.0);
+  // Long sequences: the hybrid's attention time is a fraction of all-softmax layers'.
+  auto attention_time = [](const json& o) {
+    double s = 0;
+    for (const json& op : o["ops"])
+      if (op["kind"] == "attention") s += op["time_s"].get<double>() * op["count"].get<double>();
+    return s;
+  };
+  const json h32 = eval_ok(training(kNext, "full", 32768)), f32 = eval_ok(training(all_full(), "full", 32768));
+  EXPECT_LT(attention_time(h32), 0.4 * attention_time(f32));
+  EXPECT_LT(h32["training"]["iteration_time_s"].get<double>(), f32["training"]["iteration_time_s"].get<double>());
+}
+
+TEST(LinearAttention, OpLevelCheckpointingSavesEveryOtherMatmul) {
+  const json out = eval_ok(training(kNext, "selective_op"));
+  // in_proj_qkvz (1st mm) and out_proj (3rd) are kept, in_proj_ba (2nd) and
+  // the recurrence (not on the save list) run again.
+  EXPECT_TRUE(find_op(out, "linear.in_proj", "recompute").is_null());
+  EXPECT_FALSE(find_op(out, "linear.in_proj_ba", "recompute").is_null());
+  EXPECT_TRUE(find_op(out, "linear.out_proj", "recompute").is_null());
+  EXPECT_FALSE(find_op(out, "linear.core", "recompute").is_null());
+  EXPECT_TRUE(find_op(out, "attn.flash", "recompute").is_null());
+  const double none = eval_ok(training(kNext, "none"))["training"]["memory_bytes"]["activations"].get<double>();
+  const double op = out["training"]["memory_bytes"]["activations"].get<double>();
+  EXPECT_LT(op, none);
+  EXPECT_GT(op, eval_ok(training(kNext, "full"))["training"]["memory_bytes"]["activations"].get<double>());
+}
+
+TEST(LinearAttention, RefusesWhatItDoesNotModel) {
+  auto error_path = [](const json& s) {
+    const json out = eval(s);
+    return out.contains("error") ? out["error"]["path"].get<std::string>() : std::string("no error");
+  };
+  json with_mla = {{"preset", kNext},
+                   {"mla", {{"kv_lora_rank", 512}, {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64}, {"v_head_dim", 128}}}};
+  EXPECT_EQ(error_path(serving(with_mla, 4096, 1)), "model.linear_attention");
+  EXPECT_EQ(error_path(serving({{"preset", kNext}, {"linear_attention", {{"value_heads", 24}}}}, 4096, 1)),
+            "model.linear_attention.value_heads");
+  EXPECT_EQ(error_path(serving({{"preset", kNext}, {"linear_attention", {{"bogus", 1}}}}, 4096, 1)),
+            "model.linear_attention.bogus");
+  EXPECT_EQ(error_path(serving(kNext, 4096, 1, 32)), "parallelism.tp");  // 32 does not divide 16 key heads
+  json cp = training(kNext, "full");
+  cp["parallelism"]["cp"] = 2;
+  cp["parallelism"]["dp"] = 2;
+  EXPECT_EQ(error_path(cp), "parallelism.cp");
+  EXPECT_EQ(error_path(serving({{"preset", "llama3.1-8b"}, {"attention", {{"global_every", 4}}}}, 4096, 1)),
+            "model.attention.global_every");
+}
+
+}  // namespace
+}  // namespace llmcalc
