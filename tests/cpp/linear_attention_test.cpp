@@ -133,6 +133,21 @@ TEST(LinearAttention, OpLevelCheckpointingSavesEveryOtherMatmul) {
   EXPECT_GT(op, eval_ok(training(kNext, "full"))["training"]["memory_bytes"]["activations"].get<double>());
 }
 
+TEST(LinearAttention, LoraAdaptersSitOnEachMixersProjections) {
+  json s = training(kNext, "full");
+  s["parallelism"] = {{"tp", 1}, {"dp", 8}, {"ep", 8}, {"zero", 1}};
+  s["training"]["lora_rank"] = 16;
+  // Rank 16, r (modules x k + n) per adapted GEMM: a softmax layer's qkv (3
+  // modules, n 8192 + 1024 with the gate) and o_proj: 344,064; a linear
+  // layer's in_proj_qkvz, in_proj_ba and out_proj: 361,472; the shared
+  // expert's gate+up and down: 122,880. 12 and 36 of the 48 layers.
+  const double full = 16 * (3 * 2048 + 9216) + 16 * (4096 + 2048), linear = 16 * (2048 + 12288) + 16 * (2048 + 64) + 16 * (4096 + 2048);
+  const double shared = 16 * (2 * 2048 + 1024) + 16 * (512 + 2048);
+  EXPECT_DOUBLE_EQ(eval_ok(s)["training"]["trainable_params"].get<double>(), 12 * full + 36 * linear + 48 * shared);
+  s["training"]["lora_targets"] = "attention";  // q, k, v, o only: the linear layers keep none
+  EXPECT_DOUBLE_EQ(eval_ok(s)["training"]["trainable_params"].get<double>(), 12 * full);
+}
+
 TEST(LinearAttention, RefusesWhatItDoesNotModel) {
   auto error_path = [](const json& s) {
     const json out = eval(s);

@@ -19,6 +19,8 @@ bool lora_adapts(const OpSpec& op, LoraTargets targets) {
   if (!is_weight_gemm(op)) return false;
   if (op.name.rfind("attn.", 0) == 0) return true;
   if (targets == LoraTargets::attention) return false;
+  // A hybrid's linear-attention projections (in_proj_qkvz, in_proj_ba, out_proj): all-linear targets reach them.
+  if (op.name.rfind("linear.", 0) == 0) return true;
   if (op.name == "mlp.up" || op.name == "mlp.down" || op.name == "moe.shared_up" || op.name == "moe.shared_down") return true;
   // Routed experts: one adapter per expert, run over its own tokens (the
   // grouped GEMM's batch is the rank's local experts).
@@ -101,7 +103,8 @@ LoraParams lora_layer_params(const Model& m, const Parallelism& par, const Train
   p.flash = true;
   for (const OpSpec& op : layer_forward(m, p)) {
     if (!lora_adapts(op, t.lora_targets)) continue;
-    const double params = t.lora_rank * (adapter_modules(op, m) * op.gemm.k + op.gemm.n) * op.gemm.batch;
+    // (weighted by the share of the layers that run the GEMM: a hybrid's two mixers)
+    const double params = t.lora_rank * (adapter_modules(op, m) * op.gemm.k + op.gemm.n) * op.gemm.batch * op.layer_share;
     out.all += params;
     if (op.name == "moe.up" || op.name == "moe.down") out.expert += params;
   }
