@@ -1,7 +1,8 @@
-// The architectures of issue 13 on the page: DeepSeek-V3 (MLA) and gpt-oss-120b
-// (sliding-window + full layers) evaluate in inference on GB200 NVL72 and the
-// "KV cache per layer type" table shows their layer types; the form shows the
-// nested model groups (model.mla.*, model.attention.*).
+// The architectures of issue 13 on the page: DeepSeek-V3 (MLA), gpt-oss-120b
+// (sliding-window + full layers) and Qwen3-Next (linear-attention + full
+// layers) evaluate in inference and the "KV cache per layer type" table shows
+// their layer types; the form shows the nested model groups (model.mla.*,
+// model.attention.*, model.linear_attention.*).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h, openPage, setup, shot, waitEvaluated } from './harness.mjs';
@@ -65,6 +66,36 @@ test('gpt-oss-120b on GB200 NVL72 (tp 2): sliding-window and full layers, 18 eac
   assert.equal(await embed.page.locator('.summary').count(), 0);
   assert.deepEqual([...errors, ...embed.errors], []);
   await embed.page.close();
+  await page.close();
+});
+
+test('Qwen3-Next on DGX H100 (tp 4): 12 full layers with a KV cache, 36 linear layers with a fixed state', async () => {
+  const url = (input) => `v=1&mode=inference&m=qwen3-next-80b-a3b&tp=4&b=1&in=${input}&out=128`;
+  const { page, errors } = await openPage(url(1024));
+  await waitEvaluated(page);
+  const rows = await kvRows(page);
+  assert.deepEqual(rows.map((r) => [r.type, r.cells[1]]), [['full', '12'], ['linear_state', '36']]);
+  const state = rows[1];
+  assert.match(state.cells[0], /linear-attention state/);
+  assert.deepEqual(state.cells.slice(2, 5), ['–', '–', 'fixed state']);
+  // 2 KV heads replicated over tp 4: one head of 256 x 2 (K and V) x 2 bytes
+  assert.match(rows[0].cells[2], /^1,?024 B$/);
+  // the form shows the linear-attention group and the gated attention with the preset's values
+  for (const [key, value] of [['model.linear_attention.value_heads', '32'], ['model.linear_attention.full_every', '4']]) {
+    const input = page.locator(`[data-key="${key}"] input, input[data-key="${key}"], [name="${key}"]`).first();
+    assert.equal(await input.count(), 1, `${key} in the form`);
+    const v = (await input.inputValue()) || (await input.getAttribute('placeholder'));
+    assert.equal(String(v).replace(/,/g, ''), value, key);
+  }
+  // an 8x longer prompt: the state's bytes per sequence stay, the full layers' grow
+  const longer = await openPage(url(8192));
+  await waitEvaluated(longer.page);
+  const rows8 = await kvRows(longer.page);
+  assert.equal(rows8[1].cells[5], state.cells[5]);
+  assert.notEqual(rows8[0].cells[5], rows[0].cells[5]);
+  await shot(page, 'architectures-qwen3-next');
+  assert.deepEqual([...errors, ...longer.errors], []);
+  await longer.page.close();
   await page.close();
 });
 
