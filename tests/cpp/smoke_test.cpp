@@ -99,6 +99,7 @@ TEST(Smoke, NewArchitecturesFitOnASystem) {
       {"mistral-large-2", "dgx-h100", {{"tp", 8}, {"pp", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none},
       {"llama3.3-70b", "dgx-h100", {{"tp", 8}, {"pp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none},
       {"glm4.5", "gb200-nvl72", {{"pp", 8}, {"dp", 16}, {"ep", 16}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"qwen3-next-80b-a3b", "dgx-h100", {{"pp", 4}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 4}}, none},
       {"glm4.5-air", "dgx-h100", {{"tp", 2}, {"pp", 4}, {"dp", 4}, {"ep", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 2}}, {{"weight_precision", "fp8"}}}};
   const json presets = json::parse(presets_json());
   for (const Plan& p : plans) {
