@@ -34,6 +34,17 @@ TEST(LinearAttention, EveryFourthLayerKeepsSoftmaxAttention) {
   EXPECT_FALSE(is_linear_layer(m, 3));  // transformers Qwen3NextConfig: (i + 1) % 4 == 0 is full
   EXPECT_EQ(linear_layers(m, 0, 48), 36);
   EXPECT_DOUBLE_EQ(linear_share(m), 0.75);
+  // Counted per pipeline stage: the same as layer by layer for every range.
+  for (int every : {0, 1, 3, 4}) {
+    Model v = m;
+    v.linear.full_every = every;
+    for (int first = 0; first < 48; ++first)
+      for (int count = 1; first + count <= 48; ++count) {
+        int n = 0;
+        for (int l = first; l < first + count; ++l) n += is_linear_layer(v, l) ? 1 : 0;
+        ASSERT_EQ(linear_layers(v, first, count), n) << every << " " << first << " " << count;
+      }
+  }
   Model none = m;
   none.linear.full_every = 0;
   EXPECT_EQ(linear_layers(none, 0, 48), 48);

@@ -60,9 +60,11 @@ bool is_linear_layer(const Model& m, int layer) {
 }
 
 int linear_layers(const Model& m, int first, int count) {
-  int n = 0;
-  for (int l = first; l < first + count; ++l) n += is_linear_layer(m, l) ? 1 : 0;
-  return n;
+  if (!m.linear.on() || count <= 0) return 0;
+  const int f = m.linear.full_every;
+  if (f <= 0) return count;
+  // Layers l with (l + 1) % f == 0 among first .. first + count - 1.
+  return count - ((first + count) / f - first / f);
 }
 
 double linear_share(const Model& m) {
