@@ -178,6 +178,8 @@ TEST(LinearAttention, RefusesWhatItDoesNotModel) {
   EXPECT_EQ(error_path(cp), "parallelism.cp");
   EXPECT_EQ(error_path(serving({{"preset", "llama3.1-8b"}, {"attention", {{"global_every", 4}}}}, 4096, 1)),
             "model.attention.global_every");
+  EXPECT_EQ(error_path(serving({{"preset", "deepseek-v2-lite"}, {"attention", {{"output_gate", true}}}}, 4096, 1, 1)),
+            "model.attention.output_gate");
 }
 
 }  // namespace

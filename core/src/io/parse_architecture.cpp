@@ -70,6 +70,8 @@ void parse_architecture(StrictObject& o, Model& m) {
     if (m.mla.on() || m.attention.kind != LocalAttention::none)
       throw InputError(o.child_path("linear_attention"), "is modelled beside full GQA attention layers, not with mla or a local window / chunk");
   }
+  if (m.mla.on() && m.attention.output_gate)
+    throw InputError(join_path(o.child_path("attention"), "output_gate"), "is modelled for GQA attention, not with mla");
   m.mtp_layers = static_cast<int>(int_field(o, "mtp_layers"));
   if (m.mla.on() && m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim > 65536)
     throw InputError(o.child_path("mla"), "query-key head width exceeds 65536");
