@@ -127,12 +127,14 @@ export function parseConfigText(text) {
   return cfg;
 }
 
-// Layer pattern of local attention from HF `layer_types` (["sliding_attention",
-// "full_attention", ...]): every G-th layer full -> G; none full -> 0.
-function globalEveryFrom(types, warnings) {
+// Layer pattern from HF `layer_types`: the layers `other` does not match
+// attend the full context (["sliding_attention", "full_attention", ...];
+// Qwen3-Next's ["linear_attention", ..., "full_attention"]): every G-th
+// layer full -> G; none full -> 0.
+function fullEvery(types, other, warnings) {
   const full = [];
   types.forEach((t, i) => {
-    if (!/slid|chunk|local/i.test(String(t))) full.push(i);
+    if (!other.test(String(t))) full.push(i);
   });
   if (!full.length) return 0;
   const g = full[0] + 1;
@@ -142,21 +144,8 @@ function globalEveryFrom(types, warnings) {
   warnings.push(`layer_types: ${full.length} full-attention layers of ${types.length} in an irregular pattern: read as every ${approx}-th layer full`);
   return approx;
 }
-
-// Qwen3-Next's layer_types (["linear_attention", ..., "full_attention"]):
-// every G-th layer full -> G; none full -> 0.
-function fullEveryFromLinear(types, warnings) {
-  const full = [];
-  types.forEach((t, i) => {
-    if (!/linear/i.test(String(t))) full.push(i);
-  });
-  if (!full.length) return 0;
-  const g = full[0] + 1;
-  if (full.every((i) => (i + 1) % g === 0) && full.length === Math.floor(types.length / g)) return g;
-  const approx = Math.max(1, Math.round(types.length / full.length));
-  warnings.push(`layer_types: ${full.length} full-attention layers of ${types.length} in an irregular pattern: read as every ${approx}-th layer full`);
-  return approx;
-}
+const LOCAL = /slid|chunk|local/i;
+const LINEAR = /linear/i;
 
 export function importHfConfig(input) {
   const cfg = typeof input === 'string' ? parseConfigText(input) : input;
@@ -307,13 +296,13 @@ export function importHfConfig(input) {
     const att = window ? { window } : { chunk };
     let every;
     if (Array.isArray(types) && types.length) {
-      every = globalEveryFrom(types, warnings);
+      every = fullEvery(types, LOCAL, warnings);
       if (types.length !== m.layers) warnings.push(`layer_types has ${types.length} entries for ${m.layers} layers`);
       if (has('sliding_window_pattern')) get('sliding_window_pattern'); // says the same as layer_types
     } else if (fam.llama4) {
       // no_rope_layers: 1 = RoPE (chunked, local), 0 = NoPE (global); default every 4th layer
       const nope = get('no_rope_layers');
-      if (Array.isArray(nope) && nope.length) every = globalEveryFrom(nope.map((x) => (x ? 'chunked_attention' : 'full_attention')), warnings);
+      if (Array.isArray(nope) && nope.length) every = fullEvery(nope.map((x) => (x ? 'chunked_attention' : 'full_attention')), LOCAL, warnings);
       else every = posInt('attention.global_every', 'no_rope_layer_interval') ?? 4;
     } else {
       // Gemma 3: sliding_window_pattern N = N-1 local layers then one global
@@ -342,7 +331,7 @@ export function importHfConfig(input) {
     const conv = posInt('linear_attention.conv_kernel', 'linear_conv_kernel_dim');
     if (conv) lin.conv_kernel = conv;
     if (Array.isArray(types) && types.length) {
-      lin.full_every = fullEveryFromLinear(types, warnings);
+      lin.full_every = fullEvery(types, LINEAR, warnings);
       if (types.length !== m.layers) warnings.push(`layer_types has ${types.length} entries for ${m.layers} layers`);
       if (has('full_attention_interval')) get('full_attention_interval'); // says the same as layer_types
     } else {
