@@ -75,6 +75,9 @@ TEST(LinearAttention, StateDoesNotGrowWithTheContext) {
   EXPECT_DOUBLE_EQ(s1["bytes_per_sequence"].get<double>(), s2["bytes_per_sequence"].get<double>());
   // tp 4: 8 value heads x 128 x 128 fp32, and 3 inputs of the convolution over 2048 channels, per layer.
   EXPECT_DOUBLE_EQ(s1["bytes_per_sequence"].get<double>(), 36 * (8.0 * 128 * 128 * 4 + 3 * 2048 * 2));
+  // A 16-bit state halves the recurrent part (the convolution's inputs stay 16-bit).
+  const json half = eval_ok(serving({{"preset", kNext}, {"linear_attention", {{"state_precision", "bf16"}}}}, 4096, 1));
+  EXPECT_DOUBLE_EQ(type(half, "linear_state")["bytes_per_sequence"].get<double>(), 36 * (8.0 * 128 * 128 * 2 + 3 * 2048 * 2));
   // The KV cache grows by the 12 softmax layers' K and V only.
   const double grown = long_ctx["inference"]["memory_bytes"]["kv_cache"].get<double>() -
                        short_ctx["inference"]["memory_bytes"]["kv_cache"].get<double>();

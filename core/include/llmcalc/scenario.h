@@ -147,6 +147,9 @@ struct LinearAttention {
   int conv_kernel = 4;  // causal depthwise convolution over q, k, v
   int chunk = 64;       // chunk length of the chunked (parallel) form
   int full_every = 4;
+  // The recurrent state's element type: fp32 as flash-linear-attention's
+  // kernels keep it; a serving engine may store it in 16 bits.
+  Precision state_precision = Precision::fp32;
   bool on() const { return key_heads > 0; }
 };
 

@@ -159,6 +159,12 @@ const EnumTable<Precision>& kv_precision_names() {
   return t;
 }
 
+const EnumTable<Precision>& state_precision_names() {
+  using P = Precision;
+  static const EnumTable<Precision> t = precisions({P::fp32, P::bf16, P::fp16});
+  return t;
+}
+
 const EnumTable<LocalAttention>& local_attention_names() {
   static const EnumTable<LocalAttention> t{{LocalAttention::window, "window"}, {LocalAttention::chunk, "chunk"}};
   return t;

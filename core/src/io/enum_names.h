@@ -43,6 +43,7 @@ const EnumTable<MoeGemm>& moe_gemm_names();
 const EnumTable<NumberFormat>& training_precision_names();
 const EnumTable<NumberFormat>& weight_precision_names();
 const EnumTable<Precision>& kv_precision_names();
+const EnumTable<Precision>& state_precision_names();  // a linear-attention layer's recurrent state
 const EnumTable<Precision>& math_precision_names();
 const EnumTable<Precision>& all_precision_names();
 // model.attention: which key names the local span ("window" or "chunk").

@@ -52,6 +52,7 @@ LinearAttention parse_linear(StrictObject& m) {
   a.conv_kernel = static_cast<int>(int_field(o, "conv_kernel"));
   a.chunk = static_cast<int>(int_field(o, "chunk"));
   a.full_every = static_cast<int>(int_field(o, "full_every"));
+  a.state_precision = enum_field(o, "state_precision", state_precision_names());
   // Qwen3-Next repeats each query/key head over value_heads / key_heads value heads.
   if (a.value_heads % a.key_heads != 0)
     throw InputError(o.child_path("value_heads"), "must be a multiple of key_heads");

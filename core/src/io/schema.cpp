@@ -57,6 +57,7 @@ void architecture_fields(Fields& f) {
   add({"model.linear_attention.conv_kernel", "lack", "int", "", 4, 1, 64, {}, "Width of the causal depthwise convolution over q, k and v.", "model", kBoth});
   add({"model.linear_attention.chunk", "lach", "int", "tokens", 64, 1, 4096, {}, "Chunk length of the chunked (parallel) form that training and prefill run (flash-linear-attention: 64).", "model", kBoth});
   add({"model.linear_attention.full_every", "laf", "int", "layers", 4, 0, 100000, {}, "Every N-th layer keeps softmax attention, the others are linear (Qwen3-Next: 4; 0: every layer is linear).", "model", kBoth});
+  add({"model.linear_attention.state_precision", "lasp", "enum", "", "fp32", 0, 0, names_of(state_precision_names()), "Element type of the linear layers' recurrent state (fp32 as flash-linear-attention keeps it; a serving engine may store it in 16 bits).", "model", kBoth});
   add({"model.mtp_layers", "mtp", "int", "", 0, 0, 16, {}, "Multi-token prediction modules trained with the model (DeepSeek-V3: 1).", "model", kBoth});
 }
 

@@ -18,9 +18,6 @@ LinearWidths widths(const Model& m, int tp) {
   return {a.key_heads / t, a.value_heads / t, a.key_heads * a.key_head_dim / t, a.value_heads * a.value_head_dim / t};
 }
 
-// The recurrent state is kept in fp32 (flash-linear-attention's kernels
-// accumulate and return the final state in float32; Qwen3-Next calls them).
-constexpr double kStateBytes = 4;
 // g (decay) and beta (write strength) are fp32 per token and value head.
 constexpr double kGateBytes = 4;
 
@@ -86,10 +83,16 @@ double linear_core_flops_per_token(const Model& m) {
   return m.linear.on() ? m.linear.value_heads * chunked_flops_per_head(m.linear) : 0.0;
 }
 
+namespace {
+// The recurrent state's element size (linear_attention.state_precision; fp32
+// by default: flash-linear-attention's kernels accumulate and return it in float32).
+double state_element_bytes(const Model& m) { return bytes_per_element(m.linear.state_precision); }
+}  // namespace
+
 double linear_state_bytes(const Model& m, int tp) {
   if (!m.linear.on()) return 0;
   const LinearWidths w = widths(m, tp);
-  const double state = w.value_heads * m.linear.key_head_dim * m.linear.value_head_dim * kStateBytes;
+  const double state = w.value_heads * m.linear.key_head_dim * m.linear.value_head_dim * state_element_bytes(m);
   const double conv = (m.linear.conv_kernel - 1) * w.conv() * 2;  // the last inputs, 16-bit
   return state + conv;
 }
@@ -105,7 +108,7 @@ void linear_attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerP
   const double conv_state = p.kv_cached ? 2 * p.batch * (a.conv_kernel - 1) * w.conv() * act : 0;
   ops.push_back(make_elementwise("linear.conv", 2 * tokens * w.conv() * act + conv_state,
                                  (2.0 * a.conv_kernel + 4) * tokens * w.conv(), StreamKind::activation));
-  const double state = p.batch * w.value_heads * a.key_head_dim * a.value_head_dim * kStateBytes;
+  const double state = p.batch * w.value_heads * a.key_head_dim * a.value_head_dim * state_element_bytes(m);
   if (p.kv_cached) {
     // fused_recurrent: read and write each sequence's state per step.
     const double io = tokens * (2 * w.qk * (w.value_heads / w.key_heads) + 2 * w.v) * act;

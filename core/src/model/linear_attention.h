@@ -24,7 +24,7 @@ double linear_share(const Model& m);
 double linear_attention_params(const Model& m);
 // Forward FLOPs per token of one layer's chunked recurrence, all value heads.
 double linear_core_flops_per_token(const Model& m);
-// Recurrent state (fp32) and convolution state of one sequence in one layer on one tp rank.
+// Recurrent state (state_precision) and convolution state of one sequence in one layer on one tp rank.
 double linear_state_bytes(const Model& m, int tp);
 
 // The token mixer of a linear layer for one pass (layer_share left at 1).

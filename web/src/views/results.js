@@ -277,7 +277,7 @@ const KV_TYPES = {
   full: ['full attention', 'keys and values of every token'],
   sliding_window: ['sliding window', 'the last window of tokens'],
   chunked: ['chunked', 'the tokens of the current chunk'],
-  linear_state: ['linear-attention state', 'a fixed recurrent state per sequence (fp32) and the convolution\'s last inputs, whatever the context'],
+  linear_state: ['linear-attention state', 'a fixed recurrent state per sequence (fp32 unless state_precision says otherwise) and the convolution\'s last inputs, whatever the context'],
 };
 
 export function kvTable(result) {
