@@ -86,6 +86,7 @@ TEST(Smoke, NewArchitecturesFitOnASystem) {
   const std::vector<Plan> plans = {
       {"deepseek-v3", "gb200-nvl72", {{"pp", 16}, {"dp", 64}, {"ep", 64}, {"zero", 1}}, full, {{"tp", 8}}, none},
       {"kimi-k2", "gb200-nvl72", {{"pp", 16}, {"dp", 128}, {"ep", 128}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"deepseek-v2", "dgx-h100", {{"pp", 8}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
       {"deepseek-v2-lite", "dgx-h100", {{"dp", 8}, {"ep", 8}, {"zero", 1}}, none, {{"tp", 1}}, none},
       {"qwen3-8b", "dgx-h100", {{"dp", 8}, {"zero", 1}}, none, {{"tp", 1}}, none},
       {"qwen3-32b", "dgx-b200", {{"tp", 4}, {"dp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 2}}, none},
