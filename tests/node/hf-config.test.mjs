@@ -364,6 +364,26 @@ test('Qwen3-Next: Gated DeltaNet layers, a full-attention layer every 4th, gated
   assert.ok(Math.abs(out.model.parameters / 80e9 - 1) < 0.01, String(out.model.parameters));
 });
 
+test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a shared expert and the MTP layer', async () => {
+  const cfg = {
+    architectures: ['Glm4MoeForCausalLM'], attention_bias: true, attention_dropout: 0.0, eos_token_id: [151329, 151336, 151338], first_k_dense_replace: 3,
+    head_dim: 128, hidden_act: 'silu', hidden_size: 5120, initializer_range: 0.02, intermediate_size: 12288, max_position_embeddings: 131072,
+    model_type: 'glm4_moe', moe_intermediate_size: 1536, n_group: 1, n_routed_experts: 160, n_shared_experts: 1, norm_topk_prob: true,
+    num_attention_heads: 96, num_experts_per_tok: 8, num_hidden_layers: 92, num_key_value_heads: 8, num_nextn_predict_layers: 1,
+    pad_token_id: 151329, partial_rotary_factor: 0.5, rms_norm_eps: 1e-5, rope_scaling: null, rope_theta: 1000000, routed_scaling_factor: 2.5,
+    tie_word_embeddings: false, topk_group: 1, torch_dtype: 'bfloat16', transformers_version: '4.54.0', use_cache: true, use_qk_norm: true, vocab_size: 151552,
+  };
+  const r = importHfConfig(cfg);
+  assert.equal(r.family, 'glm4_moe');
+  assert.deepEqual(r.warnings, []);
+  asPreset(r, 'glm4.5');
+  assert.deepEqual(r.unknown, []);
+  assert.equal(await closest(r.model), 'glm4.5');
+  const air = importHfConfig({ ...cfg, hidden_size: 4096, num_hidden_layers: 46, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 128, first_k_dense_replace: 1, use_qk_norm: false });
+  asPreset(air, 'glm4.5-air');
+  evaluates(air.model);
+});
+
 test('GPT-OSS: sliding window and layer_types, sinks, biases, experts_per_token', async () => {
   const r = importHfConfig(GPT_OSS_120B);
   assert.equal(r.family, 'gpt_oss');

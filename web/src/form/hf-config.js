@@ -50,6 +50,8 @@ const FAMILIES = {
   kimi_k2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   qwen3: { gated: true, norm: 'rmsnorm', tied: false },
   qwen3_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
+  // GLM-4.5 / 4.5-Air: DeepSeek-style MoE (leading dense layers, shared expert, MTP) on GQA
+  glm4_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
   // Gated DeltaNet linear-attention layers between gated softmax-attention layers
   qwen3_next: { gated: true, norm: 'rmsnorm', tied: false, moe: true, linear: true },
   // alternating sliding-window / full attention with per-head sinks, biased
@@ -79,6 +81,7 @@ const ALIASES = {
   Qwen3ForCausalLM: 'qwen3',
   Qwen3MoeForCausalLM: 'qwen3_moe',
   Qwen3NextForCausalLM: 'qwen3_next',
+  Glm4MoeForCausalLM: 'glm4_moe',
   GptOssForCausalLM: 'gpt_oss',
   Llama4ForConditionalGeneration: 'llama4',
   Llama4ForCausalLM: 'llama4',
