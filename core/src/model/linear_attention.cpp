@@ -21,6 +21,10 @@ LinearWidths widths(const Model& m, int tp) {
 // g (decay) and beta (write strength) are fp32 per token and value head.
 constexpr double kGateBytes = 4;
 
+// The recurrent state's element size (linear_attention.state_precision; fp32
+// by default: flash-linear-attention's kernels accumulate and return it in float32).
+double state_element_bytes(const Model& m) { return bytes_per_element(m.linear.state_precision); }
+
 // Per token and value head, the chunked form of the delta rule (Yang et al.
 // 2024, arXiv 2406.06484 §3.2, with the gate of arXiv 2412.06464 §3) over
 // chunks of C: K K^T and Q K^T (2 x 2 C d_k), the triangular solve of the WY
@@ -82,12 +86,6 @@ double linear_attention_params(const Model& m) {
 double linear_core_flops_per_token(const Model& m) {
   return m.linear.on() ? m.linear.value_heads * chunked_flops_per_head(m.linear) : 0.0;
 }
-
-namespace {
-// The recurrent state's element size (linear_attention.state_precision; fp32
-// by default: flash-linear-attention's kernels accumulate and return it in float32).
-double state_element_bytes(const Model& m) { return bytes_per_element(m.linear.state_precision); }
-}  // namespace
 
 double linear_state_bytes(const Model& m, int tp) {
   if (!m.linear.on()) return 0;
