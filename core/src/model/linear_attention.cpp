@@ -15,7 +15,8 @@ struct LinearWidths {
 LinearWidths widths(const Model& m, int tp) {
   const LinearAttention& a = m.linear;
   const double t = std::max(1, tp);
-  return {a.key_heads / t, a.value_heads / t, a.key_heads * a.key_head_dim / t, a.value_heads * a.value_head_dim / t};
+  // (products in double: 65536 heads of 65536 are valid inputs)
+  return {a.key_heads / t, a.value_heads / t, 1.0 * a.key_heads * a.key_head_dim / t, 1.0 * a.value_heads * a.value_head_dim / t};
 }
 
 // g (decay) and beta (write strength) are fp32 per token and value head.
@@ -83,6 +84,12 @@ double linear_attention_params(const Model& m) {
          m.linear.value_head_dim + w.v * h;
 }
 
+double linear_in_proj_width(const Model& m, int tp) {
+  if (!m.linear.on()) return 0;
+  const LinearWidths w = widths(m, tp);
+  return 2 * w.qk + 2 * w.v;
+}
+
 double linear_core_flops_per_token(const Model& m) {
   return m.linear.on() ? m.linear.value_heads * chunked_flops_per_head(m.linear) : 0.0;
 }
@@ -99,7 +106,7 @@ void linear_attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerP
   const LinearAttention& a = m.linear;
   const LinearWidths w = widths(m, p.tp);
   const double h = m.hidden, tokens = p.batch * p.q_len, act = p.act_bytes;
-  ops.push_back(make_gemm("linear.in_proj", tokens, 2 * w.qk + 2 * w.v, h, p));
+  ops.push_back(make_gemm("linear.in_proj", tokens, linear_in_proj_width(m, p.tp), h, p));
   ops.push_back(make_gemm("linear.in_proj_ba", tokens, 2 * w.value_heads, h, p));
   // Causal depthwise convolution and SiLU over q, k, v (plus the decay's
   // softplus and beta's sigmoid); decode also reads and writes its last inputs.

@@ -22,6 +22,8 @@ double linear_share(const Model& m);
 
 // Weights of one layer's token mixer (projections, convolution, decay and norm).
 double linear_attention_params(const Model& m);
+// Output columns of in_proj_qkvz on one tp rank (q, k, v and the output gate z).
+double linear_in_proj_width(const Model& m, int tp);
 // Forward FLOPs per token of one layer's chunked recurrence, all value heads.
 double linear_core_flops_per_token(const Model& m);
 // Recurrent state (state_precision) and convolution state of one sequence in one layer on one tp rank.

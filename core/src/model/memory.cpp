@@ -75,7 +75,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   // Replicated over tp unless sequence parallel: two norm inputs (2 bytes
   // each), the QKV and MLP inputs (g bytes each) and the two dropout masks.
   const double replicated = sbh * (4 + 2 * g + 2 * mask);
-  const double qd = m.heads * m.head_dim / tp, kvd = kv_dim_local(m, p.tp);
+  const double qd = q_dim(m) / tp, kvd = kv_dim_local(m, p.tp);
   double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
                             : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + g * s * b * qd;  // Q, K; V; context (proj input)
   if (m.attention.output_gate) split += 2 * s * b * qd;  // the gate, and the core's output it multiplies
@@ -386,7 +386,7 @@ InferenceMemory inference_memory_at(const Scenario& s, double batch) {
   const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);
   const double widest = std::max({4.0 * m.hidden, f_local * (is_gated(m.ffn_type) ? 3.0 : 2.0),
                                   (m.heads * (m.attention.output_gate ? 2.0 : 1.0) + 2.0 * m.kv_heads) * m.head_dim / p.tp,
-                                  2.0 * (m.linear.key_heads * m.linear.key_head_dim + m.linear.value_heads * m.linear.value_head_dim) / p.tp});
+                                  linear_in_proj_width(m, p.tp)});
   // (only the prompt's uncached part is prefilled; a disaggregated decode
   // instance runs one row per sequence)
   const double prefill_rows = in.disaggregated() ? 1.0 : in.input_tokens - in.shared_prefix_tokens;

@@ -6,8 +6,8 @@
 
 namespace llmcalc {
 
-int q_dim(const Model& m) { return m.heads * m.head_dim; }
-int kv_dim(const Model& m) { return m.kv_heads * m.head_dim; }
+double q_dim(const Model& m) { return 1.0 * m.heads * m.head_dim; }
+double kv_dim(const Model& m) { return 1.0 * m.kv_heads * m.head_dim; }
 int mlp_matrices(const Model& m) { return is_gated(m.ffn_type) ? 3 : 2; }
 
 // After the leading dense layers, every `every`-th layer is MoE (Llama 4:

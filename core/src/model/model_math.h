@@ -22,8 +22,9 @@ struct ParamCount {
   double mtp = 0;        // multi-token prediction modules (not in total: published counts leave them out)
 };
 
-int q_dim(const Model& m);   // heads * head_dim
-int kv_dim(const Model& m);  // kv_heads * head_dim
+// In double: 65536 heads of 65536 are valid inputs and overflow an int.
+double q_dim(const Model& m);   // heads * head_dim
+double kv_dim(const Model& m);  // kv_heads * head_dim
 int mlp_matrices(const Model& m);  // 3 for gated FFNs, 2 otherwise
 bool is_moe_layer(const Model& m, int layer);
 int moe_layer_count(const Model& m);

@@ -47,9 +47,8 @@ void mlp_matmuls(std::vector<MatmulPart>& parts, const Model& m, const char* up,
 // A linear-attention layer's mms (transformers Qwen3NextGatedDeltaNet:
 // in_proj_qkvz, in_proj_ba, out_proj).
 void linear_matmuls(std::vector<MatmulPart>& parts, const Model& m, double tp) {
-  const LinearAttention& a = m.linear;
-  add(parts, "linear.in_proj", 1, 2 * (a.key_heads * a.key_head_dim + a.value_heads * a.value_head_dim) / tp);
-  add(parts, "linear.in_proj_ba", 1, 2 * a.value_heads / tp);
+  add(parts, "linear.in_proj", 1, linear_in_proj_width(m, static_cast<int>(tp)));
+  add(parts, "linear.in_proj_ba", 1, 2 * m.linear.value_heads / tp);
   add(parts, "linear.out_proj", 1, m.hidden);
 }
 
