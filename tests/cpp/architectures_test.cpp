@@ -18,7 +18,7 @@ const char* const kNewPresets[] = {"deepseek-v3", "deepseek-v2-lite", "kimi-k2",
                                    "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "llama4-scout",
                                    "llama4-maverick", "gemma3-27b", "mistral-large-2", "llama3.3-70b", "glm4.5",
                                    "glm4.5-air", "qwen3-next-80b-a3b", "qwen3-0.6b", "qwen3-14b",
-                                   "gemma3-4b", "phi-4", "deepseek-v2"};
+                                   "gemma3-4b", "phi-4", "deepseek-v2", "bamba-9b"};
 
 // 1%, unless the preset names a wider tolerance and says why in its sources
 // (figures published to two digits, a config that was not read).

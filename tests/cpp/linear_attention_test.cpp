@@ -1,7 +1,7 @@
-// Hybrid models with linear-attention layers (Gated DeltaNet, Qwen3-Next):
-// the layer pattern, hand-counted weights, a context-independent state in
-// place of a KV cache, the work by layer type, op-level checkpointing and
-// the inputs refused.
+// Hybrid models with linear-attention layers (Gated DeltaNet, Qwen3-Next;
+// Mamba-2, Bamba): the layer pattern, hand-counted weights, a
+// context-independent state in place of a KV cache, the work by layer type,
+// op-level checkpointing and the inputs refused.
 #include <gtest/gtest.h>
 
 #include "parse.h"
@@ -183,6 +183,64 @@ TEST(LinearAttention, RefusesWhatItDoesNotModel) {
             "model.attention.global_every");
   EXPECT_EQ(error_path(serving({{"preset", "deepseek-v2-lite"}, {"attention", {{"output_gate", true}}}}, 4096, 1, 1)),
             "model.attention.output_gate");
+}
+
+const char* const kBamba = "bamba-9b";
+
+TEST(Mamba2, WeightsAndWorkMatchAHandCount) {
+  const Model m = parse_model(kBamba, "model");
+  EXPECT_EQ(linear_layers(m, 0, 32), 29);
+  // in_proj 4096 x (2 x 8192 (z, x) + 2 x 128 (B, C) + 128 (dt)), conv1d
+  // over x, B, C (8448 channels) of 4 taps with bias, A_log, D and dt_bias
+  // per head, the gated norm's 8192 weights, out_proj 8192 x 4096.
+  EXPECT_DOUBLE_EQ(linear_attention_params(m), 4096.0 * 16768 + 8448 * 5 + 3 * 128 + 8192 + 8192.0 * 4096);
+  EXPECT_DOUBLE_EQ(linear_in_proj_width(m, 1), 16768);
+  EXPECT_DOUBLE_EQ(linear_small_proj_width(m, 1), 0);  // no in_proj_ba: dt comes out of in_proj
+  // SSD per token, chunks of 256: 128 heads x (2 Q P + 4 N P) and one group's C B^T (2 Q N).
+  EXPECT_DOUBLE_EQ(linear_core_flops_per_token(m), 128 * (2.0 * 256 * 64 + 4.0 * 128 * 64) + 2.0 * 256 * 128);
+  // The same widths as Gated DeltaNet: mamba_ssm saves no C x C block for backward.
+  Model gdn = m;
+  gdn.linear.kind = LinearKind::gated_deltanet;
+  EXPECT_DOUBLE_EQ(linear_activation_bytes(gdn, 1, 1000, 2) - linear_activation_bytes(m, 1, 1000, 2), 1000.0 * 4 * 256 * 128);
+  // The state: 128 heads x 128 x 64 fp32 and the convolution's last 3 inputs.
+  EXPECT_DOUBLE_EQ(linear_state_bytes(m, 1), 128.0 * 128 * 64 * 4 + 3 * 8448 * 2);
+}
+
+TEST(Mamba2, ChunkDefaultsToTheKernels) {
+  json model = {{"preset", kBamba}, {"linear_attention", {{"chunk", 0}}}};
+  EXPECT_EQ(parse_model(model, "model").linear.chunk, 256);  // mamba_ssm chunk_size
+  model["linear_attention"]["kind"] = "gated_deltanet";
+  EXPECT_EQ(parse_model(model, "model").linear.chunk, 64);  // flash-linear-attention
+  model["linear_attention"]["chunk"] = 128;
+  EXPECT_EQ(parse_model(model, "model").linear.chunk, 128);
+  model["linear_attention"]["kind"] = "mamba3";
+  EXPECT_EQ(eval(serving(model, 4096, 1))["error"]["path"], "model.linear_attention.kind");
+}
+
+TEST(Mamba2, TrainsAndServesByLayerType) {
+  json s = training(kBamba, "full");
+  s["parallelism"] = {{"dp", 8}, {"zero", 1}};
+  const json out = eval_ok(s);
+  EXPECT_TRUE(find_op(out, "linear.in_proj_ba", "fwd").is_null());
+  const json in_proj = find_op(out, "linear.in_proj", "fwd");
+  // 8 micro-batches of 4096 tokens through 29 Mamba-2 layers, each 4096 x 16768 x 4096.
+  EXPECT_DOUBLE_EQ(in_proj["count"].get<double>(), 29.0 * 8);
+  EXPECT_DOUBLE_EQ(in_proj["flops"].get<double>(), 2.0 * 4096 * 16768 * 4096);
+  EXPECT_DOUBLE_EQ(find_op(out, "attn.flash", "fwd")["count"].get<double>(), 3.0 * 8);
+  const double mfu = out["training"]["mfu"].get<double>();
+  EXPECT_GT(mfu, 0.0);
+  EXPECT_LT(mfu, 1.0);
+  // LoRA on all linear modules: Mamba-2's in_proj and out_proj, the 3
+  // attention layers' q, k, v (3 modules) and o, every layer's MLP.
+  s["training"]["lora_rank"] = 16;
+  const double mamba = 16 * (4096 + 16768) + 16 * (8192 + 4096), attention = 16 * (3 * 4096 + 6144) + 16 * (4096 + 4096);
+  const double mlp = 16 * (2 * 4096 + 2 * 14336) + 16 * (14336 + 4096);
+  EXPECT_DOUBLE_EQ(eval_ok(s)["training"]["trainable_params"].get<double>(), 29 * mamba + 3 * attention + 32 * mlp);
+  // Serving: 29 fixed states and 3 layers of KV cache.
+  const json served = eval_ok(serving(kBamba, 32768, 8, 1));
+  for (const json& row : served["inference"]["kv_cache_by_layer_type"])
+    if (row["type"] == "linear_state") EXPECT_EQ(row["layers"], 29);
+  EXPECT_EQ(find_op(served, "linear.core", "decode")["count"], 29);
 }
 
 }  // namespace

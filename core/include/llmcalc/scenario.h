@@ -135,17 +135,22 @@ struct AttentionPattern {
   bool output_gate = false;
 };
 
-// Linear-attention layers (Gated DeltaNet, Yang et al. 2024, arXiv
-// 2412.06464; Qwen3-Next): a recurrent state of value_heads x key_head_dim x
+// Linear-attention layers: a recurrent state of value_heads x key_head_dim x
 // value_head_dim per sequence instead of a KV cache. Every `full_every`-th
-// layer (1-based) keeps softmax attention (0: none does).
+// layer (1-based) keeps softmax attention (0: none does). Two mixers:
+// Gated DeltaNet (Yang et al. 2024, arXiv 2412.06464; Qwen3-Next) and
+// Mamba-2's SSD (Dao and Gu 2024, arXiv 2405.21060; Bamba, Granite 4.0-H),
+// whose B and C groups play the keys and queries (key_heads = n_groups,
+// key_head_dim = d_state) and whose heads the values (head_dim wide).
+enum class LinearKind { gated_deltanet, mamba2 };
 struct LinearAttention {
+  LinearKind kind = LinearKind::gated_deltanet;
   int key_heads = 0;  // 0: no linear-attention layers
   int value_heads = 0;
   int key_head_dim = 0;
   int value_head_dim = 0;
   int conv_kernel = 4;  // causal depthwise convolution over q, k, v
-  int chunk = 64;       // chunk length of the chunked (parallel) form
+  int chunk = 64;       // chunk length of the chunked (parallel) form (parsed: 0 = the kind's kernel default)
   int full_every = 4;
   // The recurrent state's element type: fp32 as flash-linear-attention's
   // kernels keep it; a serving engine may store it in 16 bits.

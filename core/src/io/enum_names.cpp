@@ -165,6 +165,11 @@ const EnumTable<Precision>& state_precision_names() {
   return t;
 }
 
+const EnumTable<LinearKind>& linear_kind_names() {
+  static const EnumTable<LinearKind> t{{LinearKind::gated_deltanet, "gated_deltanet"}, {LinearKind::mamba2, "mamba2"}};
+  return t;
+}
+
 const EnumTable<LocalAttention>& local_attention_names() {
   static const EnumTable<LocalAttention> t{{LocalAttention::window, "window"}, {LocalAttention::chunk, "chunk"}};
   return t;

@@ -44,6 +44,7 @@ const EnumTable<NumberFormat>& training_precision_names();
 const EnumTable<NumberFormat>& weight_precision_names();
 const EnumTable<Precision>& kv_precision_names();
 const EnumTable<Precision>& state_precision_names();  // a linear-attention layer's recurrent state
+const EnumTable<LinearKind>& linear_kind_names();
 const EnumTable<Precision>& math_precision_names();
 const EnumTable<Precision>& all_precision_names();
 // model.attention: which key names the local span ("window" or "chunk").

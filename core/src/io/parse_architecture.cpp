@@ -45,15 +45,20 @@ AttentionPattern parse_attention(StrictObject& m) {
 LinearAttention parse_linear(StrictObject& m) {
   StrictObject o(m.raw("linear_attention"), m.child_path("linear_attention"));
   LinearAttention a;
+  a.kind = enum_field(o, "kind", linear_kind_names());
   a.key_heads = static_cast<int>(int_field(o, "key_heads"));
   a.value_heads = static_cast<int>(int_field(o, "value_heads"));
   a.key_head_dim = static_cast<int>(int_field(o, "key_head_dim"));
   a.value_head_dim = static_cast<int>(int_field(o, "value_head_dim"));
   a.conv_kernel = static_cast<int>(int_field(o, "conv_kernel"));
   a.chunk = static_cast<int>(int_field(o, "chunk"));
+  // The kernels' own chunk lengths: flash-linear-attention's chunk_gated_delta_rule
+  // 64, mamba_ssm's Mamba2 chunk_size 256 (mamba_ssm/modules/mamba2.py).
+  if (a.chunk == 0) a.chunk = a.kind == LinearKind::mamba2 ? 256 : 64;
   a.full_every = static_cast<int>(int_field(o, "full_every"));
   a.state_precision = enum_field(o, "state_precision", state_precision_names());
-  // Qwen3-Next repeats each query/key head over value_heads / key_heads value heads.
+  // Qwen3-Next repeats each query/key head over value_heads / key_heads value
+  // heads; Mamba-2 shares each B/C group among heads / n_groups heads.
   if (a.value_heads % a.key_heads != 0)
     throw InputError(o.child_path("value_heads"), "must be a multiple of key_heads");
   o.finish();

@@ -26,14 +26,21 @@ constexpr double kGateBytes = 4;
 // by default: flash-linear-attention's kernels accumulate and return it in float32).
 double state_element_bytes(const Model& m) { return bytes_per_element(m.linear.state_precision); }
 
+bool mamba2(const LinearAttention& a) { return a.kind == LinearKind::mamba2; }
+
 // Per token and value head, the chunked form of the delta rule (Yang et al.
 // 2024, arXiv 2406.06484 §3.2, with the gate of arXiv 2412.06464 §3) over
 // chunks of C: K K^T and Q K^T (2 x 2 C d_k), the triangular solve of the WY
 // form (2/3 C^2), W = T K and U = T V (2 C d_k + 2 C d_v), U - W S and Q S
 // (2 x 2 d_k d_v), the masked (Q K^T) U (2 C d_v) and the state update
 // S + K^T U (2 d_k d_v).
+// Mamba-2's SSD (Dao and Gu 2024, arXiv 2405.21060 §6-7, chunks of Q, state
+// N = d_k, head width P = d_v): the diagonal blocks (L o C B^T) X (2 Q P), the
+// chunk states B^T X and their outputs C h (2 x 2 N P), and per B/C group
+// (shared by value_heads / key_heads heads) the C B^T block (2 Q N).
 double chunked_flops_per_head(const LinearAttention& a) {
   const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
+  if (mamba2(a)) return 2 * c * dv + 4 * dk * dv + 2 * c * dk * a.key_heads / a.value_heads;
   return 6 * c * dk + 4 * c * dv + 2.0 / 3.0 * c * c + 6 * dk * dv;
 }
 
@@ -43,15 +50,35 @@ double chunked_flops_per_head(const LinearAttention& a) {
 // corrected values, the output): q, k, v read by three of them, w and u
 // written and read, the states at each chunk start (d_k x d_v, 16-bit) and
 // the corrected values written and read, the fp32 C x C block, the output.
+//
+// Mamba-2, by mamba_ssm's kernels (ssd_combined.py: chunk_cumsum, chunk_state,
+// state_passing, bmm_chunk, chunk_scan): x read twice and the output
+// written; dt read and dt, dA_cumsum written in fp32 and read by two kernels;
+// the fp32 chunk states written, passed on (read and written) and read; per
+// group B and C read twice each and the fp32 C B^T block written and read.
 double chunked_bytes_per_head(const LinearAttention& a, double act) {
   const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
+  if (mamba2(a)) {
+    const double heads_per_group = static_cast<double>(a.value_heads) / a.key_heads;
+    return 3 * dv * act + act + 6 * kGateBytes + 4 * 4 * dk * dv / c + (4 * dk * act + 2 * c * 4) / heads_per_group;
+  }
   return 3 * (2 * dk + dv) * act + 3 * 2 * kGateBytes + 2 * (dk + dv) * act + 2 * dk * dv * act / c +
          2 * dv * act + 2 * c * kGateBytes + dv * act;
 }
 
 // Decode: per token and value head, S k, the rank-one update and S^T q
 // (about 6 d_k d_v, arXiv 2412.06464 eq. 10), reading and writing the state.
-double recurrent_flops_per_head(const LinearAttention& a) { return 6.0 * a.key_head_dim * a.value_head_dim; }
+// Mamba-2's recurrence h = exp(dt A) h + dt B x^T, y = h^T C (arXiv
+// 2405.21060 eq. 2): a scale, a rank-one update and a product, about 5 d_k d_v.
+double recurrent_flops_per_head(const LinearAttention& a) {
+  return (mamba2(a) ? 5.0 : 6.0) * a.key_head_dim * a.value_head_dim;
+}
+
+// Columns of the small projection beside in_proj: Gated DeltaNet's in_proj_ba
+// (beta and the decay, one each per value head). Mamba-2's dt (one per head)
+// comes out of its single in_proj (arXiv 2405.21060 §7.1: z, x, B, C and dt
+// in parallel).
+double small_proj_width(const LinearAttention& a, double value_heads) { return mamba2(a) ? 0 : 2 * value_heads; }
 
 }  // namespace
 
@@ -76,18 +103,27 @@ double linear_share(const Model& m) {
 // Qwen3-Next (transformers Qwen3NextGatedDeltaNet): in_proj_qkvz (h x (2 qk + 2 v)),
 // in_proj_ba (h x 2 H_v), a bias-free depthwise conv1d over q, k, v, A_log and
 // dt_bias per value head, the gated RMSNorm's d_v weights, out_proj (v x h).
+// Mamba-2 (mamba_ssm Mamba2): in_proj (h x (2 v + 2 qk + H)), the conv1d over
+// x, B, C with its bias, dt_bias, A_log and D per head, the gated RMSNorm's
+// weights over all v channels, out_proj (v x h).
 double linear_attention_params(const Model& m) {
   if (!m.linear.on()) return 0;
+  const LinearAttention& a = m.linear;
   const LinearWidths w = widths(m, 1);
   const double h = m.hidden;
-  return h * (2 * w.qk + 2 * w.v) + h * 2 * w.value_heads + w.conv() * m.linear.conv_kernel + 2 * w.value_heads +
-         m.linear.value_head_dim + w.v * h;
+  const double projections = h * (linear_in_proj_width(m, 1) + small_proj_width(a, w.value_heads)) + w.v * h;
+  if (mamba2(a)) return projections + w.conv() * (a.conv_kernel + 1) + 3 * w.value_heads + w.v;
+  return projections + w.conv() * a.conv_kernel + 2 * w.value_heads + a.value_head_dim;
 }
 
 double linear_in_proj_width(const Model& m, int tp) {
   if (!m.linear.on()) return 0;
   const LinearWidths w = widths(m, tp);
-  return 2 * w.qk + 2 * w.v;
+  return 2 * w.qk + 2 * w.v + (mamba2(m.linear) ? w.value_heads : 0);
+}
+
+double linear_small_proj_width(const Model& m, int tp) {
+  return m.linear.on() ? small_proj_width(m.linear, widths(m, tp).value_heads) : 0.0;
 }
 
 double linear_core_flops_per_token(const Model& m) {
@@ -107,7 +143,7 @@ void linear_attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerP
   const LinearWidths w = widths(m, p.tp);
   const double h = m.hidden, tokens = p.batch * p.q_len, act = p.act_bytes;
   ops.push_back(make_gemm("linear.in_proj", tokens, linear_in_proj_width(m, p.tp), h, p));
-  ops.push_back(make_gemm("linear.in_proj_ba", tokens, 2 * w.value_heads, h, p));
+  if (const double ba = small_proj_width(a, w.value_heads); ba > 0) ops.push_back(make_gemm("linear.in_proj_ba", tokens, ba, h, p));
   // Causal depthwise convolution and SiLU over q, k, v (plus the decay's
   // softplus and beta's sigmoid); decode also reads and writes its last inputs.
   const double conv_state = p.kv_cached ? 2 * p.batch * (a.conv_kernel - 1) * w.conv() * act : 0;
@@ -139,14 +175,15 @@ void linear_attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerP
   ops.push_back(make_gemm("linear.out_proj", tokens, h, w.v, p));
 }
 
-// Saved for backward: the convolution's input and output, z, g and beta,
-// the fp32 C x C block (flash-linear-attention keeps it and recomputes the
-// states), the recurrence's output and the out_proj input.
+// Saved for backward: the convolution's input and output, z, g and beta
+// (Mamba-2: dt and dA_cumsum), the fp32 C x C block (flash-linear-attention
+// keeps it and recomputes the states; mamba_ssm's chunk scan saves no block
+// and recomputes C B^T), the recurrence's output and the out_proj input.
 double linear_activation_bytes(const Model& m, int tp, double tokens, double gemm_in) {
   if (!m.linear.on()) return 0;
   const LinearWidths w = widths(m, tp);
-  return tokens * (2 * 2 * w.conv() + 2 * w.v + 2 * kGateBytes * w.value_heads +
-                   kGateBytes * m.linear.chunk * w.value_heads + 2 * w.v + gemm_in * w.v);
+  const double block = mamba2(m.linear) ? 0 : kGateBytes * m.linear.chunk * w.value_heads;
+  return tokens * (2 * 2 * w.conv() + 2 * w.v + 2 * kGateBytes * w.value_heads + block + 2 * w.v + gemm_in * w.v);
 }
 
 }  // namespace llmcalc

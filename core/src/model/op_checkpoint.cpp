@@ -45,10 +45,10 @@ void mlp_matmuls(std::vector<MatmulPart>& parts, const Model& m, const char* up,
 }
 
 // A linear-attention layer's mms (transformers Qwen3NextGatedDeltaNet:
-// in_proj_qkvz, in_proj_ba, out_proj).
+// in_proj_qkvz, in_proj_ba, out_proj; Mamba-2: in_proj, out_proj).
 void linear_matmuls(std::vector<MatmulPart>& parts, const Model& m, double tp) {
   add(parts, "linear.in_proj", 1, linear_in_proj_width(m, static_cast<int>(tp)));
-  add(parts, "linear.in_proj_ba", 1, 2 * m.linear.value_heads / tp);
+  if (const double ba = linear_small_proj_width(m, static_cast<int>(tp)); ba > 0) add(parts, "linear.in_proj_ba", 1, ba);
   add(parts, "linear.out_proj", 1, m.hidden);
 }
 
