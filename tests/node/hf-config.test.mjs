@@ -364,6 +364,35 @@ test('Qwen3-Next: Gated DeltaNet layers, a full-attention layer every 4th, gated
   assert.ok(Math.abs(out.model.parameters / 80e9 - 1) < 0.01, String(out.model.parameters));
 });
 
+const BAMBA_9B = {
+  architectures: ['BambaForCausalLM'], model_type: 'bamba', attn_layer_indices: [9, 18, 27], hidden_act: 'silu', hidden_size: 4096,
+  intermediate_size: 14336, mamba_chunk_size: 256, mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_head: 64, mamba_d_state: 128,
+  mamba_expand: 2, mamba_n_groups: 1, mamba_n_heads: 128, mamba_proj_bias: false, max_position_embeddings: 262144,
+  num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 8, rms_norm_eps: 1e-5, rope_theta: 10000,
+  tie_word_embeddings: false, torch_dtype: 'bfloat16', use_cache: true, vocab_size: 128256,
+};
+
+test('Bamba-9B: Mamba-2 layers with softmax attention at attn_layer_indices', async () => {
+  const r = importHfConfig(BAMBA_9B);
+  assert.equal(r.family, 'bamba');
+  // 3 attention layers at 9, 18, 27 of 32: read as every 10th (9, 19, 29), the same count, with a warning
+  assert.deepEqual(r.model.linear_attention, {
+    kind: 'mamba2', key_heads: 1, value_heads: 128, key_head_dim: 128, value_head_dim: 64, conv_kernel: 4, chunk: 256, full_every: 10,
+  });
+  assert.match(r.warnings.join(' '), /every 10-th layer full \(3 layers\)/);
+  asPreset(r, 'bamba-9b');
+  assert.deepEqual(r.unknown, []);
+  assert.equal(await closest(r.model), 'bamba-9b');
+  // mamba_d_head "auto": expand x hidden / heads
+  assert.equal(importHfConfig({ ...BAMBA_9B, mamba_d_head: 'auto' }).model.linear_attention.value_head_dim, 64);
+  assert.throws(() => importHfConfig({ ...BAMBA_9B, mamba_n_groups: 3 }), /not a multiple of mamba_n_groups/);
+  const kv = kvTypes(r.model, 'dgx-h100', 1);
+  assert.deepEqual(kv.map((t) => [t.type, t.layers]), [['full', 3], ['linear_state', 29]]);
+  assert.equal(kv[1].bytes_per_sequence, 29 * (128 * 128 * 64 * 4 + 3 * (8192 + 2 * 128) * 2));
+  const out = evaluates(r.model);
+  assert.ok(Math.abs(out.model.parameters / 9.78e9 - 1) < 0.01, String(out.model.parameters));
+});
+
 test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a shared expert and the MTP layer', async () => {
   const cfg = {
     architectures: ['Glm4MoeForCausalLM'], attention_bias: true, attention_dropout: 0.0, eos_token_id: [151329, 151336, 151338], first_k_dense_replace: 3,

@@ -54,6 +54,8 @@ const FAMILIES = {
   glm4_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
   // Gated DeltaNet linear-attention layers between gated softmax-attention layers
   qwen3_next: { gated: true, norm: 'rmsnorm', tied: false, moe: true, linear: true },
+  // Mamba-2 layers with a few softmax-attention layers (attn_layer_indices), an MLP after each
+  bamba: { gated: true, norm: 'rmsnorm', tied: false, mamba: true },
   // alternating sliding-window / full attention with per-head sinks, biased
   gpt_oss: { gated: true, norm: 'rmsnorm', tied: false, moe: true, sinks: true, bias: true },
   // iRoPE: chunked local attention, every 4th layer global (NoPE); one shared expert
@@ -82,6 +84,7 @@ const ALIASES = {
   Qwen3MoeForCausalLM: 'qwen3_moe',
   Qwen3NextForCausalLM: 'qwen3_next',
   Glm4MoeForCausalLM: 'glm4_moe',
+  BambaForCausalLM: 'bamba',
   GptOssForCausalLM: 'gpt_oss',
   Llama4ForConditionalGeneration: 'llama4',
   Llama4ForCausalLM: 'llama4',
@@ -143,12 +146,54 @@ function fullEvery(types, other, warnings) {
   const g = full[0] + 1;
   const regular = full.every((i) => (i + 1) % g === 0) && full.length === Math.floor(types.length / g);
   if (regular) return g;
-  const approx = Math.max(1, Math.round(types.length / full.length));
-  warnings.push(`layer_types: ${full.length} full-attention layers of ${types.length} in an irregular pattern: read as every ${approx}-th layer full`);
+  // Keep the count: every G-th of L layers gives floor(L / G) full layers.
+  const n = types.length;
+  const lo = Math.max(1, Math.floor(n / full.length));
+  const approx = Math.abs(Math.floor(n / lo) - full.length) <= Math.abs(Math.floor(n / (lo + 1)) - full.length) ? lo : lo + 1;
+  warnings.push(`layer_types: ${full.length} full-attention layers of ${n} in an irregular pattern: read as every ${approx}-th layer full (${Math.floor(n / approx)} layers)`);
   return approx;
 }
 const LOCAL = /slid|chunk|local/i;
-const LINEAR = /linear/i;
+const LINEAR = /linear|mamba/i;
+
+// Mamba-2 mixers (transformers BambaConfig: mamba_n_heads, mamba_d_head,
+// mamba_n_groups, mamba_d_state, mamba_d_conv, mamba_chunk_size,
+// mamba_expand; the softmax layers at attn_layer_indices, or layer_types).
+// B and C are the keys and queries: n_groups key heads of d_state.
+function readMamba2(heads, m, { get, posInt, types }, warnings) {
+  const expand = get('mamba_expand');
+  let headDim = get('mamba_d_head');
+  if (headDim === 'auto' || headDim === undefined) {
+    headDim = Number.isInteger(expand) && m.hidden ? (expand * m.hidden) / heads : undefined;
+  }
+  if (!Number.isInteger(headDim) || headDim < 1) throw new Error('config.json has mamba_n_heads (Mamba-2) but no usable mamba_d_head');
+  const lin = {
+    kind: 'mamba2',
+    key_heads: posInt('linear_attention.key_heads', 'mamba_n_groups') ?? 1,
+    value_heads: heads,
+    key_head_dim: posInt('linear_attention.key_head_dim', 'mamba_d_state'),
+    value_head_dim: headDim,
+  };
+  if (lin.key_head_dim === undefined) throw new Error('config.json has mamba_n_heads (Mamba-2) but no usable mamba_d_state');
+  if (heads % lin.key_heads !== 0) throw new Error(`mamba_n_heads ${heads} is not a multiple of mamba_n_groups ${lin.key_heads}`);
+  const conv = posInt('linear_attention.conv_kernel', 'mamba_d_conv');
+  if (conv) lin.conv_kernel = conv;
+  const chunk = posInt('linear_attention.chunk', 'mamba_chunk_size');
+  if (chunk) lin.chunk = chunk;
+  get('mamba_conv_bias'); // the convolution's bias is counted
+  if (get('mamba_proj_bias') === true) warnings.push('mamba_proj_bias: the Mamba-2 projections\' biases are not counted');
+  const attn = get('attn_layer_indices');
+  if (Array.isArray(attn) && m.layers) {
+    const at = new Set(attn);
+    lin.full_every = fullEvery(Array.from({ length: m.layers }, (_, i) => (at.has(i) ? 'attention' : 'mamba')), LINEAR, warnings);
+  } else if (Array.isArray(types) && types.length) {
+    lin.full_every = fullEvery(types, LINEAR, warnings);
+  } else {
+    lin.full_every = 0;
+    warnings.push('no attn_layer_indices or layer_types: every layer read as Mamba-2');
+  }
+  return lin;
+}
 
 export function importHfConfig(input) {
   const cfg = typeof input === 'string' ? parseConfigText(input) : input;
@@ -345,6 +390,9 @@ export function importHfConfig(input) {
   } else if (fam.linear) {
     warnings.push('a linear-attention family without linear_num_value_heads: read as softmax attention in every layer');
   }
+  const mambaHeads = posInt('linear_attention.value_heads', 'mamba_n_heads');
+  if (mambaHeads && !linearHeads) m.linear_attention = readMamba2(mambaHeads, m, { get, posInt, types }, warnings);
+  else if (fam.mamba && !mambaHeads) warnings.push('a Mamba-2 family without mamba_n_heads: read as softmax attention in every layer');
 
   // Mixture of experts.
   const experts = posInt('moe.experts', 'num_local_experts', 'num_experts', 'n_routed_experts');

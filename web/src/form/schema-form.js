@@ -23,7 +23,7 @@ const SUBGROUPS = {
   'model.moe': 'Mixture of experts',
   'model.mla': 'Multi-head latent attention (MLA)',
   'model.attention': 'Attention pattern (local layers, sinks, output gate)',
-  'model.linear_attention': 'Linear attention (Gated DeltaNet layers)',
+  'model.linear_attention': 'Linear attention (Gated DeltaNet or Mamba-2 layers)',
 };
 const subgroupOf = (key) => {
   const parts = key.split('.');
