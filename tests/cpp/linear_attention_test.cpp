@@ -241,6 +241,16 @@ TEST(Mamba2, TrainsAndServesByLayerType) {
   for (const json& row : served["inference"]["kv_cache_by_layer_type"])
     if (row["type"] == "linear_state") EXPECT_EQ(row["layers"], 29);
   EXPECT_EQ(find_op(served, "linear.core", "decode")["count"], 29);
+  // tp 8 splits the 128 heads; each rank keeps a copy of the one B/C group
+  // (vLLM's MambaMixer2 replicates groups that do not divide by tp).
+  const json tp8 = eval_ok(serving(kBamba, 32768, 8, 8));
+  for (const json& row : tp8["inference"]["kv_cache_by_layer_type"])
+    if (row["type"] == "linear_state")
+      EXPECT_DOUBLE_EQ(row["bytes_per_sequence"].get<double>(), 29 * (16.0 * 128 * 64 * 4 + 3 * (1024 + 2 * 128) * 2));
+  EXPECT_EQ(eval(serving({{"preset", kBamba}, {"linear_attention", {{"key_heads", 2}}}}, 4096, 1, 8)).contains("error"), false);
+  // 3 groups over 2 ranks: neither divides the other.
+  EXPECT_EQ(eval(serving({{"preset", kBamba}, {"linear_attention", {{"key_heads", 3}, {"value_heads", 96}}}}, 4096, 1, 2))["error"]["path"],
+            "parallelism.tp");
 }
 
 }  // namespace

@@ -156,6 +156,16 @@ struct LinearAttention {
   // kernels keep it; a serving engine may store it in 16 bits.
   Precision state_precision = Precision::fp32;
   bool on() const { return key_heads > 0; }
+  // Heads split over tp ranks like attention heads. Mamba-2's B/C groups may
+  // also be fewer than the ranks and divide them: each rank then keeps a copy
+  // of its heads' group (vLLM MambaMixer2, extra_groups_for_head_shards).
+  bool splits_over(int tp) const {
+    return value_heads % tp == 0 && (key_heads % tp == 0 || (kind == LinearKind::mamba2 && tp % key_heads == 0));
+  }
+  // B/C groups (query/key heads) held by one of tp ranks.
+  double key_heads_per_rank(int tp) const {
+    return kind == LinearKind::mamba2 && tp > key_heads ? 1.0 : static_cast<double>(key_heads) / tp;
+  }
 };
 
 struct Model {

@@ -91,7 +91,7 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
     const Model& m = s.model;
     const int ptp = i.prefill_tp;
     if (m.heads % ptp != 0 || (m.kv_heads % ptp != 0 && ptp % m.kv_heads != 0) || m.ffn_hidden % ptp != 0 ||
-        (m.linear.on() && (m.linear.key_heads % ptp != 0 || m.linear.value_heads % ptp != 0)) ||
+        (m.linear.on() && !m.linear.splits_over(ptp)) ||
         (m.is_moe() && m.moe.ffn_hidden % ptp != 0))
       return I{"inference.prefill_tp", "prefill_tp=" + std::to_string(ptp) +
                                            " must divide the attention heads and the MLP width (and kv_heads or be divided by it)"};
@@ -112,9 +112,10 @@ std::optional<Inconsistency> find_inconsistency(const Scenario& s) {
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
     return I{"parallelism.tp", "tp and kv_heads=" + std::to_string(m.kv_heads) + " must divide one another"};
   if (m.ffn_hidden % p.tp != 0) return I{"parallelism.tp", "tp must divide ffn_hidden=" + std::to_string(m.ffn_hidden)};
-  if (m.linear.on() && (m.linear.key_heads % p.tp != 0 || m.linear.value_heads % p.tp != 0))
+  if (m.linear.on() && !m.linear.splits_over(p.tp))
     return I{"parallelism.tp", "tp=" + std::to_string(p.tp) + " must divide the linear-attention key_heads=" +
-                                   std::to_string(m.linear.key_heads) + " and value_heads=" + std::to_string(m.linear.value_heads)};
+                                   std::to_string(m.linear.key_heads) + " (mamba2: or be a multiple of them) and value_heads=" +
+                                   std::to_string(m.linear.value_heads)};
   if (m.layers < p.pp) return I{"parallelism.pp", "more pipeline stages than layers"};
   if (p.virtual_stages != 1 && p.schedule != PipeSchedule::interleaved)
     return I{"parallelism.virtual_stages", "virtual_stages > 1 needs pp_schedule \"interleaved\""};

@@ -14,9 +14,9 @@ struct LinearWidths {
 
 LinearWidths widths(const Model& m, int tp) {
   const LinearAttention& a = m.linear;
-  const double t = std::max(1, tp);
+  const double t = std::max(1, tp), kh = a.key_heads_per_rank(std::max(1, tp));
   // (products in double: 65536 heads of 65536 are valid inputs)
-  return {a.key_heads / t, a.value_heads / t, 1.0 * a.key_heads * a.key_head_dim / t, 1.0 * a.value_heads * a.value_head_dim / t};
+  return {kh, a.value_heads / t, kh * a.key_head_dim, 1.0 * a.value_heads * a.value_head_dim / t};
 }
 
 // g (decay) and beta (write strength) are fp32 per token and value head.
@@ -38,9 +38,10 @@ bool mamba2(const LinearAttention& a) { return a.kind == LinearKind::mamba2; }
 // N = d_k, head width P = d_v): the diagonal blocks (L o C B^T) X (2 Q P), the
 // chunk states B^T X and their outputs C h (2 x 2 N P), and per B/C group
 // (shared by value_heads / key_heads heads) the C B^T block (2 Q N).
-double chunked_flops_per_head(const LinearAttention& a) {
+// `w`: the heads and groups of one rank (a replicated group computes its block on each).
+double chunked_flops_per_head(const LinearAttention& a, const LinearWidths& w) {
   const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
-  if (mamba2(a)) return 2 * c * dv + 4 * dk * dv + 2 * c * dk * a.key_heads / a.value_heads;
+  if (mamba2(a)) return 2 * c * dv + 4 * dk * dv + 2 * c * dk * w.key_heads / w.value_heads;
   return 6 * c * dk + 4 * c * dv + 2.0 / 3.0 * c * c + 6 * dk * dv;
 }
 
@@ -56,10 +57,10 @@ double chunked_flops_per_head(const LinearAttention& a) {
 // written; dt read and dt, dA_cumsum written in fp32 and read by two kernels;
 // the fp32 chunk states written, passed on (read and written) and read; per
 // group B and C read twice each and the fp32 C B^T block written and read.
-double chunked_bytes_per_head(const LinearAttention& a, double act) {
+double chunked_bytes_per_head(const LinearAttention& a, const LinearWidths& w, double act) {
   const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
   if (mamba2(a)) {
-    const double heads_per_group = static_cast<double>(a.value_heads) / a.key_heads;
+    const double heads_per_group = w.value_heads / w.key_heads;
     return 3 * dv * act + act + 6 * kGateBytes + 4 * 4 * dk * dv / c + (4 * dk * act + 2 * c * 4) / heads_per_group;
   }
   return 3 * (2 * dk + dv) * act + 3 * 2 * kGateBytes + 2 * (dk + dv) * act + 2 * dk * dv * act / c +
@@ -127,7 +128,7 @@ double linear_small_proj_width(const Model& m, int tp) {
 }
 
 double linear_core_flops_per_token(const Model& m) {
-  return m.linear.on() ? m.linear.value_heads * chunked_flops_per_head(m.linear) : 0.0;
+  return m.linear.on() ? m.linear.value_heads * chunked_flops_per_head(m.linear, widths(m, 1)) : 0.0;
 }
 
 double linear_state_bytes(const Model& m, int tp) {
@@ -159,14 +160,15 @@ void linear_attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerP
     core.name = "linear.core";
     core.kind = OpKind::attention;
     core.math = p.attn_math;
-    core.flops = tokens * w.value_heads * chunked_flops_per_head(a);
+    const double per_head = chunked_flops_per_head(a, w);
+    core.flops = tokens * w.value_heads * per_head;
     // Serving writes the final state (and reads a cached prefix's).
     const double state_io = p.kv_write ? state * (p.context_start > 0 ? 2 : 1) : 0;
-    core.bytes = tokens * w.value_heads * chunked_bytes_per_head(a, act) + state_io;
+    core.bytes = tokens * w.value_heads * chunked_bytes_per_head(a, w, act) + state_io;
     // Costed as a fused tile kernel whose rows do the matmul work of
     // attending flops / (4 d_k) keys of a d_k-wide head: the per-tile fixed
     // cost fitted on attention kernels (compute.cpp) then applies to it.
-    core.kv_per_row = chunked_flops_per_head(a) / (4.0 * a.key_head_dim);
+    core.kv_per_row = per_head / (4.0 * a.key_head_dim);
     core.head_dim = a.key_head_dim;
     ops.push_back(core);
   }
