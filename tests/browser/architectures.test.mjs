@@ -105,7 +105,7 @@ test('Bamba-9B on one H100: Mamba-2 layers keep a fixed state; tp 8 splits their
   const rows = await kvRows(page);
   assert.deepEqual(rows.map((r) => [r.type, r.cells[1]]), [['full', '3'], ['linear_state', '29']]);
   // 29 x (128 heads x 128 x 64 x 4 B + 3 x 8448 x 2 B) = 117.4 MiB per sequence
-  assert.match(rows[1].cells[5], /^117 MiB$/);
+  assert.match(rows[1].cells[5], /^117\sMiB$/);
   const kind = page.locator('select[data-key="model.linear_attention.kind"], [data-key="model.linear_attention.kind"] select').first();
   assert.equal(await kind.count(), 1, 'the mixer kind in the form');
   assert.equal(await kind.inputValue(), 'mamba2');
@@ -113,7 +113,7 @@ test('Bamba-9B on one H100: Mamba-2 layers keep a fixed state; tp 8 splits their
   const tp8 = await openPage('v=1&mode=inference&m=bamba-9b&tp=8&b=1&in=4096&out=128');
   await waitEvaluated(tp8.page);
   const rows8 = await kvRows(tp8.page);
-  assert.match(rows8[1].cells[5], /^14\.\d MiB$/);
+  assert.match(rows8[1].cells[5], /^14\.\d\sMiB$/);
   await shot(page, 'architectures-bamba');
   assert.deepEqual([...errors, ...tp8.errors], []);
   await tp8.page.close();
