@@ -109,6 +109,8 @@ test('Bamba-9B on one H100: Mamba-2 layers keep a fixed state; tp 8 splits their
   const kind = page.locator('select[data-key="model.linear_attention.kind"], [data-key="model.linear_attention.kind"] select').first();
   assert.equal(await kind.count(), 1, 'the mixer kind in the form');
   assert.equal(await kind.inputValue(), 'mamba2');
+  // the validation line says that none of the quoted runs had Mamba-2 layers
+  assert.match(await page.textContent('.accuracy-note'), /None of these runs had Mamba-2 layers: the model costs them from the work and traffic it counts/);
   // tp 8: 16 heads per rank and a copy of the one B/C group, an eighth of the state and a little more
   const tp8 = await openPage('v=1&mode=inference&m=bamba-9b&tp=8&b=1&in=4096&out=128');
   await waitEvaluated(tp8.page);

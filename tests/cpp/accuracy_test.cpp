@@ -2,6 +2,7 @@
 // quotes how far the model has been from published runs of that kind.
 #include <gtest/gtest.h>
 
+#include "accuracy.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -84,6 +85,21 @@ TEST(Accuracy, NamesWhetherTheRunsUsedThisDevice) {
   json moe = training({{"dp", 8}, {"ep", 8}}, "mixtral-8x7b");
   moe["system"] = "dgx-a100-80gb";
   EXPECT_FALSE(eval_ok(moe)["accuracy"]["device_validated"].get<bool>());
+}
+
+// Layer kinds none of the quoted runs had are named: their cost rests on
+// counted work and traffic alone (README, "Assumptions and limits").
+TEST(Accuracy, NamesLayerKindsNoRunHad) {
+  EXPECT_EQ(eval_ok(training({{"tp", 2}, {"dp", 4}}))["accuracy"]["architecture_unvalidated"], json::array());
+  EXPECT_EQ(eval_ok(training({{"dp", 8}}, "bamba-9b"))["accuracy"]["architecture_unvalidated"], json{"Mamba-2 layers"});
+  const json next = eval_ok(training({{"dp", 8}, {"ep", 8}}, "qwen3-next-80b-a3b"))["accuracy"];
+  EXPECT_EQ(next["regime"], "moe_training");
+  EXPECT_EQ(next["architecture_unvalidated"], (json{"gated attention", "Gated DeltaNet layers"}));
+  const json v3 = eval_ok(training({{"pp", 8}, {"dp", 8}, {"ep", 8}}, "deepseek-v3"))["accuracy"];
+  EXPECT_EQ(v3["architecture_unvalidated"], (json{"multi-head latent attention", "multi-token prediction"}));
+  // The validation set's record of what its runs had, per regime.
+  const json& dense = accuracy_table().at("regimes").at("dense_model_parallel_training");
+  EXPECT_EQ(dense.at("architectures"), json::array());
 }
 
 }  // namespace

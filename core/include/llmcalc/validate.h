@@ -13,6 +13,7 @@ struct ValidationRow {
   std::string note;  // why skipped
   std::string regime = {};  // the kind of run (io/accuracy.h); empty for kernel cases
   std::string device = {};  // the device it ran on (the system's device name)
+  std::vector<std::string> architecture = {};  // its model's layer kinds beyond dense attention (io/accuracy.h)
 };
 
 struct ValidationGroup {

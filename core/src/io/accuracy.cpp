@@ -1,5 +1,7 @@
 #include "accuracy.h"
 
+#include <algorithm>
+
 #include "presets.h"
 
 namespace llmcalc {
@@ -74,12 +76,38 @@ bool regime_ran_on(const Regime& r, const std::string& device) {
   return false;
 }
 
+std::vector<std::string> architecture_features(const Model& m) {
+  std::vector<std::string> f;
+  if (m.mla.on()) f.emplace_back("multi-head latent attention");
+  if (m.attention.kind == LocalAttention::window) f.emplace_back("sliding-window attention");
+  if (m.attention.kind == LocalAttention::chunk) f.emplace_back("chunked local attention");
+  if (m.attention.output_gate) f.emplace_back("gated attention");
+  if (m.linear.on()) f.emplace_back(m.linear.kind == LinearKind::mamba2 ? "Mamba-2 layers" : "Gated DeltaNet layers");
+  if (m.mtp_layers > 0) f.emplace_back("multi-token prediction");
+  return f;
+}
+
+namespace {
+// The scenario's layer kinds that none of the regime's runs had: its figures
+// say nothing about how those layers are costed.
+json unvalidated_architecture(const Regime& r, const Model& m) {
+  const json& all = accuracy_table().at("regimes");
+  const json none = json::array();
+  const json& seen = all.contains(r.id) && all.at(r.id).contains("architectures") ? all.at(r.id).at("architectures") : none;
+  json out = json::array();
+  for (const std::string& f : architecture_features(m))
+    if (std::find(seen.begin(), seen.end(), f) == seen.end()) out.push_back(f);
+  return out;
+}
+}  // namespace
+
 json accuracy_json(const Scenario& s) {
   const Regime& r = regime_of(s);
   json out = regime_accuracy(r);
   out["regime"] = r.id;
   out["device"] = s.system.device.name;
   out["device_validated"] = regime_ran_on(r, s.system.device.name);
+  out["architecture_unvalidated"] = unvalidated_architecture(r, s.model);
   return out;
 }
 

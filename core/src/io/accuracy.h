@@ -29,8 +29,13 @@ const json& accuracy_table();
 json regime_accuracy(const Regime& r);
 // Whether a published run of that regime ran on `device` (by its name).
 bool regime_ran_on(const Regime& r, const std::string& device);
+// The model's layer kinds that cost differently from dense softmax attention
+// and that a validation run may or may not have had, by name ("Mamba-2
+// layers", "multi-head latent attention", ...); empty for a plain GQA/MHA model.
+std::vector<std::string> architecture_features(const Model& m);
 // regime_accuracy of the scenario's regime, with its id as "regime", the
-// scenario's device and whether any of the runs used it ("device_validated").
+// scenario's device and whether any of the runs used it ("device_validated"),
+// and the model's layer kinds none of the runs had ("architecture_unvalidated").
 json accuracy_json(const Scenario& s);
 
 }  // namespace llmcalc

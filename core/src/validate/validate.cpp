@@ -65,7 +65,8 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
   }
   if (!c.contains("measured") || !c["measured"].is_object()) return rows;
   for (auto it = c["measured"].begin(); it != c["measured"].end(); ++it) {
-    ValidationRow row{id, source, it.key(), 0, 0, 0, false, "", regime_of(scenario).id, scenario.system.device.name};
+    ValidationRow row{id,    source, it.key(), 0, 0, 0, false, "", regime_of(scenario).id, scenario.system.device.name,
+                      architecture_features(scenario.model)};
     row.measured = it.value().is_number() ? it.value().get<double>() : 0;
     for (const std::string& part : split_plus(it.key())) {
       const OutputSpec* o = find_output(part);
@@ -142,6 +143,7 @@ std::string report_accuracy(const ValidationReport& r) {
     std::map<std::string, ValidationGroup> by_metric;
     std::map<std::string, json> runs;  // the cases behind each figure, so a reader can look them up
     std::set<std::string> devices;     // what they ran on: a result on other hardware says so
+    std::set<std::string> layers;      // the layer kinds their models had: a result with others says so
     for (const auto& row : r.rows) {
       if (row.skipped || row.regime != reg.id) continue;
       ValidationGroup& g = by_metric[row.metric];
@@ -149,6 +151,7 @@ std::string report_accuracy(const ValidationReport& r) {
       add_error(g, row.error);
       runs[row.metric].push_back({{"id", row.id}, {"source", row.source.substr(0, row.source.find(';'))}, {"signed_error", row.error}});
       devices.insert(row.device);
+      layers.insert(row.architecture.begin(), row.architecture.end());
     }
     if (by_metric.empty()) continue;
     json metrics = json::array();
@@ -157,7 +160,7 @@ std::string report_accuracy(const ValidationReport& r) {
       metrics.push_back({{"metric", name}, {"cases", g.cases}, {"mean_abs_error", g.mean_abs_error},
                          {"max_abs_error", g.max_abs_error}, {"mean_error", g.mean_error}, {"runs", runs[name]}});
     }
-    out["regimes"][reg.id] = {{"label", reg.label}, {"devices", devices}, {"metrics", metrics}};
+    out["regimes"][reg.id] = {{"label", reg.label}, {"devices", devices}, {"architectures", layers}, {"metrics", metrics}};
   }
   return out.dump(2) + "\n";
 }

@@ -250,6 +250,9 @@ function accuracyRuns(metrics) {
   return el('details', { class: 'accuracy-runs' }, [el('summary', { text: `The published runs (${items.length})` }), el('ul', {}, items)]);
 }
 
+// "a", "a and b", "a, b and c"
+const listText = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+
 export function accuracyNote(result) {
   const a = result?.accuracy;
   if (!a || typeof a.label !== 'string' || !Array.isArray(a.metrics)) return null;
@@ -262,8 +265,14 @@ export function accuracyNote(result) {
   const elsewhere = summary && a.device_validated === false && typeof a.device === 'string'
     ? ` None of these runs was on the ${a.device}: its figures rest on the efficiencies in its preset's sources, partly assumptions.`
     : '';
+  // Layer kinds none of the runs had (Mamba-2 layers, MLA, ...): their cost
+  // rests on the work and traffic the model counts, not on a measured run.
+  const kinds = Array.isArray(a.architecture_unvalidated) ? a.architecture_unvalidated.filter((k) => typeof k === 'string') : [];
+  const unrun = summary && kinds.length
+    ? ` None of these runs had ${listText(kinds)}: the model costs them from the work and traffic it counts, unchecked against a measurement.`
+    : '';
   const text = summary
-    ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}`
+    ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}${unrun}`
     : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
   const runs = accuracyRuns(a.metrics);
   return el('div', { class: `accuracy-note${wide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs].filter(Boolean));
