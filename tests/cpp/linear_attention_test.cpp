@@ -253,5 +253,47 @@ TEST(Mamba2, TrainsAndServesByLayerType) {
             "parallelism.tp");
 }
 
+// A model shaped like Nemotron-H 8B's pattern: 24 Mamba-2, 4 attention and
+// 24 MLP blocks, i.e. 28 mixer layers of which 4 have no MLP after them.
+json pattern_model(int mixer_only) {
+  return {{"layers", 28}, {"hidden", 4096}, {"heads", 32}, {"kv_heads", 8}, {"ffn_hidden", 21504}, {"ffn_type", "relu2"},
+          {"norm", "rmsnorm"}, {"vocab", 131072}, {"seq_len", 8192}, {"mixer_only_layers", mixer_only},
+          {"linear_attention", {{"kind", "mamba2"}, {"key_heads", 8}, {"value_heads", 128}, {"key_head_dim", 128},
+                                {"value_head_dim", 64}, {"full_every", 7}}}};
+}
+
+TEST(MixerOnlyLayers, HaveNoMlpBlock) {
+  const Model m = parse_model(pattern_model(4), "model"), all = parse_model(pattern_model(0), "model");
+  EXPECT_DOUBLE_EQ(mlp_share(m), 24.0 / 28);
+  // 24 MLPs of 2 x 4096 x 21504 and 52 RMSNorms, beside the same mixers.
+  EXPECT_NEAR(count_params(all).layers - count_params(m).layers, 4 * (2.0 * 4096 * 21504 + 4096), 1.0);
+  json s = training(pattern_model(4), "none");
+  s["parallelism"] = {{"tp", 2}, {"dp", 4}, {"sp", true}};
+  json s0 = s;
+  s0["model"] = pattern_model(0);
+  const json out = eval_ok(s), out0 = eval_ok(s0);
+  // 16 micro-batches: MLP ops for 24 of the 28 layers, the mixers' for all of them.
+  EXPECT_DOUBLE_EQ(find_op(out, "mlp.up", "fwd")["count"].get<double>(), 24.0 * 16);
+  EXPECT_DOUBLE_EQ(find_op(out, "mlp.norm", "fwd")["count"].get<double>(), 24.0 * 16);
+  EXPECT_DOUBLE_EQ(find_op(out, "attn.norm", "fwd")["count"].get<double>(), 28.0 * 16);
+  EXPECT_DOUBLE_EQ(find_op(out, "linear.in_proj", "fwd")["count"].get<double>(), 24.0 * 16);
+  EXPECT_LT(out["training"]["iteration_time_s"].get<double>(), out0["training"]["iteration_time_s"].get<double>());
+  EXPECT_LT(out["training"]["memory_bytes"]["activations"].get<double>(), out0["training"]["memory_bytes"]["activations"].get<double>());
+  // Op-level checkpointing keeps the MLP mms of the layers that have one.
+  s["training"]["recompute"] = "selective_op";
+  s0["training"]["recompute"] = "selective_op";
+  EXPECT_LT(eval_ok(s)["training"]["memory_bytes"]["activations"].get<double>(),
+            eval_ok(s0)["training"]["memory_bytes"]["activations"].get<double>());
+  // MFU counts the work that runs: the same share of MLP FLOPs.
+  EXPECT_GT(out["training"]["mfu"].get<double>(), 0.0);
+  EXPECT_LT(out["training"]["mfu"].get<double>(), 1.0);
+}
+
+TEST(MixerOnlyLayers, RefusesWhatItDoesNotModel) {
+  EXPECT_EQ(eval(serving(pattern_model(29), 4096, 1))["error"]["path"], "model.mixer_only_layers");
+  json moe = {{"preset", "qwen3-30b-a3b"}, {"mixer_only_layers", 2}};
+  EXPECT_EQ(eval(serving(moe, 4096, 1, 1))["error"]["path"], "model.mixer_only_layers");
+}
+
 }  // namespace
 }  // namespace llmcalc

@@ -393,6 +393,41 @@ test('Bamba-9B: Mamba-2 layers with softmax attention at attn_layer_indices', as
   assert.ok(Math.abs(out.model.parameters / 9.78e9 - 1) < 0.01, String(out.model.parameters));
 });
 
+// Shaped like NVIDIA's Nemotron-H 8B config.json: Mamba-2, attention and MLP
+// blocks in the order of hybrid_override_pattern, squared-ReLU MLPs.
+const NEMOTRON_H = {
+  architectures: ['NemotronHForCausalLM'], model_type: 'nemotron_h', hidden_size: 4096, intermediate_size: 21504,
+  hybrid_override_pattern: 'M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-', num_hidden_layers: 52,
+  num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128, mlp_hidden_act: 'relu2', layer_norm_epsilon: 1e-5,
+  mamba_num_heads: 128, mamba_head_dim: 64, ssm_state_size: 128, n_groups: 8, conv_kernel: 4, chunk_size: 128, expand: 2,
+  mamba_hidden_act: 'silu', use_conv_bias: true, use_bias: false, residual_in_fp32: false, rescale_prenorm_residual: true,
+  max_position_embeddings: 8192, tie_word_embeddings: false, vocab_size: 131072, torch_dtype: 'bfloat16', use_cache: true,
+};
+
+test('Nemotron-H: the mixers of the pattern are the layers, the MLP-less ones mixer_only_layers', () => {
+  const r = importHfConfig(NEMOTRON_H);
+  assert.equal(r.family, 'nemotron_h');
+  // 24 M, 4 * and 24 - blocks: 28 mixer layers, 4 of them with no MLP after them
+  assert.equal(r.model.layers, 28);
+  assert.equal(r.model.mixer_only_layers, 4);
+  assert.equal(r.model.ffn_type, 'relu2');
+  assert.equal(r.model.norm, 'rmsnorm');
+  assert.deepEqual(r.model.linear_attention, {
+    kind: 'mamba2', key_heads: 8, value_heads: 128, key_head_dim: 128, value_head_dim: 64, conv_kernel: 4, chunk: 128, full_every: 7,
+  });
+  assert.match(r.warnings.join(' '), /24 Mamba-2, 4 attention and 24 MLP blocks, read as 28 layers, 4 of them without an MLP/);
+  assert.deepEqual(r.unknown, []);
+  const out = evaluates(r.model);
+  // embeddings and head 2 x 131072 x 4096, 24 MLPs of 2 x 4096 x 21504, 24 Mamba-2 mixers
+  // (in_proj 4096 x 18560, conv 10240 x 5, 3 x 128, norm 8192, out_proj 8192 x 4096), 4 attention
+  // mixers (4096 x 6144 + 4096 x 4096) and 52 norms of 4096 plus the final one
+  const mamba = 4096 * 18560 + 10240 * 5 + 384 + 8192 + 8192 * 4096;
+  const want = 2 * 131072 * 4096 + 24 * 2 * 4096 * 21504 + 24 * mamba + 4 * (4096 * 6144 + 4096 * 4096) + 53 * 4096;
+  assert.ok(Math.abs(out.model.parameters - want) < 1, `${out.model.parameters} vs ${want}`);
+  assert.throws(() => importHfConfig({ ...NEMOTRON_H, hybrid_override_pattern: 'M-E*' }), /MoE blocks/);
+  assert.throws(() => importHfConfig({ ...NEMOTRON_H, hybrid_override_pattern: 'M--' }), /2 MLP blocks for 1 mixers/);
+});
+
 test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a shared expert and the MTP layer', async () => {
   const cfg = {
     architectures: ['Glm4MoeForCausalLM'], attention_bias: true, attention_dropout: 0.0, eos_token_id: [151329, 151336, 151338], first_k_dense_replace: 3,

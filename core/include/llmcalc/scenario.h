@@ -189,6 +189,10 @@ struct Model {
   AttentionPattern attention;
   LinearAttention linear;
   int mtp_layers = 0;  // multi-token prediction modules (DeepSeek-V3 §2.2), trained with the model
+  // Layers whose token mixer has no MLP after it (Nemotron-H's hybrid
+  // pattern, arXiv 2504.03624: a Mamba-2 block followed directly by another
+  // mixer); the MLP blocks are averaged over the layers as the mixers are.
+  int mixer_only_layers = 0;
   bool is_moe() const { return moe.experts > 0; }
 };
 

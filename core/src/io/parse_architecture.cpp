@@ -79,6 +79,10 @@ void parse_architecture(StrictObject& o, Model& m) {
   if (m.mla.on() && m.attention.output_gate)
     throw InputError(join_path(o.child_path("attention"), "output_gate"), "is modelled for GQA attention, not with mla");
   m.mtp_layers = static_cast<int>(int_field(o, "mtp_layers"));
+  m.mixer_only_layers = static_cast<int>(int_field(o, "mixer_only_layers"));
+  if (m.mixer_only_layers > m.layers) throw InputError(o.child_path("mixer_only_layers"), "exceeds the number of layers");
+  if (m.mixer_only_layers > 0 && m.is_moe())
+    throw InputError(o.child_path("mixer_only_layers"), "is modelled for dense MLPs, not with moe");
   if (m.mla.on() && m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim > 65536)
     throw InputError(o.child_path("mla"), "query-key head width exceeds 65536");
 }

@@ -73,8 +73,10 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   const double g = t.precision != Precision::fp8 ? 2.0 : t.fp8_recipe == Fp8Recipe::mxfp8 ? 1 + 1.0 / 32 : 1.0;
   // Korthikanti et al. 2022 §4.1, generalised to GQA and gated MLPs.
   // Replicated over tp unless sequence parallel: two norm inputs (2 bytes
-  // each), the QKV and MLP inputs (g bytes each) and the two dropout masks.
-  const double replicated = sbh * (4 + 2 * g + 2 * mask);
+  // each), the QKV and MLP inputs (g bytes each) and the two dropout masks;
+  // the MLP's half only in the layers that have one.
+  const double mlps = mlp_share(m);
+  const double replicated = sbh * (2 + g + mask) * (1 + mlps);
   const double qd = q_dim(m) / tp, kvd = kv_dim_local(m, p.tp);
   double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
                             : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + g * s * b * qd;  // Q, K; V; context (proj input)
@@ -92,7 +94,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   }
   // Up-projection output (2 bytes per column, two halves when gated) and the
   // activation's output, which is the down-projection's GEMM input (g bytes).
-  split += k * s * b * (ffn / tp) * ((is_gated(m.ffn_type) ? 4 : 2) + g);
+  split += mlps * k * s * b * (ffn / tp) * ((is_gated(m.ffn_type) ? 4 : 2) + g);
   // Attention scores: softmax output (2 B), dropout mask (1 B) and output
   // (2 B) per score; FlashAttention keeps only a float log-sum-exp per row.
   double scores = 0;

@@ -1,5 +1,7 @@
 #include "model_math.h"
 
+#include <algorithm>
+
 #include "attention_pattern.h"
 #include "linear_attention.h"
 #include "mla.h"
@@ -34,6 +36,10 @@ double ffn_params(const Model& m, double f) {
 }
 }  // namespace
 
+double mlp_share(const Model& m) {
+  return m.layers > 0 ? 1 - std::clamp(m.mixer_only_layers, 0, m.layers) / static_cast<double>(m.layers) : 1.0;
+}
+
 LayerParams layer_params(const Model& m, bool moe_layer) {
   LayerParams lp;
   const double h = m.hidden, qd = q_dim(m), kvd = kv_dim(m);
@@ -45,9 +51,11 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
   // A hybrid's layers averaged over the model: softmax and linear mixers by their shares.
   const double linear = linear_share(m);
   lp.attention = (1 - linear) * lp.attention + linear * linear_attention_params(m);
-  lp.norms = (m.norm == NormType::layernorm ? 2 : 1) * h * 2;  // two norms per block
+  // A norm before the mixer and one before the MLP, where there is one.
+  const double mlps = mlp_share(m);
+  lp.norms = (m.norm == NormType::layernorm ? 2 : 1) * h * (1 + mlps);
   if (!moe_layer) {
-    lp.mlp = lp.mlp_active = ffn_params(m, m.ffn_hidden);
+    lp.mlp = lp.mlp_active = mlps * ffn_params(m, m.ffn_hidden);
   } else {
     const double expert = ffn_params(m, m.moe.ffn_hidden);
     const double shared = m.moe.shared_experts * ffn_params(m, m.moe.shared_width());

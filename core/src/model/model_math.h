@@ -27,6 +27,8 @@ double q_dim(const Model& m);   // heads * head_dim
 double kv_dim(const Model& m);  // kv_heads * head_dim
 int mlp_matrices(const Model& m);  // 3 for gated FFNs, 2 otherwise
 bool is_moe_layer(const Model& m, int layer);
+// Share of the layers with an MLP block after their mixer (1 but for mixer_only_layers).
+double mlp_share(const Model& m);
 int moe_layer_count(const Model& m);
 // Parameters of the model.mtp_layers multi-token prediction modules.
 double mtp_params(const Model& m);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "linear_attention.h"
+#include "model_math.h"
 
 namespace llmcalc {
 
@@ -76,15 +77,19 @@ std::vector<MatmulPart> type_matmuls(const Model& m, int tp, bool moe_layer, boo
 }  // namespace
 
 // A hybrid model lists both layer types' mms, each weighted by its share of the layers.
+// The MLP's mms stand for the layers that have an MLP (model.mixer_only_layers).
 std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer) {
   std::vector<MatmulPart> parts = type_matmuls(m, tp, moe_layer, false);
   const double linear = linear_share(m);
-  if (linear <= 0) return parts;
-  for (MatmulPart& p : parts) p.layers = 1 - linear;
-  for (MatmulPart p : type_matmuls(m, tp, moe_layer, true)) {
-    p.layers = linear;
-    parts.push_back(p);
+  if (linear > 0) {
+    for (MatmulPart& p : parts) p.layers = 1 - linear;
+    for (MatmulPart p : type_matmuls(m, tp, moe_layer, true)) {
+      p.layers = linear;
+      parts.push_back(p);
+    }
   }
+  for (MatmulPart& p : parts)
+    if (p.op.rfind("mlp.", 0) == 0) p.layers *= mlp_share(m);
   return parts;
 }
 
@@ -115,7 +120,7 @@ double op_checkpoint_activation_bytes(const Model& m, const Parallelism& p, cons
   const double v_dim = m.mla.on() ? m.mla.v_head_dim : m.head_dim;
   if (t.flash_attention)
     bytes += (2 * tokens * (m.heads / tp) * v_dim + 4 * tokens * (m.heads / tp)) * (1 - linear_share(m));
-  if (sp) bytes += 2 * 2 * tokens * h / tp;  // the two reduce-scatter outputs
+  if (sp) bytes += 2 * (1 + mlp_share(m)) * tokens * h / tp;  // the reduce-scatter outputs of the mixer and the MLP
   return bytes;
 }
 

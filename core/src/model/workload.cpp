@@ -149,6 +149,7 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   tp_exit(ops, "attn", p, hidden_bytes);
   // Fused bias + dropout + residual add: read two inputs, write one (+ mask).
   ops.push_back(elementwise("attn.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
+  const size_t first_mlp = ops.size();
   ops.push_back(elementwise("mlp.norm", 2 * local * h * p.act_bytes, norm_flops, StreamKind::norm));
   if (p.moe_layer && p.moe_dispatch) {
     moe_dispatch_ops(ops, m, p, tokens);  // the MoE block handles its own tp layout
@@ -158,6 +159,8 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
     tp_exit(ops, "mlp", p, hidden_bytes);
   }
   ops.push_back(elementwise("mlp.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
+  // Mixer-only layers run no MLP block: it stands for the layers that have one.
+  for (size_t i = first_mlp; i < ops.size(); ++i) ops[i].layer_share *= mlp_share(m);
   return ops;
 }
 

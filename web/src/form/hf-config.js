@@ -31,6 +31,10 @@ const IGNORED = new Set([
   // the multimodal wrapper around a text_config (the vision tower is not modelled)
   'vision_config', 'image_token_index', 'image_token_id', 'boi_token_index', 'eoi_token_index', 'mm_tokens_per_image',
   'vision_feature_layer', 'vision_feature_select_strategy', 'projector_hidden_act', 'multi_modal_projector_bias',
+  // Mamba-2 numerics and initialisation (same cost)
+  'mamba_hidden_act', 'residual_in_fp32', 'rescale_prenorm_residual', 'num_logits_to_keep', 'use_mamba_kernels',
+  'time_step_min', 'time_step_max', 'time_step_floor', 'time_step_limit', 'time_step_rank', 'mamba_dt_min', 'mamba_dt_max',
+  'mamba_dt_init_floor', 'mamba_dt_limit', 'attn_rotary_emb', 'z_loss_coefficient',
 ]);
 
 // Family -> how to read it. Each reader returns the model object; it marks the
@@ -56,6 +60,9 @@ const FAMILIES = {
   qwen3_next: { gated: true, norm: 'rmsnorm', tied: false, moe: true, linear: true },
   // Mamba-2 layers with a few softmax-attention layers (attn_layer_indices), an MLP after each
   bamba: { gated: true, norm: 'rmsnorm', tied: false, mamba: true },
+  // Mamba-2, attention and MLP blocks in the order of hybrid_override_pattern; RMSNorm
+  // under the name layer_norm_epsilon
+  nemotron_h: { gated: false, norm: 'rmsnorm', normFixed: true, tied: false, mamba: true, pattern: true },
   // alternating sliding-window / full attention with per-head sinks, biased
   gpt_oss: { gated: true, norm: 'rmsnorm', tied: false, moe: true, sinks: true, bias: true },
   // iRoPE: chunked local attention, every 4th layer global (NoPE); one shared expert
@@ -85,6 +92,7 @@ const ALIASES = {
   Qwen3NextForCausalLM: 'qwen3_next',
   Glm4MoeForCausalLM: 'glm4_moe',
   BambaForCausalLM: 'bamba',
+  NemotronHForCausalLM: 'nemotron_h',
   GptOssForCausalLM: 'gpt_oss',
   Llama4ForConditionalGeneration: 'llama4',
   Llama4ForCausalLM: 'llama4',
@@ -160,30 +168,32 @@ const LINEAR = /linear|mamba/i;
 // mamba_n_groups, mamba_d_state, mamba_d_conv, mamba_chunk_size,
 // mamba_expand; the softmax layers at attn_layer_indices, or layer_types).
 // B and C are the keys and queries: n_groups key heads of d_state.
-function readMamba2(heads, m, { get, posInt, types }, warnings) {
-  const expand = get('mamba_expand');
-  let headDim = get('mamba_d_head');
+function readMamba2(heads, m, { get, posInt, types, pattern }, warnings) {
+  const expand = get('mamba_expand', 'expand');
+  let headDim = get('mamba_d_head', 'mamba_head_dim');
   if (headDim === 'auto' || headDim === undefined) {
     headDim = Number.isInteger(expand) && m.hidden ? (expand * m.hidden) / heads : undefined;
   }
   if (!Number.isInteger(headDim) || headDim < 1) throw new Error('config.json has mamba_n_heads (Mamba-2) but no usable mamba_d_head');
   const lin = {
     kind: 'mamba2',
-    key_heads: posInt('linear_attention.key_heads', 'mamba_n_groups') ?? 1,
+    key_heads: posInt('linear_attention.key_heads', 'mamba_n_groups', 'n_groups') ?? 1,
     value_heads: heads,
-    key_head_dim: posInt('linear_attention.key_head_dim', 'mamba_d_state'),
+    key_head_dim: posInt('linear_attention.key_head_dim', 'mamba_d_state', 'ssm_state_size'),
     value_head_dim: headDim,
   };
   if (lin.key_head_dim === undefined) throw new Error('config.json has mamba_n_heads (Mamba-2) but no usable mamba_d_state');
   if (heads % lin.key_heads !== 0) throw new Error(`mamba_n_heads ${heads} is not a multiple of mamba_n_groups ${lin.key_heads}`);
-  const conv = posInt('linear_attention.conv_kernel', 'mamba_d_conv');
+  const conv = posInt('linear_attention.conv_kernel', 'mamba_d_conv', 'conv_kernel');
   if (conv) lin.conv_kernel = conv;
-  const chunk = posInt('linear_attention.chunk', 'mamba_chunk_size');
+  const chunk = posInt('linear_attention.chunk', 'mamba_chunk_size', 'chunk_size');
   if (chunk) lin.chunk = chunk;
-  get('mamba_conv_bias'); // the convolution's bias is counted
-  if (get('mamba_proj_bias') === true) warnings.push('mamba_proj_bias: the Mamba-2 projections\' biases are not counted');
+  get('mamba_conv_bias', 'use_conv_bias'); // the convolution's bias is counted
+  if (get('mamba_proj_bias', 'use_bias') === true) warnings.push('mamba_proj_bias: the Mamba-2 projections\' biases are not counted');
   const attn = get('attn_layer_indices');
-  if (Array.isArray(attn) && m.layers) {
+  if (pattern) {
+    lin.full_every = pattern.fullEvery;
+  } else if (Array.isArray(attn) && m.layers) {
     const at = new Set(attn);
     lin.full_every = fullEvery(Array.from({ length: m.layers }, (_, i) => (at.has(i) ? 'attention' : 'mamba')), LINEAR, warnings);
   } else if (Array.isArray(types) && types.length) {
@@ -193,6 +203,24 @@ function readMamba2(heads, m, { get, posInt, types }, warnings) {
     warnings.push('no attn_layer_indices or layer_types: every layer read as Mamba-2');
   }
   return lin;
+}
+
+// Nemotron-H's hybrid_override_pattern, one block per character: M a Mamba-2
+// mixer, * an attention mixer, - an MLP (after the mixer before it). The
+// layers are the mixers; those not followed by an MLP are mixer_only_layers.
+function readHybridPattern(text, m, warnings) {
+  if (typeof text !== 'string' || !/^[M*\-E]+$/.test(text)) throw new Error('hybrid_override_pattern must be a string of M, *, - (and E) blocks');
+  if (text.includes('E')) throw new Error('hybrid_override_pattern has MoE blocks (E): mixer-only layers are modelled with dense MLPs only');
+  const mixers = [...text].filter((c) => c !== '-');
+  const mlps = text.length - mixers.length;
+  if (!mixers.length) throw new Error('hybrid_override_pattern has no mixer blocks (M or *)');
+  if (mlps > mixers.length) throw new Error(`hybrid_override_pattern has ${mlps} MLP blocks for ${mixers.length} mixers: not modelled`);
+  if (text[0] === '-') warnings.push('hybrid_override_pattern starts with an MLP block: read as following the first mixer');
+  if (m.layers !== undefined && m.layers !== text.length) warnings.push(`num_hidden_layers ${m.layers} and a pattern of ${text.length} blocks`);
+  m.layers = mixers.length;
+  if (mixers.length > mlps) m.mixer_only_layers = mixers.length - mlps;
+  warnings.push(`hybrid_override_pattern: ${mixers.filter((c) => c === 'M').length} Mamba-2, ${mixers.filter((c) => c === '*').length} attention and ${mlps} MLP blocks, read as ${mixers.length} layers, ${mixers.length - mlps} of them without an MLP`);
+  return { fullEvery: fullEvery(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), LINEAR, warnings) };
 }
 
 export function importHfConfig(input) {
@@ -300,7 +328,7 @@ export function importHfConfig(input) {
   }
 
   // Feed-forward.
-  const act = get('hidden_act', 'hidden_activation', 'activation_function', 'activation');
+  const act = get('hidden_act', 'hidden_activation', 'activation_function', 'activation', 'mlp_hidden_act');
   m.ffn_type = ffnTypeFor(act, fam.gated, warnings);
   // Llama 4: intermediate_size is the expert's width, intermediate_size_mlp the dense layers'.
   let ffn = fam.llama4
@@ -311,7 +339,10 @@ export function importHfConfig(input) {
   m.ffn_hidden = ffn;
 
   // Norm, positions, embeddings.
-  if (get('rms_norm_eps') !== undefined) m.norm = 'rmsnorm';
+  if (fam.normFixed) {
+    get('rms_norm_eps', 'layer_norm_epsilon', 'layer_norm_eps');
+    m.norm = fam.norm;
+  } else if (get('rms_norm_eps') !== undefined) m.norm = 'rmsnorm';
   else if (get('layer_norm_epsilon', 'layer_norm_eps') !== undefined) m.norm = 'layernorm';
   else m.norm = fam.norm;
   const seq = posInt('seq_len', 'max_position_embeddings', 'n_positions', 'seq_length', 'max_seq_len');
@@ -390,8 +421,9 @@ export function importHfConfig(input) {
   } else if (fam.linear) {
     warnings.push('a linear-attention family without linear_num_value_heads: read as softmax attention in every layer');
   }
-  const mambaHeads = posInt('linear_attention.value_heads', 'mamba_n_heads');
-  if (mambaHeads && !linearHeads) m.linear_attention = readMamba2(mambaHeads, m, { get, posInt, types }, warnings);
+  const mambaHeads = posInt('linear_attention.value_heads', 'mamba_n_heads', 'mamba_num_heads');
+  const pattern = fam.pattern ? readHybridPattern(get('hybrid_override_pattern'), m, warnings) : null;
+  if (mambaHeads && !linearHeads) m.linear_attention = readMamba2(mambaHeads, m, { get, posInt, types, pattern }, warnings);
   else if (fam.mamba && !mambaHeads) warnings.push('a Mamba-2 family without mamba_n_heads: read as softmax attention in every layer');
 
   // Mixture of experts.
