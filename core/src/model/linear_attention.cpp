@@ -21,6 +21,8 @@ LinearWidths widths(const Model& m, int tp) {
 
 // g (decay) and beta (write strength) are fp32 per token and value head.
 constexpr double kGateBytes = 4;
+// Chunk states and score blocks the kernels keep in fp32.
+constexpr double kFp32 = 4;
 
 // The recurrent state's element size (linear_attention.state_precision; fp32
 // by default: flash-linear-attention's kernels accumulate and return it in float32).
@@ -61,7 +63,7 @@ double chunked_bytes_per_head(const LinearAttention& a, const LinearWidths& w, d
   const double c = a.chunk, dk = a.key_head_dim, dv = a.value_head_dim;
   if (mamba2(a)) {
     const double heads_per_group = w.value_heads / w.key_heads;
-    return 3 * dv * act + act + 6 * kGateBytes + 4 * 4 * dk * dv / c + (4 * dk * act + 2 * c * 4) / heads_per_group;
+    return 3 * dv * act + act + 6 * kGateBytes + 4 * kFp32 * dk * dv / c + (4 * dk * act + 2 * c * kFp32) / heads_per_group;
   }
   return 3 * (2 * dk + dv) * act + 3 * 2 * kGateBytes + 2 * (dk + dv) * act + 2 * dk * dv * act / c +
          2 * dv * act + 2 * c * kGateBytes + dv * act;
