@@ -379,7 +379,7 @@ test('Bamba-9B: Mamba-2 layers with softmax attention at attn_layer_indices', as
   assert.deepEqual(r.model.linear_attention, {
     kind: 'mamba2', key_heads: 1, value_heads: 128, key_head_dim: 128, value_head_dim: 64, conv_kernel: 4, chunk: 256, full_every: 10,
   });
-  assert.match(r.warnings.join(' '), /every 10-th layer full \(3 layers\)/);
+  assert.match(r.warnings.join(' '), /attn_layer_indices: 3 full-attention layers of 32 in an irregular pattern: read as every 10th layer full \(3 layers\)/);
   asPreset(r, 'bamba-9b');
   assert.deepEqual(r.unknown, []);
   assert.equal(await closest(r.model), 'bamba-9b');

@@ -145,7 +145,14 @@ export function parseConfigText(text) {
 // attend the full context (["sliding_attention", "full_attention", ...];
 // Qwen3-Next's ["linear_attention", ..., "full_attention"]): every G-th
 // layer full -> G; none full -> 0.
-function fullEvery(types, other, warnings) {
+// 1st, 2nd, 3rd, 4th ... 11th, 12th, 13th ... 21st
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
+  return `${n}${suffix}`;
+}
+
+function fullEvery(types, other, warnings, what = 'layer_types') {
   const full = [];
   types.forEach((t, i) => {
     if (!other.test(String(t))) full.push(i);
@@ -158,7 +165,7 @@ function fullEvery(types, other, warnings) {
   const n = types.length;
   const lo = Math.max(1, Math.floor(n / full.length));
   const approx = Math.abs(Math.floor(n / lo) - full.length) <= Math.abs(Math.floor(n / (lo + 1)) - full.length) ? lo : lo + 1;
-  warnings.push(`layer_types: ${full.length} full-attention layers of ${n} in an irregular pattern: read as every ${approx}-th layer full (${Math.floor(n / approx)} layers)`);
+  warnings.push(`${what}: ${full.length} full-attention layers of ${n} in an irregular pattern: read as every ${ordinal(approx)} layer full (${Math.floor(n / approx)} layers)`);
   return approx;
 }
 const LOCAL = /slid|chunk|local/i;
@@ -195,7 +202,7 @@ function readMamba2(heads, m, { get, posInt, types, pattern }, warnings) {
     lin.full_every = pattern.fullEvery;
   } else if (Array.isArray(attn) && m.layers) {
     const at = new Set(attn);
-    lin.full_every = fullEvery(Array.from({ length: m.layers }, (_, i) => (at.has(i) ? 'attention' : 'mamba')), LINEAR, warnings);
+    lin.full_every = fullEvery(Array.from({ length: m.layers }, (_, i) => (at.has(i) ? 'attention' : 'mamba')), LINEAR, warnings, 'attn_layer_indices');
   } else if (Array.isArray(types) && types.length) {
     lin.full_every = fullEvery(types, LINEAR, warnings);
   } else {
@@ -220,7 +227,7 @@ function readHybridPattern(text, m, warnings) {
   m.layers = mixers.length;
   if (mixers.length > mlps) m.mixer_only_layers = mixers.length - mlps;
   warnings.push(`hybrid_override_pattern: ${mixers.filter((c) => c === 'M').length} Mamba-2, ${mixers.filter((c) => c === '*').length} attention and ${mlps} MLP blocks, read as ${mixers.length} layers, ${mixers.length - mlps} of them without an MLP`);
-  return { fullEvery: fullEvery(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), LINEAR, warnings) };
+  return { fullEvery: fullEvery(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), LINEAR, warnings, 'hybrid_override_pattern') };
 }
 
 export function importHfConfig(input) {
