@@ -383,6 +383,13 @@ TEST(Search, PlansCarryTheirRegimeAndItsValidation) {
   const json g = json::parse(search_json(gaudi.dump()))["search"];
   ASSERT_FALSE(g["accuracy"].empty());
   for (const auto& [id, a] : g["accuracy"].items()) EXPECT_FALSE(a["device_validated"].get<bool>()) << id;
+  // A model with layers none of the runs had: each kind says which.
+  for (const auto& [id, a] : s["accuracy"].items()) EXPECT_EQ(a["architecture_unvalidated"], json::array()) << id;
+  json hybrid = small_search();
+  hybrid["model"] = "bamba-9b";
+  const json hs = json::parse(search_json(hybrid.dump()))["search"];
+  ASSERT_FALSE(hs["accuracy"].empty());
+  for (const auto& [id, a] : hs["accuracy"].items()) EXPECT_EQ(a["architecture_unvalidated"], json{"Mamba-2 layers"}) << id;
 }
 
 TEST(Search, Errors) {

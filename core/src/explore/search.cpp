@@ -349,14 +349,16 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
 // The validation of each kind of plan among `plans` (their "regime"s): the
 // ranking is the model's, and kinds of run the model has been optimistic
 // about can rank too high (accuracy.h); "device_validated" says whether any
-// of the runs used the searched system's device.
-json regimes_of(const json& plans, const std::string& device) {
+// of the runs used the searched system's device, "architecture_unvalidated"
+// which of the model's layer kinds none of them had.
+json regimes_of(const json& plans, const Scenario& base) {
   json out = json::object();
   for (const json& p : plans)
     for (const Regime& r : regimes())
       if (p.value("regime", "") == r.id && !out.contains(r.id)) {
         out[r.id] = regime_accuracy(r);
-        out[r.id]["device_validated"] = regime_ran_on(r, device);
+        out[r.id]["device_validated"] = regime_ran_on(r, base.system.device.name);
+        out[r.id]["architecture_unvalidated"] = unvalidated_architecture(r, base.model);
       }
   return out;
 }
@@ -468,7 +470,7 @@ json search_scenario(const json& input, long long max_configs) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
               {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
-              {"accuracy", regimes_of(best, base.system.device.name)}};
+              {"accuracy", regimes_of(best, base)}};
   if (n.truncated) out["limit"] = n.limit;
   if (!best.empty()) out["recommended"] = recommended_plan(best);
   if (n.feasible == 0) {

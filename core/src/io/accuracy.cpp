@@ -87,8 +87,7 @@ std::vector<std::string> architecture_features(const Model& m) {
   return f;
 }
 
-namespace {
-// The scenario's layer kinds that none of the regime's runs had: its figures
+// The model's layer kinds that none of the regime's runs had: its figures
 // say nothing about how those layers are costed.
 json unvalidated_architecture(const Regime& r, const Model& m) {
   const json& all = accuracy_table().at("regimes");
@@ -99,7 +98,6 @@ json unvalidated_architecture(const Regime& r, const Model& m) {
     if (std::find(seen.begin(), seen.end(), f) == seen.end()) out.push_back(f);
   return out;
 }
-}  // namespace
 
 json accuracy_json(const Scenario& s) {
   const Regime& r = regime_of(s);

@@ -33,6 +33,8 @@ bool regime_ran_on(const Regime& r, const std::string& device);
 // and that a validation run may or may not have had, by name ("Mamba-2
 // layers", "multi-head latent attention", ...); empty for a plain GQA/MHA model.
 std::vector<std::string> architecture_features(const Model& m);
+// Those of the model's kinds that none of the regime's runs had (a JSON array).
+json unvalidated_architecture(const Regime& r, const Model& m);
 // regime_accuracy of the scenario's regime, with its id as "regime", the
 // scenario's device and whether any of the runs used it ("device_validated"),
 // and the model's layer kinds none of the runs had ("architecture_unvalidated").

@@ -183,7 +183,12 @@ function rankingNote(s) {
   if (!kinds.length) return null;
   const lines = kinds.map(([id, a]) => {
     const summary = accuracySummary(a.metrics);
-    const elsewhere = summary && a.device_validated === false ? ' (none of these runs on this device)' : '';
+    const kinds = Array.isArray(a.architecture_unvalidated) ? a.architecture_unvalidated.filter((k) => typeof k === 'string') : [];
+    const caveats = [
+      summary && a.device_validated === false ? 'none of these runs on this device' : '',
+      summary && kinds.length ? `none with ${kinds.join(', ')}` : '',
+    ].filter(Boolean);
+    const elsewhere = caveats.length ? ` (${caveats.join('; ')})` : '';
     return el('li', { 'data-regime': id, text: `${a.label}: ${summary || 'no published run of this kind in the validation set'}${elsewhere}.` });
   });
   return el('div', { class: 'accuracy-note search-accuracy' }, [
