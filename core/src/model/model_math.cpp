@@ -1,6 +1,7 @@
 #include "model_math.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "attention_pattern.h"
 #include "linear_attention.h"
@@ -82,6 +83,9 @@ ParamCount count_params(const Model& m) {
                                moe_layers * (moe.attention + moe.norms + moe.mlp_active);
   pc.total = pc.embedding + pc.lm_head + pc.final_norm + pc.layers;
   pc.active = pc.embedding + pc.lm_head + pc.final_norm + layers_active;
+  // Weights come in whole numbers: the layer averages (a hybrid's layer
+  // types, mixer-only layers) leave a rounding residue of a fraction of one.
+  for (double* n : {&pc.layers, &pc.total, &pc.active}) *n = std::round(*n);
   return pc;
 }
 
