@@ -158,8 +158,25 @@ TEST(LinearAttention, LoraAdaptersSitOnEachMixersProjections) {
   const double full = 16 * (3 * 2048 + 9216) + 16 * (4096 + 2048), linear = 16 * (2048 + 12288) + 16 * (2048 + 64) + 16 * (4096 + 2048);
   const double shared = 16 * (2 * 2048 + 1024) + 16 * (512 + 2048);
   EXPECT_DOUBLE_EQ(eval_ok(s)["training"]["trainable_params"].get<double>(), 12 * full + 36 * linear + 48 * shared);
+  // The adapters' kernels run in the layers of their GEMM's type, not in all of them.
+  const json out = eval_ok(s);
+  for (const char* gemm : {"linear.in_proj", "attn.qkv"})
+    EXPECT_DOUBLE_EQ(find_op(out, std::string(gemm) + ".lora_a", "fwd")["count"].get<double>(),
+                     find_op(out, gemm, "fwd")["count"].get<double>())
+        << gemm;
   s["training"]["lora_targets"] = "attention";  // q, k, v, o only: the linear layers keep none
   EXPECT_DOUBLE_EQ(eval_ok(s)["training"]["trainable_params"].get<double>(), 12 * full);
+}
+
+TEST(LinearAttention, Fp8CastsRunInTheLayersOfTheirGemm) {
+  json s = training(kNext, "full");
+  s["training"]["precision"] = "fp8";
+  const json out = eval_ok(s);
+  for (const char* gemm : {"linear.in_proj", "linear.out_proj", "attn.qkv"}) {
+    const json cast = find_op(out, std::string(gemm) + ".cast", "fwd");
+    ASSERT_FALSE(cast.is_null()) << gemm;
+    EXPECT_DOUBLE_EQ(cast["count"].get<double>(), find_op(out, gemm, "fwd")["count"].get<double>()) << gemm;
+  }
 }
 
 TEST(LinearAttention, RefusesWhatItDoesNotModel) {

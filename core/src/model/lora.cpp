@@ -38,6 +38,7 @@ OpSpec dequant_op(const OpSpec& w, double nf4_bytes) {
   const double elements = w.gemm.n * w.gemm.k * w.gemm.batch;
   OpSpec d = make_elementwise(w.name + ".dequant", elements * (nf4_bytes + w.gemm.b_bytes), 2 * elements);
   d.frozen = true;
+  d.layer_share = w.layer_share;  // in the layers that run the GEMM
   return d;
 }
 
@@ -61,12 +62,15 @@ double adapter_modules(const OpSpec& w, const Model& m) {
 // GEMM's (read 2, write 1 per input element).
 void add_adapter(std::vector<OpSpec>& out, const OpSpec& w, double rank, double modules, const LayerPass& p) {
   const double m = w.gemm.m, n = w.gemm.n, k = w.gemm.k, b = w.gemm.batch;
+  const size_t first = out.size();
   out.push_back(make_gemm(w.name + ".lora_a", m, modules * rank, k, p, b));
   out.push_back(make_gemm(w.name + ".lora_b", m, n, rank, p, b));
   OpSpec add = make_elementwise(w.name + ".lora_add", 5 * m * n * b * p.act_bytes, 2 * m * n * b);
   add.kernels = 2;
   add.grad_bytes = (2 * m * n + 3 * m * k) * b * p.act_bytes / 1.5;  // backward_of streams 1.5 x this
   out.push_back(add);
+  // The adapter runs in the layers that run its GEMM (a hybrid's mixers, the MLP of all but mixer-only layers).
+  for (size_t i = first; i < out.size(); ++i) out[i].layer_share = w.layer_share;
 }
 
 }  // namespace

@@ -172,6 +172,7 @@ void add_input_casts(std::vector<OpSpec>& ops, double bytes_per_element, double 
       const double elements = s.gemm.m * s.gemm.k * s.gemm.batch;
       out.push_back(elementwise(s.name + ".cast", elements * bytes_per_element, 2 * elements));
       out.back().kernels = kernels * s.kernels;  // a grouped GEMM casts each member's input
+      out.back().layer_share = s.layer_share;    // in the layers that run the GEMM
     }
     out.push_back(s);
   }

@@ -87,7 +87,6 @@ void apply_fp4_recipe(std::vector<OpSpec>& fwd, bool mx) {
     if (out[i].kind == OpKind::elementwise && out[i + 1].kind == OpKind::gemm && out[i + 1].gemm.math == Precision::fp4 &&
         out[i].name == out[i + 1].name + ".cast") {
       out[i].flops *= kFp4CastFlops / 2;
-      out[i].layer_share = out[i + 1].layer_share;
     }
   fwd.swap(out);
 }
