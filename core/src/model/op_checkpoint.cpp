@@ -88,8 +88,9 @@ std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer) {
       parts.push_back(p);
     }
   }
+  const double mlps = mlp_share(m);
   for (MatmulPart& p : parts)
-    if (p.op.rfind("mlp.", 0) == 0) p.layers *= mlp_share(m);
+    if (p.op.rfind("mlp.", 0) == 0) p.layers *= mlps;
   return parts;
 }
 

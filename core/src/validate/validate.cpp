@@ -65,7 +65,7 @@ std::vector<ValidationRow> validate_case(const std::string& case_json, const std
   }
   if (!c.contains("measured") || !c["measured"].is_object()) return rows;
   for (auto it = c["measured"].begin(); it != c["measured"].end(); ++it) {
-    ValidationRow row{id,    source, it.key(), 0, 0, 0, false, "", regime_of(scenario).id, scenario.system.device.name,
+    ValidationRow row{id, source, it.key(), 0, 0, 0, false, "", regime_of(scenario).id, scenario.system.device.name,
                       architecture_features(scenario.model)};
     row.measured = it.value().is_number() ? it.value().get<double>() : 0;
     for (const std::string& part : split_plus(it.key())) {

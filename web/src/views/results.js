@@ -251,7 +251,12 @@ function accuracyRuns(metrics) {
 }
 
 // "a", "a and b", "a, b and c"
-const listText = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+export const listText = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+
+// The model's layer kinds none of a regime's runs had (accuracy.architecture_unvalidated).
+export function unvalidatedKinds(a) {
+  return Array.isArray(a?.architecture_unvalidated) ? a.architecture_unvalidated.filter((k) => typeof k === 'string') : [];
+}
 
 export function accuracyNote(result) {
   const a = result?.accuracy;
@@ -267,7 +272,7 @@ export function accuracyNote(result) {
     : '';
   // Layer kinds none of the runs had (Mamba-2 layers, MLA, ...): their cost
   // rests on the work and traffic the model counts, not on a measured run.
-  const kinds = Array.isArray(a.architecture_unvalidated) ? a.architecture_unvalidated.filter((k) => typeof k === 'string') : [];
+  const kinds = unvalidatedKinds(a);
   const unrun = summary && kinds.length
     ? ` None of these runs had ${listText(kinds)}: the model costs them from the work and traffic it counts, unchecked against a measurement.`
     : '';

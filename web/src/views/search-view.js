@@ -9,7 +9,7 @@ import { heatmap, scatter } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { numberInput, readNumber } from '../form/explore-inputs.js';
 import { fieldApplies, requestFields } from '../state/fields.js';
-import { accuracySummary } from './results.js';
+import { accuracySummary, listText, unvalidatedKinds } from './results.js';
 
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
@@ -183,10 +183,10 @@ function rankingNote(s) {
   if (!kinds.length) return null;
   const lines = kinds.map(([id, a]) => {
     const summary = accuracySummary(a.metrics);
-    const kinds = Array.isArray(a.architecture_unvalidated) ? a.architecture_unvalidated.filter((k) => typeof k === 'string') : [];
+    const unrun = unvalidatedKinds(a);
     const caveats = [
       summary && a.device_validated === false ? 'none of these runs on this device' : '',
-      summary && kinds.length ? `none with ${kinds.join(', ')}` : '',
+      summary && unrun.length ? `none with ${listText(unrun)}` : '',
     ].filter(Boolean);
     const elsewhere = caveats.length ? ` (${caveats.join('; ')})` : '';
     return el('li', { 'data-regime': id, text: `${a.label}: ${summary || 'no published run of this kind in the validation set'}${elsewhere}.` });
