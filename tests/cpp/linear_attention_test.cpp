@@ -281,7 +281,7 @@ json pattern_model(int mixer_only) {
 
 TEST(MixerOnlyLayers, HaveNoMlpBlock) {
   const Model m = parse_model(pattern_model(4), "model"), all = parse_model(pattern_model(0), "model");
-  EXPECT_DOUBLE_EQ(mlp_share(m), 24.0 / 28);
+  EXPECT_DOUBLE_EQ(mlp_share(m, false), 24.0 / 28);
   // 24 MLPs of 2 x 4096 x 21504 and 52 RMSNorms, beside the same mixers.
   EXPECT_NEAR(count_params(all).layers - count_params(m).layers, 4 * (2.0 * 4096 * 21504 + 4096), 1.0);
   json s = training(pattern_model(4), "none");
@@ -306,10 +306,53 @@ TEST(MixerOnlyLayers, HaveNoMlpBlock) {
   EXPECT_LT(out["training"]["mfu"].get<double>(), 1.0);
 }
 
+// The pattern with MoE blocks in place of the MLPs (Nemotron 3's M, E and *
+// blocks): 8 experts of 1024, top 2, one shared expert.
+json moe_pattern_model(int mixer_only) {
+  json m = pattern_model(mixer_only);
+  m["moe"] = {{"experts", 8}, {"top_k", 2}, {"ffn_hidden", 1024}, {"shared_experts", 1}};
+  return m;
+}
+
+TEST(MixerOnlyLayers, InAnMoeModelAreMoeLayers) {
+  const Model m = parse_model(moe_pattern_model(6), "model"), all = parse_model(moe_pattern_model(0), "model");
+  EXPECT_DOUBLE_EQ(mlp_share(m, true), 22.0 / 28);
+  EXPECT_DOUBLE_EQ(mlp_share(m, false), 1.0);
+  // 6 MoE blocks fewer: 8 routed and 1 shared expert of 2 x 4096 x 1024
+  // (relu2), the router 4096 x 8, and the norm before each block.
+  const double expert = 2.0 * 4096 * 1024, router = 4096.0 * 8, norm = 4096;
+  EXPECT_NEAR(count_params(all).layers - count_params(m).layers, 6 * (9 * expert + router + norm), 1.0);
+  EXPECT_NEAR(count_params(all).active - count_params(m).active, 6 * (3 * expert + router + norm), 1.0);
+  json s = training(moe_pattern_model(6), "none");
+  s["parallelism"] = {{"dp", 8}, {"ep", 4}};
+  json s0 = s;
+  s0["model"] = moe_pattern_model(0);
+  const json out = eval_ok(s), out0 = eval_ok(s0);
+  // 8 micro-batches: the MoE block and its all-to-alls in 22 of the 28 layers.
+  for (const char* op : {"moe.router", "moe.dispatch", "moe.up", "moe.combine", "mlp.norm"})
+    EXPECT_DOUBLE_EQ(find_op(out, op, "fwd")["count"].get<double>(), 22.0 * 8) << op;
+  EXPECT_DOUBLE_EQ(find_op(out, "attn.norm", "fwd")["count"].get<double>(), 28.0 * 8);
+  // The experts this rank holds: 2 of 8 in 22 layers, against 28.
+  const double held = out["training"]["memory_bytes"]["weights"].get<double>(), held0 = out0["training"]["memory_bytes"]["weights"].get<double>();
+  EXPECT_NEAR(held0 - held, 2.0 * 6 * (2 * expert + expert + router + norm), 16.0);
+  EXPECT_LT(out["training"]["iteration_time_s"].get<double>(), out0["training"]["iteration_time_s"].get<double>());
+  EXPECT_LT(out["training"]["memory_bytes"]["activations"].get<double>(), out0["training"]["memory_bytes"]["activations"].get<double>());
+  // Serving, with a one-layer draft head (a whole layer at this share).
+  json serve = serving(moe_pattern_model(6), 4096, 8, 1);
+  serve["inference"]["draft_tokens"] = 2;
+  const json served = eval_ok(serve);
+  EXPECT_DOUBLE_EQ(find_op(served, "moe.up", "decode")["count"].get<double>(), 22.0);
+  EXPECT_GT(served["inference"]["output_tokens_per_s"].get<double>(), 0.0);
+}
+
 TEST(MixerOnlyLayers, RefusesWhatItDoesNotModel) {
   EXPECT_EQ(eval(serving(pattern_model(29), 4096, 1))["error"]["path"], "model.mixer_only_layers");
-  json moe = {{"preset", "qwen3-30b-a3b"}, {"mixer_only_layers", 2}};
-  EXPECT_EQ(eval(serving(moe, 4096, 1, 1))["error"]["path"], "model.mixer_only_layers");
+  // With moe they are MoE layers: 4 of the 28 here, after 24 dense ones.
+  json moe = moe_pattern_model(6);
+  moe["moe"]["dense_layers"] = 24;
+  const json refused = eval(serving(moe, 4096, 1, 1));
+  EXPECT_EQ(refused["error"]["path"], "model.mixer_only_layers");
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("4 MoE layers"), std::string::npos);
 }
 
 }  // namespace

@@ -347,5 +347,19 @@ TEST(Moe, BlackwellOperandSharingHalvesL2Traffic) {
   EXPECT_LT(two, 0.6 * one);
 }
 
+// A shared expert is a dense MLP beside the routed ones (Megatron-Core
+// SharedExpertMLP): every expert-parallel rank holds all of it, so going
+// from ep 4 to ep 8 sheds routed experts only.
+TEST(Moe, SharedExpertsStayWholeOnEveryExpertRank) {
+  json s = folding();
+  s["model"]["moe"] = {{"experts", 16}, {"top_k", 2}, {"ffn_hidden", 1536}, {"shared_experts", 1}, {"shared_ffn_hidden", 4096}};
+  s["parallelism"] = {{"dp", 8}, {"ep", 4}};
+  const double ep4 = eval_ok(s)["training"]["memory_bytes"]["weights"].get<double>();
+  s["parallelism"]["ep"] = 8;
+  const double ep8 = eval_ok(s)["training"]["memory_bytes"]["weights"].get<double>();
+  // 16 layers x (4 - 2 routed experts of 3 x 4096 x 1536) x 2 bytes.
+  EXPECT_NEAR(ep4 - ep8, 16 * 2 * 3.0 * 4096 * 1536 * 2, 16.0);
+}
+
 }  // namespace
 }  // namespace llmcalc

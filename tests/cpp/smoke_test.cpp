@@ -86,7 +86,7 @@ TEST(Smoke, NewArchitecturesFitOnASystem) {
   const std::vector<Plan> plans = {
       {"deepseek-v3", "gb200-nvl72", {{"pp", 16}, {"dp", 64}, {"ep", 64}, {"zero", 1}}, full, {{"tp", 8}}, none},
       {"kimi-k2", "gb200-nvl72", {{"pp", 16}, {"dp", 128}, {"ep", 128}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
-      {"deepseek-v2", "dgx-h100", {{"pp", 8}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
+      {"deepseek-v2", "dgx-h100", {{"tp", 2}, {"pp", 8}, {"dp", 4}, {"ep", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
       {"deepseek-v2-lite", "dgx-h100", {{"dp", 8}, {"ep", 8}, {"zero", 1}}, none, {{"tp", 1}}, none},
       {"qwen3-8b", "dgx-h100", {{"dp", 8}, {"zero", 1}}, none, {{"tp", 1}}, none},
       {"qwen3-32b", "dgx-b200", {{"tp", 4}, {"dp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 2}}, none},
@@ -94,7 +94,7 @@ TEST(Smoke, NewArchitecturesFitOnASystem) {
       {"qwen3-235b-a22b", "dgx-h100", {{"pp", 8}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
       {"gpt-oss-20b", "dgx-h100", {{"dp", 8}, {"ep", 8}, {"zero", 1}}, none, {{"tp", 1}}, {{"weight_precision", "mxfp4"}}},
       {"gpt-oss-120b", "dgx-h100", {{"pp", 4}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 1}}, {{"weight_precision", "mxfp4"}}},
-      {"llama4-scout", "dgx-h100", {{"pp", 4}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 4}}, none},
+      {"llama4-scout", "dgx-h100", {{"pp", 8}, {"dp", 8}, {"ep", 8}, {"zero", 1}}, full, {{"tp", 4}}, none},
       {"llama4-maverick", "dgx-h100", {{"tp", 8}, {"pp", 8}, {"dp", 8}, {"ep", 8}, {"sp", true}, {"zero", 1}}, full, {{"tp", 8}}, {{"weight_precision", "fp8"}}},
       {"gemma3-27b", "dgx-h100", {{"tp", 4}, {"dp", 2}, {"sp", true}, {"zero", 1}}, full, {{"tp", 1}}, none},
       {"mistral-large-2", "dgx-h100", {{"tp", 8}, {"pp", 4}, {"sp", true}, {"zero", 1}}, full, {{"tp", 4}}, none},

@@ -424,8 +424,36 @@ test('Nemotron-H: the mixers of the pattern are the layers, the MLP-less ones mi
   const mamba = 4096 * 18560 + 10240 * 5 + 384 + 8192 + 8192 * 4096;
   const want = 2 * 131072 * 4096 + 24 * 2 * 4096 * 21504 + 24 * mamba + 4 * (4096 * 6144 + 4096 * 4096) + 53 * 4096;
   assert.ok(Math.abs(out.model.parameters - want) < 1, `${out.model.parameters} vs ${want}`);
-  assert.throws(() => importHfConfig({ ...NEMOTRON_H, hybrid_override_pattern: 'M-E*' }), /MoE blocks/);
+  assert.throws(() => importHfConfig({ ...NEMOTRON_H, hybrid_override_pattern: 'M-E*' }), /both MLP \(-\) and MoE \(E\) blocks/);
   assert.throws(() => importHfConfig({ ...NEMOTRON_H, hybrid_override_pattern: 'M--' }), /2 MLP blocks for 1 mixers/);
+  assert.throws(() => importHfConfig({ ...NEMOTRON_H, hybrid_override_pattern: 'MEM*E' }), /no number of experts/);
+});
+
+// A small model shaped like a Nemotron 3 config.json: MoE blocks (E) in
+// place of the MLPs, a shared expert beside the routed ones.
+const NEMOTRON_MOE = {
+  ...NEMOTRON_H, hidden_size: 1024, intermediate_size: 4096, hybrid_override_pattern: 'MEMEM*E'.repeat(4), num_hidden_layers: 28,
+  num_attention_heads: 8, num_key_value_heads: 2, mamba_num_heads: 32, mamba_head_dim: 64, ssm_state_size: 64, n_groups: 2, vocab_size: 1000,
+  n_routed_experts: 8, num_experts_per_tok: 2, moe_intermediate_size: 1024, moe_shared_expert_intermediate_size: 2048,
+};
+
+test('Nemotron-H with MoE blocks: the mixers without one are mixer-only MoE layers', () => {
+  const r = importHfConfig(NEMOTRON_MOE);
+  // each 'MEMEM*E' holds 3 Mamba-2 and 1 attention mixer and 3 MoE blocks: 16 layers, 4 without a block
+  assert.equal(r.model.layers, 16);
+  assert.equal(r.model.mixer_only_layers, 4);
+  assert.equal(r.model.linear_attention.full_every, 4);
+  assert.deepEqual(r.model.moe, { experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, shared_ffn_hidden: 2048, dense_layers: 0 });
+  assert.match(r.warnings.join(' '), /12 Mamba-2, 4 attention and 12 MoE blocks, read as 16 layers, 4 of them without an MoE block/);
+  const out = evaluates(r.model);
+  // 12 Mamba-2 mixers (in_proj 1024 x 4384, conv 2304 x 5, 3 x 32, norm 2048, out_proj 2048 x 1024),
+  // 4 attention mixers (1024 x 1536 + 1024 x 1024), 12 MoE blocks (8 experts of 2 x 1024 x 1024,
+  // the shared one of 2 x 1024 x 2048, the router 1024 x 8), 28 norms and the final one, embedding and head
+  const mamba = 1024 * 4384 + 2304 * 5 + 96 + 2048 + 2048 * 1024;
+  const moe = 8 * 2 * 1024 * 1024 + 2 * 1024 * 2048 + 1024 * 8;
+  const want = 12 * mamba + 4 * (1024 * 1536 + 1024 * 1024) + 12 * moe + 29 * 1024 + 2 * 1000 * 1024;
+  assert.ok(Math.abs(out.model.parameters - want) < 1, `${out.model.parameters} vs ${want}`);
+  assert.throws(() => importHfConfig({ ...NEMOTRON_MOE, hybrid_override_pattern: 'M-M*-' }), /MLP \(-\) blocks, not MoE \(E\)/);
 });
 
 test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a shared expert and the MTP layer', async () => {

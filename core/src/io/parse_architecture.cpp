@@ -2,6 +2,7 @@
 // multi-head latent attention, local-attention layer patterns,
 // linear-attention layers and multi-token prediction modules (docs/scenario.md, "Model object").
 #include "enum_names.h"
+#include "model_math.h"
 #include "parse.h"
 #include "schema.h"
 #include "table_fields.h"
@@ -81,8 +82,10 @@ void parse_architecture(StrictObject& o, Model& m) {
   m.mtp_layers = static_cast<int>(int_field(o, "mtp_layers"));
   m.mixer_only_layers = static_cast<int>(int_field(o, "mixer_only_layers"));
   if (m.mixer_only_layers > m.layers) throw InputError(o.child_path("mixer_only_layers"), "exceeds the number of layers");
-  if (m.mixer_only_layers > 0 && m.is_moe())
-    throw InputError(o.child_path("mixer_only_layers"), "is modelled for dense MLPs, not with moe");
+  // In an MoE model the layers without an MLP are taken from the MoE layers.
+  if (m.mixer_only_layers > 0 && m.is_moe() && m.mixer_only_layers > mlp_kind_layers(m))
+    throw InputError(o.child_path("mixer_only_layers"),
+                     "exceeds the " + std::to_string(mlp_kind_layers(m)) + " MoE layers (with moe, the layers without an MLP are MoE layers)");
   if (m.mla.on() && m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim > 65536)
     throw InputError(o.child_path("mla"), "query-key head width exceeds 65536");
 }

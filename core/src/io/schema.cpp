@@ -59,7 +59,7 @@ void architecture_fields(Fields& f) {
   add({"model.linear_attention.chunk", "lach", "int", "tokens", 0, 0, 4096, {}, "Chunk length of the chunked (parallel) form that training and prefill run; 0: the kernel's own (flash-linear-attention's Gated DeltaNet 64, mamba_ssm's Mamba-2 256).", "model", kBoth});
   add({"model.linear_attention.full_every", "laf", "int", "layers", 4, 0, 100000, {}, "Every N-th layer keeps softmax attention, the others are linear (Qwen3-Next: 4; 0: every layer is linear).", "model", kBoth});
   add({"model.linear_attention.state_precision", "lasp", "enum", "", "fp32", 0, 0, names_of(state_precision_names()), "Element type of the linear layers' recurrent state (fp32 as flash-linear-attention keeps it; a serving engine may store it in 16 bits).", "model", kBoth});
-  add({"model.mixer_only_layers", "mxo", "int", "layers", 0, 0, 1048576, {}, "Layers with a token mixer and no MLP after it (Nemotron-H: a Mamba-2 block followed directly by another mixer). Dense MLPs only.", "model", kBoth});
+  add({"model.mixer_only_layers", "mxo", "int", "layers", 0, 0, 1048576, {}, "Layers with a token mixer and no MLP after it (Nemotron-H: a Mamba-2 block followed directly by another mixer). With moe they are MoE layers without their MoE block (Nemotron 3).", "model", kBoth});
   add({"model.mtp_layers", "mtp", "int", "", 0, 0, 16, {}, "Multi-token prediction modules trained with the model (DeepSeek-V3: 1).", "model", kBoth});
 }
 

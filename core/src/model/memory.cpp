@@ -38,10 +38,12 @@ StageParams params_of_stage(const Model& m, const Parallelism& p, int first_laye
   const LayerParams moe = layer_params(m, true);
   for (int l = first_layer; l < first_layer + layers; ++l) {
     if (is_moe_layer(m, l)) {
-      const double router = 1.0 * m.hidden * m.moe.experts;
-      sp.dense += moe.attention + router;
+      // The router and the shared experts are dense weights (Megatron-Core
+      // TopKRouter, SharedExpertMLP: tensor-parallel, replicated over ep).
+      const double router = mlp_share(m, true) * m.hidden * m.moe.experts;
+      sp.dense += moe.attention + router + moe.shared;
       sp.norms += moe.norms;
-      sp.expert += moe.mlp - router;
+      sp.expert += moe.mlp - router - moe.shared;
     } else {
       sp.dense += dense.attention + dense.mlp;
       sp.norms += dense.norms;
@@ -75,7 +77,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   // Replicated over tp unless sequence parallel: two norm inputs (2 bytes
   // each), the QKV and MLP inputs (g bytes each) and the two dropout masks;
   // the MLP's half only in the layers that have one.
-  const double mlps = mlp_share(m);
+  const double mlps = mlp_share(m, moe_layer);
   const double replicated = sbh * (2 + g + mask) * (1 + mlps);
   const double qd = q_dim(m) / tp, kvd = kv_dim_local(m, p.tp);
   double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
@@ -88,9 +90,9 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   if (moe_layer) {
     ffn = m.moe.ffn_hidden;
     k = m.moe.top_k + (m.moe.shared_width() == m.moe.ffn_hidden ? m.moe.shared_experts : 0);
-    split += 2 * sbh * m.moe.top_k * p.expert_tp() / tp;  // the dispatched copies, gathered over etp
+    split += mlps * 2 * sbh * m.moe.top_k * p.expert_tp() / tp;  // the dispatched copies, gathered over etp
     if (m.moe.shared_width() != m.moe.ffn_hidden)
-      split += m.moe.shared_experts * s * b * (m.moe.shared_width() / tp) * (is_gated(m.ffn_type) ? 6 : 4);
+      split += mlps * m.moe.shared_experts * s * b * (m.moe.shared_width() / tp) * (is_gated(m.ffn_type) ? 6 : 4);
   }
   // Up-projection output (2 bytes per column, two halves when gated) and the
   // activation's output, which is the down-projection's GEMM input (g bytes).
@@ -297,7 +299,7 @@ StageParamsPair stage_params(const Model& m, const Parallelism& p, const Trainin
     // The MTP modules train on the last stage: experts split like the others.
     const bool moe = is_moe_layer(m, m.layers - 1);
     const LayerParams block = layer_params(m, moe);
-    const double expert = moe ? block.mlp - 1.0 * m.hidden * m.moe.experts : 0.0;
+    const double expert = moe ? block.mlp - mlp_share(m, true) * m.hidden * m.moe.experts - block.shared : 0.0;
     StageParams& last = p.pp == 1 ? sp.first : sp.last;
     last.dense += (mtp_params(m) - m.mtp_layers * expert) / p.tp;
     last.expert += m.mtp_layers * expert / (static_cast<double>(p.expert_tp()) * p.ep);

@@ -37,8 +37,12 @@ double ffn_params(const Model& m, double f) {
 }
 }  // namespace
 
-double mlp_share(const Model& m) {
-  return m.layers > 0 ? 1 - std::clamp(m.mixer_only_layers, 0, m.layers) / static_cast<double>(m.layers) : 1.0;
+int mlp_kind_layers(const Model& m) { return m.is_moe() ? moe_layer_count(m) : m.layers; }
+
+double mlp_share(const Model& m, bool moe_layer) {
+  if (m.mixer_only_layers <= 0 || moe_layer != m.is_moe()) return 1.0;
+  const int kind = mlp_kind_layers(m);
+  return kind > 0 ? 1 - std::clamp(m.mixer_only_layers, 0, kind) / static_cast<double>(kind) : 1.0;
 }
 
 LayerParams layer_params(const Model& m, bool moe_layer) {
@@ -53,7 +57,7 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
   const double linear = linear_share(m);
   lp.attention = (1 - linear) * lp.attention + linear * linear_attention_params(m);
   // A norm before the mixer and one before the MLP, where there is one.
-  const double mlps = mlp_share(m);
+  const double mlps = mlp_share(m, moe_layer);
   lp.norms = (m.norm == NormType::layernorm ? 2 : 1) * h * (1 + mlps);
   if (!moe_layer) {
     lp.mlp = lp.mlp_active = mlps * ffn_params(m, m.ffn_hidden);
@@ -61,8 +65,9 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
     const double expert = ffn_params(m, m.moe.ffn_hidden);
     const double shared = m.moe.shared_experts * ffn_params(m, m.moe.shared_width());
     const double router = h * m.moe.experts;
-    lp.mlp = m.moe.experts * expert + shared + router;
-    lp.mlp_active = m.moe.top_k * expert + shared + router;
+    lp.mlp = mlps * (m.moe.experts * expert + shared + router);
+    lp.mlp_active = mlps * (m.moe.top_k * expert + shared + router);
+    lp.shared = mlps * shared;
   }
   return lp;
 }

@@ -8,6 +8,7 @@ struct LayerParams {
   double attention = 0;  // Wq, Wk, Wv, Wo (+ biases); a hybrid's mean over its softmax and linear layers
   double mlp = 0;        // dense MLP, or all experts + shared + router of a MoE layer
   double mlp_active = 0; // MLP weights one token touches (top_k experts + shared + router)
+  double shared = 0;     // of mlp: the shared experts (dense weights, replicated over ep)
   double norms = 0;
   double total() const { return attention + mlp + norms; }
 };
@@ -27,8 +28,13 @@ double q_dim(const Model& m);   // heads * head_dim
 double kv_dim(const Model& m);  // kv_heads * head_dim
 int mlp_matrices(const Model& m);  // 3 for gated FFNs, 2 otherwise
 bool is_moe_layer(const Model& m, int layer);
-// Share of the layers with an MLP block after their mixer (1 but for mixer_only_layers).
-double mlp_share(const Model& m);
+// Share of the layers of a kind (MoE or dense) with an MLP block after their
+// mixer: 1 but for model.mixer_only_layers, which are dense layers in a dense
+// model and MoE layers in an MoE model (Nemotron-H's MoE patterns: every MLP
+// block there is an MoE block).
+double mlp_share(const Model& m, bool moe_layer);
+// The layers of the kind the mixer-only layers are taken from (all, or the MoE layers).
+int mlp_kind_layers(const Model& m);
 int moe_layer_count(const Model& m);
 // Parameters of the model.mtp_layers multi-token prediction modules.
 double mtp_params(const Model& m);

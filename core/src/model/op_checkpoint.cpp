@@ -88,9 +88,9 @@ std::vector<MatmulPart> layer_matmuls(const Model& m, int tp, bool moe_layer) {
       parts.push_back(p);
     }
   }
-  const double mlps = mlp_share(m);
+  const double mlps = mlp_share(m, moe_layer);
   for (MatmulPart& p : parts)
-    if (p.op.rfind("mlp.", 0) == 0) p.layers *= mlps;
+    if (p.op.rfind(moe_layer ? "moe." : "mlp.", 0) == 0) p.layers *= mlps;
   return parts;
 }
 
@@ -121,7 +121,7 @@ double op_checkpoint_activation_bytes(const Model& m, const Parallelism& p, cons
   const double v_dim = m.mla.on() ? m.mla.v_head_dim : m.head_dim;
   if (t.flash_attention)
     bytes += (2 * tokens * (m.heads / tp) * v_dim + 4 * tokens * (m.heads / tp)) * (1 - linear_share(m));
-  if (sp) bytes += 2 * (1 + mlp_share(m)) * tokens * h / tp;  // the reduce-scatter outputs of the mixer and the MLP
+  if (sp) bytes += 2 * (1 + mlp_share(m, moe_layer)) * tokens * h / tp;  // the reduce-scatter outputs of the mixer and the MLP
   return bytes;
 }
 

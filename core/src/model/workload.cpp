@@ -160,7 +160,7 @@ std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p) {
   }
   ops.push_back(elementwise("mlp.residual", local * h * (3 * p.act_bytes + (p.dropout ? 1 : 0)), 2 * local * h));
   // Mixer-only layers run no MLP block: it stands for the layers that have one.
-  const double mlps = mlp_share(m);
+  const double mlps = mlp_share(m, p.moe_layer);
   for (size_t i = first_mlp; i < ops.size(); ++i) ops[i].layer_share *= mlps;
   return ops;
 }

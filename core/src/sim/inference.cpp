@@ -183,6 +183,9 @@ PhaseCost draft_pass(const Scenario& s, const LayerPass& dec, const LayerPass& d
   d.model.layers = std::min(s.infer.draft_layers, s.model.layers);  // as memory.cpp counts them
   d.model.moe.dense_layers = 0;
   d.model.moe.every = 1;
+  // The target's share of mixer-only layers, to the nearest whole layer of the draft.
+  const int kind = mlp_kind_layers(s.model);
+  d.model.mixer_only_layers = kind > 0 ? static_cast<int>(std::lround(1.0 * s.model.mixer_only_layers * d.model.layers / kind)) : 0;
   d.par.pp = 1;
   PhaseCost pc = run_phase(d, "decode", dec, dec_moe, b);
   for (Op& op : pc.ops) op.name = "draft." + op.name;

@@ -213,12 +213,13 @@ function readMamba2(heads, m, { get, posInt, types, pattern }, warnings) {
 }
 
 // Nemotron-H's hybrid_override_pattern, one block per character: M a Mamba-2
-// mixer, * an attention mixer, - an MLP (after the mixer before it). The
-// layers are the mixers; those not followed by an MLP are mixer_only_layers.
+// mixer, * an attention mixer, - an MLP, E a mixture of experts (Nemotron 3),
+// each after the mixer before it. The layers are the mixers; those not
+// followed by an MLP are mixer_only_layers (MoE layers when the blocks are E).
 function readHybridPattern(text, m, warnings) {
-  if (typeof text !== 'string' || !/^[M*\-E]+$/.test(text)) throw new Error('hybrid_override_pattern must be a string of M, *, - (and E) blocks');
-  if (text.includes('E')) throw new Error('hybrid_override_pattern has MoE blocks (E): mixer-only layers are modelled with dense MLPs only');
-  const mixers = [...text].filter((c) => c !== '-');
+  if (typeof text !== 'string' || !/^[M*\-E]+$/.test(text)) throw new Error('hybrid_override_pattern must be a string of M, *, - and E blocks');
+  if (text.includes('E') && text.includes('-')) throw new Error('hybrid_override_pattern has both MLP (-) and MoE (E) blocks: a model is either dense or MoE after its mixers here');
+  const mixers = [...text].filter((c) => c !== '-' && c !== 'E');
   const mlps = text.length - mixers.length;
   if (!mixers.length) throw new Error('hybrid_override_pattern has no mixer blocks (M or *)');
   if (mlps > mixers.length) throw new Error(`hybrid_override_pattern has ${mlps} MLP blocks for ${mixers.length} mixers: not modelled`);
@@ -226,8 +227,10 @@ function readHybridPattern(text, m, warnings) {
   if (m.layers !== undefined && m.layers !== text.length) warnings.push(`num_hidden_layers ${m.layers} and a pattern of ${text.length} blocks`);
   m.layers = mixers.length;
   if (mixers.length > mlps) m.mixer_only_layers = mixers.length - mlps;
-  warnings.push(`hybrid_override_pattern: ${mixers.filter((c) => c === 'M').length} Mamba-2, ${mixers.filter((c) => c === '*').length} attention and ${mlps} MLP blocks, read as ${mixers.length} layers, ${mixers.length - mlps} of them without an MLP`);
-  return { fullEvery: fullEvery(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), LINEAR, warnings, 'hybrid_override_pattern') };
+  const moeBlocks = text.includes('E') ? mlps : 0;
+  const blocks = moeBlocks ? 'MoE' : 'MLP';
+  warnings.push(`hybrid_override_pattern: ${mixers.filter((c) => c === 'M').length} Mamba-2, ${mixers.filter((c) => c === '*').length} attention and ${mlps} ${blocks} blocks, read as ${mixers.length} layers, ${mixers.length - mlps} of them without an ${blocks} block`);
+  return { fullEvery: fullEvery(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), LINEAR, warnings, 'hybrid_override_pattern'), moeBlocks };
 }
 
 export function importHfConfig(input) {
@@ -441,7 +444,7 @@ export function importHfConfig(input) {
     const expertFfn = fam.llama4 ? posInt('moe.ffn_hidden', 'intermediate_size') : posInt('moe.ffn_hidden', 'moe_intermediate_size');
     moe.ffn_hidden = expertFfn ?? m.ffn_hidden;
     const nShared = nonNegInt('moe.shared_experts', 'n_shared_experts');
-    const sharedFfn = posInt('moe.shared_ffn_hidden', 'shared_expert_intermediate_size');
+    const sharedFfn = posInt('moe.shared_ffn_hidden', 'shared_expert_intermediate_size', 'moe_shared_expert_intermediate_size');
     if (nShared !== undefined) moe.shared_experts = nShared;
     else if (sharedFfn) moe.shared_experts = 1;
     else moe.shared_experts = fam.llama4 ? 1 : 0;
@@ -466,6 +469,8 @@ export function importHfConfig(input) {
   } else if (fam.moe) {
     warnings.push('a mixture-of-experts family without a number of experts: read as dense');
   }
+  if (pattern?.moeBlocks && !m.moe) throw new Error('hybrid_override_pattern has MoE blocks (E) but config.json gives no number of experts (n_routed_experts)');
+  if (pattern && m.moe && !pattern.moeBlocks) throw new Error('config.json has experts but hybrid_override_pattern has MLP (-) blocks, not MoE (E) blocks');
   const mtp = nonNegInt('mtp_layers', 'num_nextn_predict_layers');
   if (mtp) m.mtp_layers = mtp;
 
