@@ -45,6 +45,24 @@ TEST(LinearAttention, EveryFourthLayerKeepsSoftmaxAttention) {
         ASSERT_EQ(linear_layers(v, first, count), n) << every << " " << first << " " << count;
       }
   }
+  // full_layers: N softmax layers spread evenly; as many as given, and at
+  // every f-th layer when N = L / f.
+  for (int n : {1, 5, 6, 12, 47, 48}) {
+    Model v = m;
+    v.linear.full_layers = n;
+    int full = 0;
+    for (int l = 0; l < 48; ++l) {
+      full += is_linear_layer(v, l) ? 0 : 1;
+      if (48 % n == 0) ASSERT_EQ(is_linear_layer(v, l), (l + 1) % (48 / n) != 0) << n << " " << l;
+    }
+    EXPECT_EQ(full, n);
+    for (int first = 0; first < 48; ++first)
+      for (int count = 1; first + count <= 48; ++count) {
+        int k = 0;
+        for (int l = first; l < first + count; ++l) k += is_linear_layer(v, l) ? 1 : 0;
+        ASSERT_EQ(linear_layers(v, first, count), k) << n << " " << first << " " << count;
+      }
+  }
   Model none = m;
   none.linear.full_every = 0;
   EXPECT_EQ(linear_layers(none, 0, 48), 48);
@@ -343,6 +361,30 @@ TEST(MixerOnlyLayers, InAnMoeModelAreMoeLayers) {
   const json served = eval_ok(serve);
   EXPECT_DOUBLE_EQ(find_op(served, "moe.up", "decode")["count"].get<double>(), 22.0);
   EXPECT_GT(served["inference"]["output_tokens_per_s"].get<double>(), 0.0);
+}
+
+// Nemotron 3 Nano's 29 mixers hold 6 softmax layers, which no full_every
+// gives (every 4th: 7, every 5th: 5): full_layers places them evenly.
+TEST(LinearAttention, FullLayersGiveAnIrregularCount) {
+  json model = moe_pattern_model(6);
+  model["layers"] = 29;
+  model["linear_attention"].erase("full_every");
+  model["linear_attention"]["full_layers"] = 6;
+  const Model m = parse_model(model, "model");
+  EXPECT_DOUBLE_EQ(linear_share(m), 23.0 / 29);
+  json s = training(model, "none");
+  s["parallelism"] = {{"dp", 8}, {"ep", 4}};
+  const json out = eval_ok(s);
+  EXPECT_DOUBLE_EQ(find_op(out, "attn.flash", "fwd")["count"].get<double>(), 6.0 * 8);
+  EXPECT_DOUBLE_EQ(find_op(out, "linear.in_proj", "fwd")["count"].get<double>(), 23.0 * 8);
+  // Served: 6 layers of KV cache and 23 fixed states.
+  for (const json& row : eval_ok(serving(model, 8192, 4, 1))["inference"]["kv_cache_by_layer_type"])
+    EXPECT_EQ(row["layers"], row["type"] == "linear_state" ? 23 : 6);
+  model["linear_attention"]["full_every"] = 5;
+  EXPECT_EQ(eval(serving(model, 4096, 1, 1))["error"]["path"], "model.linear_attention.full_layers");
+  model["linear_attention"].erase("full_every");
+  model["linear_attention"]["full_layers"] = 30;
+  EXPECT_EQ(eval(serving(model, 4096, 1, 1))["error"]["path"], "model.linear_attention.full_layers");
 }
 
 TEST(MixerOnlyLayers, RefusesWhatItDoesNotModel) {

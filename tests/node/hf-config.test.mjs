@@ -454,6 +454,15 @@ test('Nemotron-H with MoE blocks: the mixers without one are mixer-only MoE laye
   const want = 12 * mamba + 4 * (1024 * 1536 + 1024 * 1024) + 12 * moe + 29 * 1024 + 2 * 1000 * 1024;
   assert.ok(Math.abs(out.model.parameters - want) < 1, `${out.model.parameters} vs ${want}`);
   assert.throws(() => importHfConfig({ ...NEMOTRON_MOE, hybrid_override_pattern: 'M-M*-' }), /MLP \(-\) blocks, not MoE \(E\)/);
+  // 6 attention mixers of 29, which no every-G-th reading gives (7 or 5): their count, spread evenly
+  const odd = importHfConfig({ ...NEMOTRON_MOE, hybrid_override_pattern: 'MEMEM*E'.repeat(6) + 'MEMEMEMEME' });
+  assert.equal(odd.model.layers, 29);
+  assert.equal(odd.model.mixer_only_layers, 6);
+  assert.equal(odd.model.linear_attention.full_layers, 6);
+  assert.equal(odd.model.linear_attention.full_every, undefined);
+  assert.match(odd.warnings.join(' '), /6 full-attention layers of 29 in an irregular pattern: read as 6 spread evenly/);
+  const kv = evaluates(odd.model).inference.kv_cache_by_layer_type;
+  assert.deepEqual(kv.map((t) => [t.type, t.layers]), [['full', 6], ['linear_state', 23]]);
 });
 
 test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a shared expert and the MTP layer', async () => {

@@ -57,6 +57,9 @@ LinearAttention parse_linear(StrictObject& m) {
   // 64, mamba_ssm's Mamba2 chunk_size 256 (mamba_ssm/modules/mamba2.py).
   if (a.chunk == 0) a.chunk = a.kind == LinearKind::mamba2 ? 256 : 64;
   a.full_every = static_cast<int>(int_field(o, "full_every"));
+  a.full_layers = static_cast<int>(int_field(o, "full_layers"));
+  if (a.full_layers > 0 && o.has("full_every"))
+    throw InputError(o.child_path("full_layers"), "give full_every or full_layers, not both");
   a.state_precision = enum_field(o, "state_precision", state_precision_names());
   // Qwen3-Next repeats each query/key head over value_heads / key_heads value
   // heads; Mamba-2 shares each B/C group among heads / n_groups heads.
@@ -76,6 +79,8 @@ void parse_architecture(StrictObject& o, Model& m) {
     // One layer pattern at a time: the hybrid's softmax layers attend the full context with GQA.
     if (m.mla.on() || m.attention.kind != LocalAttention::none)
       throw InputError(o.child_path("linear_attention"), "is modelled beside full GQA attention layers, not with mla or a local window / chunk");
+    if (m.linear.full_layers > m.layers)
+      throw InputError(join_path(o.child_path("linear_attention"), "full_layers"), "exceeds the number of layers");
   }
   if (m.mla.on() && m.attention.output_gate)
     throw InputError(join_path(o.child_path("attention"), "output_gate"), "is modelled for GQA attention, not with mla");

@@ -85,14 +85,26 @@ double small_proj_width(const LinearAttention& a, double value_heads) { return m
 
 }  // namespace
 
+namespace {
+// full_layers N of L spread evenly: the softmax layers before layer x number
+// floor(x N / L), so layer l is one where that count steps (the last layer of
+// each of N equal spans; N = L / f places them as every f-th does).
+long long softmax_layers_before(const Model& m, long long x) {
+  return m.layers > 0 ? x * m.linear.full_layers / m.layers : 0;
+}
+}  // namespace
+
 bool is_linear_layer(const Model& m, int layer) {
   if (!m.linear.on()) return false;
+  if (m.linear.full_layers > 0) return softmax_layers_before(m, layer + 1) == softmax_layers_before(m, layer);
   const int f = m.linear.full_every;
   return f <= 0 || (layer + 1) % f != 0;
 }
 
 int linear_layers(const Model& m, int first, int count) {
   if (!m.linear.on() || count <= 0) return 0;
+  if (m.linear.full_layers > 0)
+    return count - static_cast<int>(softmax_layers_before(m, first + count) - softmax_layers_before(m, first));
   const int f = m.linear.full_every;
   if (f <= 0) return count;
   // Layers l with (l + 1) % f == 0 among first .. first + count - 1.

@@ -171,6 +171,21 @@ function fullEvery(types, other, warnings, what = 'layer_types') {
 const LOCAL = /slid|chunk|local/i;
 const LINEAR = /linear|mamba/i;
 
+// The softmax layers of a hybrid: every G-th when the pattern is regular or
+// an every-G-th reading keeps their count, else their count spread evenly
+// (linear_attention.full_layers).
+function softmaxLayers(types, warnings, what = 'layer_types') {
+  const full = types.filter((t) => !LINEAR.test(String(t))).length;
+  const quiet = [];
+  const every = fullEvery(types, LINEAR, quiet, what);
+  if (!full || Math.floor(types.length / every) === full) {
+    warnings.push(...quiet);
+    return { full_every: every };
+  }
+  warnings.push(`${what}: ${full} full-attention layers of ${types.length} in an irregular pattern: read as ${full} spread evenly`);
+  return { full_layers: full };
+}
+
 // Mamba-2 mixers (transformers BambaConfig: mamba_n_heads, mamba_d_head,
 // mamba_n_groups, mamba_d_state, mamba_d_conv, mamba_chunk_size,
 // mamba_expand; the softmax layers at attn_layer_indices, or layer_types).
@@ -199,12 +214,12 @@ function readMamba2(heads, m, { get, posInt, types, pattern }, warnings) {
   if (get('mamba_proj_bias', 'use_bias') === true) warnings.push('mamba_proj_bias: the Mamba-2 projections\' biases are not counted');
   const attn = get('attn_layer_indices');
   if (pattern) {
-    lin.full_every = pattern.fullEvery;
+    Object.assign(lin, pattern.layout);
   } else if (Array.isArray(attn) && m.layers) {
     const at = new Set(attn);
-    lin.full_every = fullEvery(Array.from({ length: m.layers }, (_, i) => (at.has(i) ? 'attention' : 'mamba')), LINEAR, warnings, 'attn_layer_indices');
+    Object.assign(lin, softmaxLayers(Array.from({ length: m.layers }, (_, i) => (at.has(i) ? 'attention' : 'mamba')), warnings, 'attn_layer_indices'));
   } else if (Array.isArray(types) && types.length) {
-    lin.full_every = fullEvery(types, LINEAR, warnings);
+    Object.assign(lin, softmaxLayers(types, warnings));
   } else {
     lin.full_every = 0;
     warnings.push('no attn_layer_indices or layer_types: every layer read as Mamba-2');
@@ -230,7 +245,7 @@ function readHybridPattern(text, m, warnings) {
   const moeBlocks = text.includes('E') ? mlps : 0;
   const blocks = moeBlocks ? 'MoE' : 'MLP';
   warnings.push(`hybrid_override_pattern: ${mixers.filter((c) => c === 'M').length} Mamba-2, ${mixers.filter((c) => c === '*').length} attention and ${mlps} ${blocks} blocks, read as ${mixers.length} layers, ${mixers.length - mlps} of them without an ${blocks} block`);
-  return { fullEvery: fullEvery(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), LINEAR, warnings, 'hybrid_override_pattern'), moeBlocks };
+  return { layout: softmaxLayers(mixers.map((c) => (c === 'M' ? 'mamba' : 'attention')), warnings, 'hybrid_override_pattern'), moeBlocks };
 }
 
 export function importHfConfig(input) {
@@ -420,7 +435,7 @@ export function importHfConfig(input) {
     const conv = posInt('linear_attention.conv_kernel', 'linear_conv_kernel_dim');
     if (conv) lin.conv_kernel = conv;
     if (Array.isArray(types) && types.length) {
-      lin.full_every = fullEvery(types, LINEAR, warnings);
+      Object.assign(lin, softmaxLayers(types, warnings));
       if (types.length !== m.layers) warnings.push(`layer_types has ${types.length} entries for ${m.layers} layers`);
       if (has('full_attention_interval')) get('full_attention_interval'); // says the same as layer_types
     } else {
