@@ -558,3 +558,41 @@ test('an imported model never inherits structure its base preset has and it lack
   const scout = importHfConfig(LLAMA4_SCOUT).model;
   assert.equal(modelValues(scout, schema.fields, presets.models['llama4-maverick'].model)['model.moe.every'], '1');
 });
+
+// Shaped like a Granite 4.0-H config.json (GraniteMoeHybridConfig): Mamba-2
+// and attention layers by layer_types, a shared SwiGLU MLP in every layer and
+// routed experts beside it.
+const GRANITE_H = {
+  architectures: ['GraniteMoeHybridForCausalLM'], model_type: 'granitemoehybrid', hidden_size: 1536, num_hidden_layers: 40,
+  layer_types: Array.from({ length: 40 }, (_, i) => (i % 10 === 5 ? 'attention' : 'mamba')),
+  num_attention_heads: 12, num_key_value_heads: 4, hidden_act: 'silu', rms_norm_eps: 1e-5, vocab_size: 100352, tie_word_embeddings: true,
+  mamba_n_heads: 48, mamba_d_head: 64, mamba_n_groups: 1, mamba_d_state: 128, mamba_d_conv: 4, mamba_expand: 2, mamba_chunk_size: 256,
+  mamba_conv_bias: true, mamba_proj_bias: false, num_local_experts: 62, num_experts_per_tok: 6, intermediate_size: 512,
+  shared_intermediate_size: 1024, max_position_embeddings: 131072, embedding_multiplier: 12, logits_scaling: 6, residual_multiplier: 0.22,
+  attention_multiplier: 0.0078125, position_embedding_type: 'nope', router_aux_loss_coef: 0, output_router_logits: false,
+};
+
+test('Granite 4.0-H: a shared MLP in every layer beside the routed experts; without experts the shared MLP alone', () => {
+  const r = importHfConfig(GRANITE_H);
+  assert.equal(r.family, 'granitemoehybrid');
+  assert.deepEqual(r.unknown, []);
+  assert.equal(r.model.ffn_hidden, 1024);
+  assert.deepEqual(r.model.moe, { experts: 62, top_k: 6, ffn_hidden: 512, shared_experts: 1, shared_ffn_hidden: 1024, dense_layers: 0 });
+  // attention at layers 5, 15, 25, 35: 4 of 40, read as every 10th (the same count)
+  assert.equal(r.model.linear_attention.full_every, 10);
+  assert.equal(r.model.tied_embeddings, true);
+  const out = evaluates(r.model);
+  // 36 Mamba-2 mixers (in_proj 1536 x 6448, conv 3328 x 5, 3 x 48, norm 3072, out_proj 3072 x 1536),
+  // 4 attention mixers (1536 x 2560 + 1536 x 1536), 40 MLP blocks (62 experts of 3 x 1536 x 512,
+  // the shared one of 3 x 1536 x 1024, the router 1536 x 62), 81 norms and the tied embedding
+  const mamba = 1536 * 6448 + 3328 * 5 + 144 + 3072 + 3072 * 1536;
+  const mlp = 62 * 3 * 1536 * 512 + 3 * 1536 * 1024 + 1536 * 62;
+  const want = 36 * mamba + 4 * (1536 * 2560 + 1536 * 1536) + 40 * mlp + 81 * 1536 + 100352 * 1536;
+  assert.ok(Math.abs(out.model.parameters - want) < 1, `${out.model.parameters} vs ${want}`);
+  // Granite 4.0-H Micro: no routed experts, the shared MLP is the layer's MLP
+  const dense = importHfConfig({ ...GRANITE_H, num_local_experts: 0, shared_intermediate_size: 8192 });
+  assert.equal(dense.model.moe, undefined);
+  assert.equal(dense.model.ffn_hidden, 8192);
+  assert.deepEqual(dense.unknown, []);
+  assert.match(dense.warnings.join(' '), /intermediate_size: the routed experts' width, unused/);
+});

@@ -102,7 +102,7 @@ export function importDialog(onImport) {
     run(text.value);
   });
   const dlg = dialogShell('import-dialog', 'Import a Hugging Face config.json', [
-    el('p', { class: 'dialog-note', text: 'Llama, Mistral, Mixtral, Qwen2 and Qwen3 (dense, MoE, Next), DeepSeek-V2/V3, Kimi K2, GLM-4.5, GPT-OSS, Llama 4, Gemma 3, Bamba, Nemotron-H, GPT-2, GPT-NeoX and Falcon configs are understood; others are read as Llama-style, with a warning. The model becomes a custom model based on the closest preset.' }),
+    el('p', { class: 'dialog-note', text: 'Llama, Mistral, Mixtral, Qwen2 and Qwen3 (dense, MoE, Next), DeepSeek-V2/V3, Kimi K2, GLM-4.5, GPT-OSS, Llama 4, Gemma 3, Bamba, Nemotron-H and Nemotron 3, Granite 4.0-H, GPT-2, GPT-NeoX and Falcon configs are understood; others are read as Llama-style, with a warning. The model becomes a custom model based on the closest preset.' }),
     el('label', { for: 'hf-text', class: 'block-label', text: 'Paste config.json' }),
     text,
     el('div', { class: 'dialog-row' }, [el('label', { for: 'hf-file', text: 'or choose a file' }), file]),

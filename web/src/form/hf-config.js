@@ -21,6 +21,8 @@ const IGNORED = new Set([
   'rms_norm_eps', 'classifier_dropout', 'hidden_dropout_prob', 'attention_probs_dropout_prob',
   'n_ctx', 'apply_residual_connection_post_layernorm', 'use_alibi', 'tokenizer_class', 'quantization_config',
   'auto_map', 'dtype', 'rope_parameters', 'partial_rotary_factor',
+  // Granite's scaling constants and position setting (same cost)
+  'embedding_multiplier', 'logits_scaling', 'residual_multiplier', 'attention_multiplier', 'position_embedding_type',
   // router and load-balancing settings: no effect on time or memory here
   'topk_method', 'routed_scaling_factor', 'scoring_func', 'norm_topk_prob', 'aux_loss_alpha',
   'seq_aux', 'ep_size', 'router_aux_loss_coef', 'moe_aux_loss_coef', 'router_z_loss_coef',
@@ -63,6 +65,10 @@ const FAMILIES = {
   // Mamba-2, attention and MLP blocks in the order of hybrid_override_pattern; RMSNorm
   // under the name layer_norm_epsilon
   nemotron_h: { gated: false, norm: 'rmsnorm', normFixed: true, tied: false, mamba: true, pattern: true },
+  // Granite 4.0-H: Mamba-2 and attention layers (layer_types), each followed by a shared
+  // SwiGLU MLP of shared_intermediate_size and, when num_local_experts > 0, routed
+  // experts of intermediate_size beside it (transformers GraniteMoeHybridConfig)
+  granitemoehybrid: { gated: true, norm: 'rmsnorm', tied: true, mamba: true, granite: true },
   // alternating sliding-window / full attention with per-head sinks, biased
   gpt_oss: { gated: true, norm: 'rmsnorm', tied: false, moe: true, sinks: true, bias: true },
   // iRoPE: chunked local attention, every 4th layer global (NoPE); one shared expert
@@ -93,6 +99,7 @@ const ALIASES = {
   Glm4MoeForCausalLM: 'glm4_moe',
   BambaForCausalLM: 'bamba',
   NemotronHForCausalLM: 'nemotron_h',
+  GraniteMoeHybridForCausalLM: 'granitemoehybrid',
   GptOssForCausalLM: 'gpt_oss',
   Llama4ForConditionalGeneration: 'llama4',
   Llama4ForCausalLM: 'llama4',
@@ -356,9 +363,12 @@ export function importHfConfig(input) {
   const act = get('hidden_act', 'hidden_activation', 'activation_function', 'activation', 'mlp_hidden_act');
   m.ffn_type = ffnTypeFor(act, fam.gated, warnings);
   // Llama 4: intermediate_size is the expert's width, intermediate_size_mlp the dense layers'.
+  // Granite 4.0-H: the MLP every layer runs is the shared one.
   let ffn = fam.llama4
     ? posInt('ffn_hidden', 'intermediate_size_mlp', 'intermediate_size')
-    : posInt('ffn_hidden', 'intermediate_size', 'n_inner', 'ffn_hidden_size');
+    : fam.granite
+      ? posInt('ffn_hidden', 'shared_intermediate_size', 'intermediate_size')
+      : posInt('ffn_hidden', 'intermediate_size', 'n_inner', 'ffn_hidden_size');
   if (fam.gpt2 && !has('n_inner')) used.add('n_inner');
   if (!ffn && m.hidden) ffn = 4 * m.hidden;
   m.ffn_hidden = ffn;
@@ -452,14 +462,16 @@ export function importHfConfig(input) {
   else if (fam.mamba && !mambaHeads) warnings.push('a Mamba-2 family without mamba_n_heads: read as softmax attention in every layer');
 
   // Mixture of experts.
-  const experts = posInt('moe.experts', 'num_local_experts', 'num_experts', 'n_routed_experts');
+  // Granite 4.0-H Micro sets num_local_experts 0: its layers run the shared MLP alone.
+  const noExperts = fam.granite && get('num_local_experts') === 0;
+  const experts = noExperts ? 0 : posInt('moe.experts', 'num_local_experts', 'num_experts', 'n_routed_experts');
   if (experts && experts > 1) {
     const moe = { experts, top_k: posInt('moe.top_k', 'num_experts_per_tok', 'experts_per_token', 'top_k', 'moe_top_k') ?? 2 };
     if (has('num_experts_per_tok') && has('experts_per_token')) get('experts_per_token');
-    const expertFfn = fam.llama4 ? posInt('moe.ffn_hidden', 'intermediate_size') : posInt('moe.ffn_hidden', 'moe_intermediate_size');
+    const expertFfn = fam.llama4 || fam.granite ? posInt('moe.ffn_hidden', 'intermediate_size') : posInt('moe.ffn_hidden', 'moe_intermediate_size');
     moe.ffn_hidden = expertFfn ?? m.ffn_hidden;
     const nShared = nonNegInt('moe.shared_experts', 'n_shared_experts');
-    const sharedFfn = posInt('moe.shared_ffn_hidden', 'shared_expert_intermediate_size', 'moe_shared_expert_intermediate_size');
+    const sharedFfn = posInt('moe.shared_ffn_hidden', 'shared_expert_intermediate_size', 'moe_shared_expert_intermediate_size', 'shared_intermediate_size');
     if (nShared !== undefined) moe.shared_experts = nShared;
     else if (sharedFfn) moe.shared_experts = 1;
     else moe.shared_experts = fam.llama4 ? 1 : 0;
@@ -484,6 +496,8 @@ export function importHfConfig(input) {
   } else if (fam.moe) {
     warnings.push('a mixture-of-experts family without a number of experts: read as dense');
   }
+  if (noExperts) get('num_experts_per_tok'); // no experts to pick
+  if (noExperts && has('intermediate_size') && get('intermediate_size') !== m.ffn_hidden) warnings.push('intermediate_size: the routed experts\' width, unused with num_local_experts 0');
   if (pattern?.moeBlocks && !m.moe) throw new Error('hybrid_override_pattern has MoE blocks (E) but config.json gives no number of experts (n_routed_experts)');
   if (pattern && m.moe && !pattern.moeBlocks) throw new Error('config.json has experts but hybrid_override_pattern has MLP (-) blocks, not MoE (E) blocks');
   const mtp = nonNegInt('mtp_layers', 'num_nextn_predict_layers');
