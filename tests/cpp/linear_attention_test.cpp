@@ -302,6 +302,10 @@ TEST(MixerOnlyLayers, HaveNoMlpBlock) {
   EXPECT_DOUBLE_EQ(mlp_share(m, false), 24.0 / 28);
   // 24 MLPs of 2 x 4096 x 21504 and 52 RMSNorms, beside the same mixers.
   EXPECT_NEAR(count_params(all).layers - count_params(m).layers, 4 * (2.0 * 4096 * 21504 + 4096), 1.0);
+  // An MTP module is a whole block, its MLP included, whatever layers lack one.
+  json with_mtp = pattern_model(4), with_mtp0 = pattern_model(0);
+  with_mtp["mtp_layers"] = with_mtp0["mtp_layers"] = 1;
+  EXPECT_DOUBLE_EQ(mtp_params(parse_model(with_mtp, "model")), mtp_params(parse_model(with_mtp0, "model")));
   json s = training(pattern_model(4), "none");
   s["parallelism"] = {{"tp", 2}, {"dp", 4}, {"sp", true}};
   json s0 = s;

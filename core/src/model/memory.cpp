@@ -266,7 +266,7 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
   // MTP modules on the last stage (Megatron-Core): their block and second logits.
   if (last && m.mtp_layers > 0)
-    r.activations += m.mtp_layers * (layer_activation_bytes(m, p, t, is_moe_layer(m, m.layers - 1)) +
+    r.activations += m.mtp_layers * (layer_activation_bytes(mtp_block_model(m), p, t, is_moe_layer(m, m.layers - 1)) +
                                      4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp);
   r.total = r.weights + r.gradients + r.optimizer + r.activations;
   return r;
@@ -298,8 +298,8 @@ StageParamsPair stage_params(const Model& m, const Parallelism& p, const Trainin
   if (m.mtp_layers > 0) {
     // The MTP modules train on the last stage: experts split like the others.
     const bool moe = is_moe_layer(m, m.layers - 1);
-    const LayerParams block = layer_params(m, moe);
-    const double expert = moe ? block.mlp - mlp_share(m, true) * m.hidden * m.moe.experts - block.shared : 0.0;
+    const LayerParams block = layer_params(mtp_block_model(m), moe);
+    const double expert = moe ? block.mlp - m.hidden * m.moe.experts - block.shared : 0.0;
     StageParams& last = p.pp == 1 ? sp.first : sp.last;
     last.dense += (mtp_params(m) - m.mtp_layers * expert) / p.tp;
     last.expert += m.mtp_layers * expert / (static_cast<double>(p.expert_tp()) * p.ep);

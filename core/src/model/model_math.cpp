@@ -112,9 +112,15 @@ double attention_core_flops_per_token(const Model& m, double seq_len) {
 // DeepSeek-V3 §2.2 (and inference/model.py): each MTP module is one
 // transformer block of the last layer's kind, the projection M (2h x h) and
 // two RMSNorms; it shares the embedding and the output head.
+Model mtp_block_model(const Model& m) {
+  Model b = m;
+  b.mixer_only_layers = 0;
+  return b;
+}
+
 double mtp_params(const Model& m) {
   if (m.mtp_layers <= 0) return 0;
-  const LayerParams block = layer_params(m, is_moe_layer(m, m.layers - 1));
+  const LayerParams block = layer_params(mtp_block_model(m), is_moe_layer(m, m.layers - 1));
   const double h = m.hidden;
   return m.mtp_layers * (block.total() + 2 * h * h + 2 * h);
 }

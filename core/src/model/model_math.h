@@ -38,6 +38,9 @@ int mlp_kind_layers(const Model& m);
 int moe_layer_count(const Model& m);
 // Parameters of the model.mtp_layers multi-token prediction modules.
 double mtp_params(const Model& m);
+// The model an MTP module's block is shaped by: the last layer's kind with
+// its MLP (or MoE) block, whatever mixer-only layers the model has.
+Model mtp_block_model(const Model& m);
 
 LayerParams layer_params(const Model& m, bool moe_layer);
 ParamCount count_params(const Model& m);

@@ -95,7 +95,9 @@ void add_mtp(const Scenario& s, PassTime& t, std::vector<Op>* ops) {
   const Model& m = s.model;
   if (m.mtp_layers <= 0) return;
   const double d = m.mtp_layers;
-  const LayerTimes block = layer_times(s, is_moe_layer(m, m.layers - 1), ops != nullptr);
+  Scenario with_mlp = s;
+  with_mlp.model = mtp_block_model(m);
+  const LayerTimes block = layer_times(with_mlp, is_moe_layer(m, m.layers - 1), ops != nullptr);
   for (const PassTime* pt : {&block.fwd, &block.bwd}) {
     t.compute += d * (pt->compute + pt->tp + pt->cp + pt->ep);
     t.kernels += d * pt->kernels;
@@ -137,7 +139,7 @@ void add_mtp(const Scenario& s, PassTime& t, std::vector<Op>* ops) {
 
 double mtp_forward_flops_per_token(const Model& m, double seq_len) {
   if (m.mtp_layers <= 0) return 0;
-  const LayerParams block = layer_params(m, is_moe_layer(m, m.layers - 1));
+  const LayerParams block = layer_params(mtp_block_model(m), is_moe_layer(m, m.layers - 1));
   const double mm = block.attention + block.mlp_active;
   const double h = m.hidden;
   return m.mtp_layers * (2 * mm + attention_core_flops_per_token(m, seq_len) + 2 * 2 * h * h + 2.0 * m.vocab * h);
