@@ -122,6 +122,23 @@ test('Bamba-9B on one H100: Mamba-2 layers keep a fixed state; tp 8 splits their
   await page.close();
 });
 
+// The link an import of a Nemotron 3 Nano-shaped config.json writes: custom
+// on Qwen3-Next (whose full_every 4 stays in the preset), 29 mixers of which
+// 6 softmax (full_layers) and 6 without their MoE block.
+test('a hybrid MoE with an irregular pattern: 6 softmax layers of 29, full_layers over the preset\'s full_every', async () => {
+  const model = 'm=qwen3-next-80b-a3b&ml=29&mh=2688&ma=32&md=128&mf=1856&mt=relu2&mv=131072&xe=128&xk=6&xf=1856&xsf=3712&aog=0'
+    + '&lakn=mamba2&lak=8&lav=64&lavd=64&lach=128&lafn=6&mxo=6';
+  const { page, errors } = await openPage(`v=1&mode=inference&${model}&tp=1&b=1&in=4096&out=128`);
+  await waitEvaluated(page);
+  const verdict = await page.textContent('.verdict');
+  assert.match(verdict, /^Fits/, verdict);
+  const rows = await kvRows(page);
+  assert.deepEqual(rows.map((r) => [r.type, r.cells[1]]), [['full', '6'], ['linear_state', '23']]);
+  assert.match(await page.locator('[data-key="parameters"] .value').textContent(), /^31\.6G$/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a training scenario has no KV view', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-8b');
   await waitEvaluated(page);

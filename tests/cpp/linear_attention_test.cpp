@@ -384,9 +384,11 @@ TEST(LinearAttention, FullLayersGiveAnIrregularCount) {
   // Served: 6 layers of KV cache and 23 fixed states.
   for (const json& row : eval_ok(serving(model, 8192, 4, 1))["inference"]["kv_cache_by_layer_type"])
     EXPECT_EQ(row["layers"], row["type"] == "linear_state" ? 23 : 6);
+  // Over a preset's full_every (the page sends a preset and the fields changed), full_layers rules.
   model["linear_attention"]["full_every"] = 5;
-  EXPECT_EQ(eval(serving(model, 4096, 1, 1))["error"]["path"], "model.linear_attention.full_layers");
-  model["linear_attention"].erase("full_every");
+  EXPECT_DOUBLE_EQ(linear_share(parse_model(model, "model")), 23.0 / 29);
+  json over = {{"preset", "bamba-9b"}, {"linear_attention", {{"full_layers", 4}}}};
+  EXPECT_DOUBLE_EQ(linear_share(parse_model(over, "model")), 28.0 / 32);
   model["linear_attention"]["full_layers"] = 30;
   EXPECT_EQ(eval(serving(model, 4096, 1, 1))["error"]["path"], "model.linear_attention.full_layers");
 }

@@ -153,7 +153,8 @@ struct LinearAttention {
   int chunk = 64;       // chunk length of the chunked (parallel) form (parsed: 0 = the kind's kernel default)
   int full_every = 4;
   // > 0: this many softmax layers, spread evenly over the model, in place of
-  // every full_every-th (irregular patterns: Nemotron 3 Nano's 6 of 29 mixers).
+  // every full_every-th, which it overrides (irregular patterns: Nemotron 3
+  // Nano's 6 of 29 mixers).
   int full_layers = 0;
   // The recurrent state's element type: fp32 as flash-linear-attention's
   // kernels keep it; a serving engine may store it in 16 bits.

@@ -57,9 +57,8 @@ LinearAttention parse_linear(StrictObject& m) {
   // 64, mamba_ssm's Mamba2 chunk_size 256 (mamba_ssm/modules/mamba2.py).
   if (a.chunk == 0) a.chunk = a.kind == LinearKind::mamba2 ? 256 : 64;
   a.full_every = static_cast<int>(int_field(o, "full_every"));
+  // full_layers > 0 replaces full_every (which a preset below an override may carry).
   a.full_layers = static_cast<int>(int_field(o, "full_layers"));
-  if (a.full_layers > 0 && o.has("full_every"))
-    throw InputError(o.child_path("full_layers"), "give full_every or full_layers, not both");
   a.state_precision = enum_field(o, "state_precision", state_precision_names());
   // Qwen3-Next repeats each query/key head over value_heads / key_heads value
   // heads; Mamba-2 shares each B/C group among heads / n_groups heads.
