@@ -382,7 +382,8 @@ TEST(LinearAttention, FullLayersGiveAnIrregularCount) {
   EXPECT_DOUBLE_EQ(find_op(out, "attn.flash", "fwd")["count"].get<double>(), 6.0 * 8);
   EXPECT_DOUBLE_EQ(find_op(out, "linear.in_proj", "fwd")["count"].get<double>(), 23.0 * 8);
   // Served: 6 layers of KV cache and 23 fixed states.
-  for (const json& row : eval_ok(serving(model, 8192, 4, 1))["inference"]["kv_cache_by_layer_type"])
+  const json served = eval_ok(serving(model, 8192, 4, 1));  // held: the loop runs over a part of it
+  for (const json& row : served["inference"]["kv_cache_by_layer_type"])
     EXPECT_EQ(row["layers"], row["type"] == "linear_state" ? 23 : 6);
   // Over a preset's full_every (the page sends a preset and the fields changed), full_layers rules.
   model["linear_attention"]["full_every"] = 5;
