@@ -40,10 +40,9 @@ StageParams params_of_stage(const Model& m, const Parallelism& p, int first_laye
     if (is_moe_layer(m, l)) {
       // The router and the shared experts are dense weights (Megatron-Core
       // TopKRouter, SharedExpertMLP: tensor-parallel, replicated over ep).
-      const double router = mlp_share(m, true) * m.hidden * m.moe.experts;
-      sp.dense += moe.attention + router + moe.shared;
+      sp.dense += moe.attention + moe.router + moe.shared;
       sp.norms += moe.norms;
-      sp.expert += moe.mlp - router - moe.shared;
+      sp.expert += moe.routed();
     } else {
       sp.dense += dense.attention + dense.mlp;
       sp.norms += dense.norms;
@@ -299,7 +298,7 @@ StageParamsPair stage_params(const Model& m, const Parallelism& p, const Trainin
     // The MTP modules train on the last stage: experts split like the others.
     const bool moe = is_moe_layer(m, m.layers - 1);
     const LayerParams block = layer_params(mtp_block_model(m), moe);
-    const double expert = moe ? block.mlp - m.hidden * m.moe.experts - block.shared : 0.0;
+    const double expert = moe ? block.routed() : 0.0;
     StageParams& last = p.pp == 1 ? sp.first : sp.last;
     last.dense += (mtp_params(m) - m.mtp_layers * expert) / p.tp;
     last.expert += m.mtp_layers * expert / (static_cast<double>(p.expert_tp()) * p.ep);

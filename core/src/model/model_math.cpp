@@ -68,6 +68,7 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
     lp.mlp = mlps * (m.moe.experts * expert + shared + router);
     lp.mlp_active = mlps * (m.moe.top_k * expert + shared + router);
     lp.shared = mlps * shared;
+    lp.router = mlps * router;
   }
   return lp;
 }

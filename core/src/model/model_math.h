@@ -9,8 +9,10 @@ struct LayerParams {
   double mlp = 0;        // dense MLP, or all experts + shared + router of a MoE layer
   double mlp_active = 0; // MLP weights one token touches (top_k experts + shared + router)
   double shared = 0;     // of mlp: the shared experts (dense weights, replicated over ep)
+  double router = 0;     // of mlp: the router (a dense weight)
   double norms = 0;
   double total() const { return attention + mlp + norms; }
+  double routed() const { return mlp - shared - router; }  // the routed experts, split over etp x ep
 };
 
 struct ParamCount {
