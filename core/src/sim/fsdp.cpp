@@ -40,22 +40,22 @@ double zero3_microbatch(const DpParts& d, const DpCompute& c, double share) {
 
 }  // namespace
 
-double exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c) {
+DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c) {
   const Parallelism& par = s.par;
   const bool overlap = s.train.overlap.dp;
   const double share = s.system.device.efficiency.comm_sm_share;
   if (par.zero >= 3 && d.unit_gather + d.root_gather + d.unit_fetch + d.root_fetch > 0) {
     const double serial = 2 * (d.root_fetch + d.root_gather + c.layers * (d.unit_fetch + d.unit_gather)) +
                           d.root_reduce + c.layers * d.unit_reduce;
-    return c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial);
+    return {0.0, c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial)};
   }
-  if (!overlap) return d.reduce + d.gather;
+  if (!overlap) return {d.gather, d.reduce};
   // Megatron DDP / distributed optimizer: the reduction hides behind the
   // last micro-batch's backward and the gather behind the next forward,
   // except the last bucket; the compute under them slows down.
   const double reduce = overlapped_unit(c.last_bwd, std::max(0.0, d.reduce - d.bucket_reduce), share) - c.last_bwd;
   const double gather = overlapped_unit(c.fwd_total, std::max(0.0, d.gather - d.bucket_gather), share) - c.fwd_total;
-  return d.bucket_reduce + reduce + d.bucket_gather + gather;
+  return {d.bucket_gather + gather, d.bucket_reduce + reduce};
 }
 
 namespace {

@@ -23,7 +23,14 @@ struct DpCompute {
   double layers = 1, microbatches = 1;
 };
 
-// Exposed data-parallel time of one iteration, overlap slowdown included.
-double exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c);
+// Exposed data-parallel time of one iteration, overlap slowdown included:
+// the weight gather before (beside) the first forward and the gradient
+// reduction after (beside) the last backward. ZeRO-3's waits, inside every
+// micro-batch, count as `reduce`.
+struct DpExposure {
+  double gather = 0, reduce = 0;
+  double total() const { return gather + reduce; }
+};
+DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c);
 
 }  // namespace llmcalc

@@ -8,9 +8,10 @@
 #include <cmath>
 
 #include "fsdp.h"
-#include "offload.h"
 #include "lora.h"
+#include "offload.h"
 #include "recompute.h"
+#include "step_waits.h"
 #include "training_formats.h"
 
 namespace llmcalc {
@@ -258,41 +259,32 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // micro-batch's forward beside another's backward, so each one's
   // all-to-all hides behind the other's compute: only the excess shows.
   const double EP = t.overlap.ep ? std::max(0.0, EP_all - (F + B + R)) : EP_all;
-  const double gpu_mb = F + B + R + TP + CP + EP;
   // The host launches every kernel; when it spends longer per kernel than
   // the GPU runs it (small models, fine-grained MoE, eager frameworks), the
-  // GPU waits for the host and the micro-batch takes the host's time.
-  const double host_fwd = stage(&PassTime::kernels, &LayerTimes::fwd) * t.host_overhead_s;
-  const double host_bwd = (stage(&PassTime::kernels, &LayerTimes::bwd) +
-                           recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec)) *
-                          t.host_overhead_s;
-  const double host_mb = host_fwd + host_bwd;
-
-  Iteration it;
-  TimeBreakdown& bd = it.breakdown;
+  // GPU waits for the host (step_waits.h).
+  MicrobatchWork work;
+  work.gpu = F + B + R + TP + CP + EP;
+  work.host_fwd = stage(&PassTime::kernels, &LayerTimes::fwd) * t.host_overhead_s;
+  work.host_bwd = (stage(&PassTime::kernels, &LayerTimes::bwd) +
+                   recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec)) *
+                  t.host_overhead_s;
   DpCompute dc;
   dc.fwd = F / layers;
   dc.bwd = (B - parts.edge + R) / layers;
   dc.edge_bwd = parts.edge;
+  dc.fwd_total = F;
+  dc.last_bwd = B + R + TP;
   dc.layers = layers;
   dc.microbatches = mb;
-  // Megatron's gradient reduction and weight gather run beside the last
-  // backward and the first forward for as long as those last: at least the
-  // host's time to launch them when the host is behind.
-  dc.fwd_total = std::max(F, host_fwd);
-  dc.last_bwd = std::max(B + R + TP, host_bwd);
-  bd.dp_comm = exposed_dp_time(s, *parts.dp, dc);
-  bd.offload = activation_offload_time(s, dc.fwd, dc.bwd, mb);
-  const double offload_mb = bd.offload / mb;
-  // Inside a micro-batch the GPU also waits on ZeRO-3 gathers and
-  // activation copies; the host keeps launching meanwhile, so the
-  // micro-batch takes max(host, GPU stream with its waits), not their sum.
-  const double waits_mb = offload_mb + (par.zero >= 3 ? bd.dp_comm / mb : 0.0);
-  const double host_wait = std::max(0.0, host_mb - gpu_mb - waits_mb);
-  const double per_mb = gpu_mb + waits_mb + host_wait;
+  const StepWaits waits = step_waits(s, *parts.dp, dc, work);
+  const double per_mb = waits.per_mb;
 
+  Iteration it;
+  TimeBreakdown& bd = it.breakdown;
+  bd.dp_comm = waits.dp_comm;
+  bd.offload = waits.offload;
+  bd.host = waits.host;
   bd.compute = mb * (F + B);
-  bd.host = mb * host_wait;
   bd.recompute = mb * R;
   bd.tp_comm = mb * TP;
   bd.cp_comm = mb * CP;
