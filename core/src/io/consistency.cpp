@@ -134,18 +134,20 @@ void check_consistency(const Scenario& s) {
 // cores) came with the newer kernels, which run at the device's own rate.
 // A deployment that runs must fit: where the legacy kernel's 16-bit experts
 // would not fit but the checkpoint's own format does, the newer kernels are
-// what serves it.
+// what serves it. In-flight batching runs whatever batch fits (at least one
+// sequence); a static batch must fit whole.
 MoeGemm resolve_moe_gemm(const Scenario& s) {
   const Inference& in = s.infer;
   const Device& d = s.system.device;
   if (in.moe_gemm != MoeGemm::auto_pick) return in.moe_gemm;
   if (s.mode == Mode::inference && s.model.is_moe()) {
-    Scenario legacy = s;
-    legacy.infer.moe_gemm = MoeGemm::legacy16;
-    Scenario native = s;
-    native.infer.moe_gemm = MoeGemm::native;
-    const InferenceMemory a = inference_memory(legacy), b = inference_memory(native);
-    if (a.total > a.capacity && b.total <= b.capacity) return MoeGemm::native;
+    auto runs_with = [&](MoeGemm kernel) {
+      Scenario k = s;
+      k.infer.moe_gemm = kernel;
+      const InferenceMemory m = inference_memory(k);
+      return in.inflight ? m.max_batch >= 1 : m.total <= m.capacity;
+    };
+    if (!runs_with(MoeGemm::legacy16) && runs_with(MoeGemm::native)) return MoeGemm::native;
   }
   const Precision w = in.weight_precision;
   const bool fp4_experts = w == Precision::fp4;  // nvfp4, mxfp4
