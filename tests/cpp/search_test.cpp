@@ -248,6 +248,30 @@ TEST(Search, FixedFieldsStayFixed) {
   }
 }
 
+// A scenario that fixes its whole plan is searched as itself: Qwen3-8B's 36
+// layers on pp 4 x 2 interleaved chunks are uneven, which the calculator
+// evaluates, so the search finds that plan (it found none, and said none
+// "fits in memory"). Fixed inputs that leave no plan say so.
+TEST(Search, TheScenariosOwnPlanIsSearched) {
+  json in = {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
+             {"parallelism",
+              {{"tp", 2}, {"pp", 4}, {"dp", 4}, {"sp", false}, {"zero", 1}, {"pp_schedule", "interleaved"}, {"virtual_stages", 2}}},
+             {"training", {{"global_batch", 64}, {"micro_batch", 4}, {"seq_len", 1024}, {"recompute", "none"}}}};
+  const double own = eval_ok(in)["training"]["iteration_time_s"].get<double>();
+  in["search"] = {{"top", 3}};
+  const json found = json::parse(search_json(in.dump()))["search"];
+  ASSERT_EQ(found["best"].size(), 1u) << found.dump();
+  EXPECT_DOUBLE_EQ(found["best"][0]["iteration_time_s"].get<double>(), own);
+  EXPECT_EQ(found["best"][0]["parallelism"]["virtual_stages"], 2);
+  in["parallelism"] = {{"tp", 2}, {"pp", 1}, {"dp", 2}, {"cp", 1}};  // 4 GPUs of the 8 searched
+  in["search"]["gpus"] = 8;
+  const json none = json::parse(search_json(in.dump()))["search"];
+  EXPECT_EQ(none["evaluated"], 0);
+  ASSERT_EQ(none["warnings"].size(), 1u);
+  EXPECT_NE(none["warnings"][0].get<std::string>().find("keeps the parallelism and batch inputs the scenario gives"),
+            std::string::npos);
+}
+
 TEST(Search, LimitTruncates) {
   const json out = search_scenario(small_search(), 100);
   EXPECT_EQ(out["search"]["evaluated"].get<long long>(), 100);

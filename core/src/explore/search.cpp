@@ -178,10 +178,14 @@ std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fix
   // explores the schedules Megatron-Core runs.
   if (f.sched && b.schedule == PipeSchedule::zb_h1 && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::zb_h1, 1});
   if (want(PipeSchedule::interleaved)) {
-    // Megatron interleaving: v > 1 chunks, layers divisible by pp x v.
-    for (int v = 2; 1LL * pp * v <= s.model.layers; ++v)
-      if (s.model.layers % (pp * v) == 0 && (!f.v || b.virtual_stages == v)) out.push_back({PipeSchedule::interleaved, v});
-    if (f.sched && f.v && b.virtual_stages == 1) out.push_back({PipeSchedule::interleaved, 1});
+    // Megatron interleaving: v > 1 chunks, layers divisible by pp x v. The
+    // scenario's own v is kept even where the chunks are uneven (the
+    // calculator evaluates it), so that its own plan is among those searched.
+    if (f.v)
+      out.push_back({PipeSchedule::interleaved, b.virtual_stages});
+    else
+      for (int v = 2; 1LL * pp * v <= s.model.layers; ++v)
+        if (s.model.layers % (pp * v) == 0) out.push_back({PipeSchedule::interleaved, v});
   }
   return out;
 }
@@ -478,7 +482,12 @@ json search_scenario(const json& input, long long max_configs) {
     char fits[48] = "fits in memory";  // or in the share search.memory_share allows
     if (spec.memory_share < 1) std::snprintf(fits, sizeof fits, "fits in %.0f%% of the memory", 100 * spec.memory_share);
     const std::string what = bounded ? std::string(spec.memory_share < 1 ? fits : "fits") + " and meets the latency bounds" : fits;
-    out["warnings"] = json::array({"no configuration " + what + " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs")});
+    const std::string on = " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+    // Nothing evaluated: the inputs the scenario fixes leave no valid plan.
+    out["warnings"] = json::array({n.evaluated == 0 ? "no valid configuration" + on +
+                                                          " keeps the parallelism and batch inputs the scenario gives; "
+                                                          "leave out those the search should choose"
+                                                    : "no configuration " + what + on});
     if (n.closest) out["closest"] = closest_json(base, spec, *n.closest, n.closest_miss);
   }
   return {{"search", out}};
