@@ -253,6 +253,18 @@ TEST(Serving, ExpertParallelServingHoldsAndRunsLocalExperts) {
   EXPECT_TRUE(find_op(in_tp, "moe.dispatch", "decode").is_null());
   const json up_tp = find_op(in_tp, "moe.up", "prefill");
   EXPECT_NEAR(up_tp["flops"].get<double>(), 2 * (b * 1024 * k / E) * 2 * f * h, 1e-6 * up_tp["flops"].get<double>());
+  // ep < tp inside the tp group: by default every expert splits tp / ep
+  // ways (TensorRT-LLM's moe_tp x moe_ep = tp), so each rank holds 1/8 of the
+  // experts as with ep 8 or ep 1, not two or four copies of larger shards
+  // (which read 2-4x the weights per decode step).
+  const double w_tp = in_tp["inference"]["memory_bytes"]["weights"].get<double>();
+  for (int ep : {2, 4}) {
+    const json folded = eval_ok(mixtral_ep({{"tp", 8}, {"ep", ep}}, b));
+    EXPECT_DOUBLE_EQ(folded["inference"]["memory_bytes"]["weights"].get<double>(), w_tp) << "ep " << ep;
+    EXPECT_EQ(folded, eval_ok(mixtral_ep({{"tp", 8}, {"ep", ep}, {"etp", 8 / ep}}, b))) << "ep " << ep;
+    const json repeated = eval_ok(mixtral_ep({{"tp", 8}, {"ep", ep}, {"etp", 1}}, b));
+    EXPECT_GT(repeated["inference"]["memory_bytes"]["weights"].get<double>(), 1.5 * w_tp) << "ep " << ep;
+  }
   // The expert layout is checked as in training, at its path.
   EXPECT_EQ(eval(mixtral_ep({{"tp", 1}, {"dp", 6}, {"ep", 3}}, b))["error"]["path"], "parallelism.ep");
   EXPECT_EQ(eval(mixtral_ep({{"tp", 1}, {"dp", 1}, {"ep", 8}}, b))["error"]["path"], "parallelism.ep");

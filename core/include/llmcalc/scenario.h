@@ -340,11 +340,17 @@ struct Parallelism {
   // ZeRO-3 / FSDP without tensor or pipeline parallelism: what FSDP and JAX
   // frameworks run (context parallelism splits the sequence, not the weights).
   bool fully_sharded() const { return zero >= 3 && tp == 1 && pp == 1; }
+  // A serving plan (the default etp differs).
+  bool serving = false;
   // Megatron-Core's default is etp = tp; where that cannot fold (etp x ep
   // does not divide tp x cp x dp, as in tp 2, dp 16, ep 32) recipes set 1.
+  // Serving engines split the tp group between the two instead (TensorRT-LLM:
+  // moe_tp x moe_ep = tp), so that ep < tp inside a tp group splits every
+  // expert tp / ep ways rather than repeating expert shards on its ranks.
   int expert_tp() const {
     if (etp > 0) return etp;
-    return (1LL * dp * cp) % ep == 0 ? tp : 1;
+    if ((1LL * dp * cp) % ep == 0) return tp;
+    return serving && tp % ep == 0 ? tp / ep : 1;
   }
   // Expert data parallelism: the ranks holding the same experts.
   long long expert_dp() const { return 1LL * tp * cp * dp / (1LL * expert_tp() * ep); }

@@ -440,6 +440,7 @@ Scenario parse_scenario(const nlohmann::json& root) {
   s.system = parse_system(top.has("system") ? top.raw("system") : sf.def, "system");
   top.has("parallelism");
   s.par = parse_parallelism(root);
+  s.par.serving = s.mode == Mode::inference;  // sets the default etp (Parallelism::expert_tp)
   top.has("training");
   s.train = parse_training(root, s.model.seq_len);
   if (s.train.host_overhead_s < 0) s.train.host_overhead_s = s.system.device.efficiency.host_overhead_s;

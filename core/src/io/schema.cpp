@@ -130,7 +130,7 @@ void parallelism_fields(Fields& f) {
   add({"parallelism.dp", "dp", "int", "", 1, 1, kMaxDim, {}, "Data-parallel replicas.", "parallelism", kBoth});
   add({"parallelism.cp", "cp", "int", "", 1, 1, kMaxDim, {}, "Context parallel degree.", "parallelism", kTrain});
   add({"parallelism.ep", "ep", "int", "", 1, 1, kMaxDim, {}, "Expert parallel degree: each rank holds experts / ep of every MoE layer; etp x ep divides tp x cp x dp. Serving: inside a tp group (tp 8, ep 8, etp 1) or across data-parallel replicas (tp 1, dp 8, ep 8: all-to-all dispatch).", "parallelism", kBoth});
-  add({"parallelism.etp", "etp", "int", "", nullptr, 1, kMaxDim, {}, "Expert tensor parallel degree (MoE parallel folding: etp x ep divides tp x cp x dp). Default: tp when ep divides dp x cp, else 1.", "parallelism", kBoth});
+  add({"parallelism.etp", "etp", "int", "", nullptr, 1, kMaxDim, {}, "Expert tensor parallel degree (MoE parallel folding: etp x ep divides tp x cp x dp). Default: tp when ep divides dp x cp, else 1; serving with ep dividing tp: tp / ep (TensorRT-LLM moe_tp x moe_ep = tp).", "parallelism", kBoth});
   add({"parallelism.sp", "sp", "bool", "", false, 0, 0, {}, "Megatron sequence parallelism.", "parallelism", kTrain});
   add({"parallelism.pp_schedule", "ps", "enum", "", "1f1b", 0, 0, names_of(schedule_names()), "Pipeline schedule.", "parallelism", kTrain});
   add({"parallelism.virtual_stages", "vs", "int", "", 1, 1, 1024, {}, "Model chunks per stage (interleaved schedule).", "parallelism", kTrain});
