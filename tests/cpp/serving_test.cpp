@@ -192,6 +192,10 @@ TEST(Serving, AutoMoeGemmPicksTheKernelThatServes) {
   EXPECT_EQ(run("llama4-maverick", "dgx-h100", 8, "fp8", "auto"), run("llama4-maverick", "dgx-h100", 8, "fp8", "native"));
   // Blackwell has fp4 tensor cores and only the newer kernels.
   EXPECT_EQ(run("mixtral-8x7b", "dgx-b200", 2, "fp8", "auto"), run("mixtral-8x7b", "dgx-b200", 2, "fp8", "native"));
+  // TensorRT-LLM's legacy kernel is not what serves AMD or TPU devices.
+  EXPECT_EQ(run("mixtral-8x7b", "amd-mi300x", 1, "fp8", "auto"), run("mixtral-8x7b", "amd-mi300x", 1, "fp8", "native"));
+  EXPECT_GT(run("mixtral-8x7b", "amd-mi300x", 1, "fp8", "legacy16"), run("mixtral-8x7b", "amd-mi300x", 1, "fp8", "native"));
+  EXPECT_EQ(run("mixtral-8x7b", "tpu-v5p", 4, "bf16", "auto"), run("mixtral-8x7b", "tpu-v5p", 4, "bf16", "native"));
   // In-flight batching serves whatever batch fits: GPT-OSS-120B fp8 on one
   // H200 fits 225 of 256 sequences of 1024 + 1024 tokens with fp8 experts,
   // none with 16-bit ones, so auto is native (it picked legacy16, which

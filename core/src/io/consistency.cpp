@@ -130,7 +130,7 @@ void check_consistency(const Scenario& s) {
 
 // inference.moe_gemm "auto": the legacy 16-bit grouped GEMM (TensorRT-LLM's
 // MoE plugin up to 0.9) served 16-bit and fp8 checkpoints on Ampere and
-// Hopper; fp4-family experts (MXFP4, NVFP4) and Blackwell GPUs (fp4 tensor
+// Hopper (a distinct, slower path on Hopper only); fp4-family experts (MXFP4, NVFP4) and Blackwell GPUs (fp4 tensor
 // cores) came with the newer kernels, which run at the device's own rate.
 // A deployment that runs must fit: where the legacy kernel's 16-bit experts
 // would not fit but the checkpoint's own format does, the newer kernels are
@@ -152,7 +152,12 @@ MoeGemm resolve_moe_gemm(const Scenario& s) {
   const Precision w = in.weight_precision;
   const bool fp4_experts = w == Precision::fp4;  // nvfp4, mxfp4
   const bool blackwell = d.matmul_flops[static_cast<int>(Precision::fp4)] > 0;
-  return fp4_experts || blackwell ? MoeGemm::native : MoeGemm::legacy16;
+  // The legacy kernel is TensorRT-LLM's and a distinct path only where the
+  // device's own MMA outruns Ampere's mma.sync (efficiency.legacy_mma < 1:
+  // Hopper). Elsewhere (AMD, TPU, Gaudi: other engines' kernels; Ampere,
+  // where 16-bit experts run the same either way) the experts run natively.
+  const bool hopper = d.efficiency.legacy_mma < 1;
+  return fp4_experts || blackwell || !hopper ? MoeGemm::native : MoeGemm::legacy16;
 }
 
 }  // namespace llmcalc
