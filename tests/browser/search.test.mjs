@@ -84,6 +84,26 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
   assert.deepEqual(shared.errors, []);
 });
 
+// The fixed parallelism leaves nothing to search (tp 2 x dp 2 x cp 1 x pp 1
+// is 4 of the 8 GPUs): the view says why, and not that nothing fits; the
+// one-row heatmap keeps its axis label out of its caption.
+test('fixed inputs that leave no plan: the view says so', async () => {
+  const { page, errors } = await openPage('v=1&tp=2&pp=1&dp=2&cp=1&view=search&qg=8');
+  await searchDone(page);
+  assert.match(
+    await page.locator('[data-explore="search"] .warnings').textContent(),
+    /no valid configuration on 8 GPUs keeps the parallelism and batch inputs the scenario gives/,
+  );
+  assert.equal(await page.locator('[data-explore="search"] .view-missing').textContent(), 'No plan to show.');
+  const caption = await page.locator('figure.heatmap-box figcaption').boundingBox();
+  const svg = await page.locator('figure.heatmap-box svg.heatmap').boundingBox();
+  const labels = await page.$$eval('figure.heatmap-box svg.heatmap text', (ts) => ts.map((t) => t.getBoundingClientRect().top));
+  assert.ok(Math.min(...labels) >= caption.y + caption.height - 1, 'no axis text over the caption');
+  assert.ok(svg.height > 0);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 // The search explores fully sharded plans; applying one clears a hybrid
 // sharding setting of the calculator (it would describe another plan).
 test('Apply clears zero_shard: the applied plan is the one searched', async () => {

@@ -81,7 +81,8 @@ export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, va
       marginTop: m.t,
       marginBottom: m.b,
       x: { type: 'band', domain: pps, label: 'pipeline parallel (PP)', tickSize: 0 },
-      y: { type: 'band', domain: tps, label: 'tensor parallel (TP)', tickSize: 0 },
+      // (the long label, rotated, overflows a heatmap of few rows into its caption)
+      y: { type: 'band', domain: tps, label: tps.length >= 4 ? 'tensor parallel (TP)' : 'TP', tickSize: 0 },
       marks: [
         Plot.cell(data, { x: 'pp', y: 'tp', inset: 1, rx: 2, title: 'tip', render: tag(data, (d) => ({ class: `hm-cell ${d.cls}`, 'data-tp': d.tp, 'data-pp': d.pp, 'data-value': d.v })) }),
         Plot.text(data, { x: 'pp', y: 'tp', text: 'text', render: tag(data, (d) => ({ class: `hm-label ${d.cls}` })) }),

@@ -89,9 +89,10 @@ export function nextGpuCount(gpus, node, need, allowed) {
 }
 
 // "No plan fits." and, when the search names one, the closest plan with
-// what it misses and an Apply button (to see it in the calculator).
-function noPlan(closest, onApply) {
-  if (!closest) return el('p', { class: 'view-missing', text: 'No plan fits.' });
+// what it misses and an Apply button (to see it in the calculator). When the
+// fixed inputs left nothing to evaluate, the warning above says why.
+function noPlan(closest, onApply, evaluated) {
+  if (!closest) return el('p', { class: 'view-missing', text: evaluated === 0 ? 'No plan to show.' : 'No plan fits.' });
   return el('p', { class: 'view-missing closest-plan' }, [
     `No plan fits. ${closestText(closest)} `,
     el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': 'Apply the closest plan to the calculator', onclick: () => onApply(closest) }),
@@ -360,7 +361,7 @@ export class SearchView {
     const parts = [
       stats(s, wallMs),
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
-      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply),
+      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated),
       this.heat,
       s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0) : null,
       s.best?.length ? planWarnings(s.best) : null,
