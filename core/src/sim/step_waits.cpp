@@ -25,8 +25,9 @@ StepWaits step_waits(const Scenario& s, const DpParts& d, const DpCompute& c, co
   const bool zero3 = s.par.zero >= 3;
   r.dp_comm = dp.total();
   r.offload = activation_offload_time(s, c.fwd, c.bwd, mb);
-  const double waits_mb = (r.offload + (zero3 ? dp.reduce : 0.0)) / mb;
-  const double gpu_chain = mb * (w.gpu + waits_mb) + (zero3 ? 0.0 : dp.total());
+  // (ZeRO-3's waits are inside every micro-batch, and so in its slot.)
+  const double waits_mb = (r.offload + (zero3 ? dp.total() : 0.0)) / mb;
+  const double gpu_chain = mb * w.gpu + r.offload + dp.total();
   const double host_mb = w.host_fwd + w.host_bwd;
   double host_chain = mb * host_mb;
   if (!zero3) {
