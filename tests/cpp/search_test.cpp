@@ -263,6 +263,13 @@ TEST(Search, TheScenariosOwnPlanIsSearched) {
   ASSERT_EQ(found["best"].size(), 1u) << found.dump();
   EXPECT_DOUBLE_EQ(found["best"][0]["iteration_time_s"].get<double>(), own);
   EXPECT_EQ(found["best"][0]["parallelism"]["virtual_stages"], 2);
+  // virtual_stages 1 without a schedule: 1f1b's plans, not interleaved copies of them.
+  json one = small_search();
+  one["parallelism"] = {{"virtual_stages", 1}};
+  one["search"]["top"] = 200;
+  const json plans = json::parse(search_json(one.dump()))["search"]["best"];
+  EXPECT_GT(plans.size(), 20u);
+  for (const json& b : plans) EXPECT_NE(b["parallelism"]["pp_schedule"], "interleaved") << b.dump();
   in["parallelism"] = {{"tp", 2}, {"pp", 1}, {"dp", 2}, {"cp", 1}};  // 4 GPUs of the 8 searched
   in["search"]["gpus"] = 8;
   const json none = json::parse(search_json(in.dump()))["search"];

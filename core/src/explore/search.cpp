@@ -181,8 +181,10 @@ std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fix
     // Megatron interleaving: v > 1 chunks, layers divisible by pp x v. The
     // scenario's own v is kept even where the chunks are uneven (the
     // calculator evaluates it), so that its own plan is among those searched.
-    if (f.v)
-      out.push_back({PipeSchedule::interleaved, b.virtual_stages});
+    if (f.v) {
+      // (v 1 is 1f1b's plan unless the scenario names interleaved)
+      if (b.virtual_stages > 1 || f.sched) out.push_back({PipeSchedule::interleaved, b.virtual_stages});
+    }
     else
       for (int v = 2; 1LL * pp * v <= s.model.layers; ++v)
         if (s.model.layers % (pp * v) == 0) out.push_back({PipeSchedule::interleaved, v});

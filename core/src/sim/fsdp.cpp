@@ -47,7 +47,7 @@ DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute&
   if (par.zero >= 3 && d.unit_gather + d.root_gather + d.unit_fetch + d.root_fetch > 0) {
     const double serial = 2 * (d.root_fetch + d.root_gather + c.layers * (d.unit_fetch + d.unit_gather)) +
                           d.root_reduce + c.layers * d.unit_reduce;
-    return {0.0, c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial)};
+    return {0.0, c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial), true};
   }
   if (!overlap) return {d.gather, d.reduce};
   // Megatron DDP / distributed optimizer: the reduction hides behind the

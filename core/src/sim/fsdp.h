@@ -26,9 +26,10 @@ struct DpCompute {
 // Exposed data-parallel time of one iteration, overlap slowdown included:
 // the weight gather before (beside) the first forward and the gradient
 // reduction after (beside) the last backward. ZeRO-3's waits, inside every
-// micro-batch, count as `reduce`.
+// micro-batch, count as `reduce` with `per_microbatch` set.
 struct DpExposure {
   double gather = 0, reduce = 0;
+  bool per_microbatch = false;
   double total() const { return gather + reduce; }
 };
 DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c);

@@ -22,18 +22,22 @@ StepWaits step_waits(const Scenario& s, const DpParts& d, const DpCompute& c, co
   StepWaits r;
   const double mb = c.microbatches;
   const DpExposure dp = exposed_dp_time(s, d, c);
-  const bool zero3 = s.par.zero >= 3;
   r.dp_comm = dp.total();
   r.offload = activation_offload_time(s, c.fwd, c.bwd, mb);
   // (ZeRO-3's waits are inside every micro-batch, and so in its slot.)
-  const double waits_mb = (r.offload + (zero3 ? dp.total() : 0.0)) / mb;
+  const double waits_mb = (r.offload + (dp.per_microbatch ? dp.total() : 0.0)) / mb;
   const double gpu_chain = mb * w.gpu + r.offload + dp.total();
   const double host_mb = w.host_fwd + w.host_bwd;
   double host_chain = mb * host_mb;
-  if (!zero3) {
-    DpCompute paced = c;
-    paced.last_bwd = std::max(c.last_bwd, w.host_bwd);
-    host_chain += exposed_dp_time(s, d, paced).reduce + paced.last_bwd - w.host_bwd;
+  if (!dp.per_microbatch) {
+    // A last backward the host paces hides more of the reduction.
+    double reduce = dp.reduce;
+    if (w.host_bwd > c.last_bwd) {
+      DpCompute paced = c;
+      paced.last_bwd = w.host_bwd;
+      reduce = exposed_dp_time(s, d, paced).reduce;
+    }
+    host_chain += reduce + std::max(0.0, c.last_bwd - w.host_bwd);
   }
   r.host = std::max(0.0, host_chain - gpu_chain);
   r.per_mb = std::max(host_mb, w.gpu + waits_mb);
