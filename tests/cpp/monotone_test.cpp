@@ -86,5 +86,58 @@ TEST(Monotone, FasterHardwareIsNeverSlower) {
   EXPECT_GT(checked, 150);  // enough valid plans drawn to mean something
 }
 
+// More work never takes less time: a longer prompt for a static batch (every
+// sequence stays in the batch, so only the work grows), and twice the layers
+// or twice the micro-batches for a training step. Chunked attention is the
+// exception the model means: past a chunk boundary (Llama 4, 8192 tokens)
+// decode attends only to the current chunk, so those models are left out.
+// In-flight batching is left out too: a longer prompt leaves fewer
+// sequences in flight, and each step of a smaller batch is rightly shorter.
+TEST(Monotone, MoreWorkNeverTakesLessTime) {
+  const json presets = json::parse(presets_json());
+  std::mt19937 rng(20261203);
+  int served = 0, trained = 0;
+  for (int i = 0; i < 500; ++i) {
+    Draw d = draw(rng, presets);
+    const json& model = presets["models"][d.scenario["model"].get<std::string>()]["model"];
+    if (model.contains("attention") && model["attention"].contains("chunk")) continue;
+    json& s = d.scenario;
+    const json base = eval(s);
+    if (base.contains("error")) continue;
+    if (s["mode"] == "inference") {
+      if (!base["inference"]["fits"].get<bool>()) continue;
+      s["inference"]["batching"] = "static";
+      const json b0 = eval(s);
+      if (b0.contains("error") || !b0["inference"]["fits"].get<bool>()) continue;
+      json longer = s;
+      longer["inference"]["input_tokens"] = s["inference"]["input_tokens"].get<int>() * 2;
+      const json b1 = eval(longer);
+      if (b1.contains("error") || !b1["inference"]["fits"].get<bool>()) continue;
+      ++served;
+      for (const char* k : {"ttft_s", "tpot_s"})
+        EXPECT_GE(b1["inference"][k].get<double>(), b0["inference"][k].get<double>() * (1 - 1e-9))
+            << d.label << ": input x2 lowers " << k << "\n" << s.dump();
+      continue;
+    }
+    ++trained;
+    const json& t0 = base["training"];
+    json more_mb = s;
+    more_mb["training"]["global_batch"] = s["training"]["global_batch"].get<int>() * 2;
+    const json t1 = eval(more_mb);
+    ASSERT_FALSE(t1.contains("error")) << t1.dump();
+    EXPECT_GE(t1["training"]["tokens_per_s"].get<double>(), t0["tokens_per_s"].get<double>() * (1 - 1e-9))
+        << d.label << ": twice the micro-batches lowers the throughput\n" << s.dump();
+    json deeper = s;
+    deeper["model"] = model;
+    deeper["model"]["layers"] = model["layers"].get<int>() * 2;
+    const json t2 = eval(deeper);
+    if (t2.contains("error")) continue;  // e.g. a layer pattern that does not double
+    EXPECT_GE(t2["training"]["iteration_time_s"].get<double>(), t0["iteration_time_s"].get<double>() * (1 - 1e-9))
+        << d.label << ": twice the layers runs faster\n" << s.dump();
+  }
+  EXPECT_GT(served, 60);
+  EXPECT_GT(trained, 100);
+}
+
 }  // namespace
 }  // namespace llmcalc::test
