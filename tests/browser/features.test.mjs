@@ -172,6 +172,20 @@ test('expert-parallel serving is a choice in the inference form: wide EP adds th
   await page.close();
 });
 
+test('MoE serving says which expert kernel ran; a longer output that leaves no room for 16-bit experts says why it changed', async () => {
+  // Mixtral 8x22B fp8 on 4 H100, 256 sequences: 128 + 512 tokens hold the
+  // legacy kernel's 16-bit experts, 128 + 1024 do not.
+  const { page, errors } = await openPage('v=1&mode=inference&m=mixtral-8x22b&s=dgx-h100&tp=4&wp=fp8&b=256&in=128&out=512&bt=static');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /Experts run on the legacy 16-bit grouped GEMM/);
+  assert.equal(await page.locator('ul.warnings li', { hasText: 'moe_gemm auto' }).count(), 0);
+  await afterEvaluation(page, () => page.locator('[data-key="inference.output_tokens"] input').fill('1024'));
+  assert.match(await page.textContent('.verdict'), /Experts run on the device's own GEMM kernels/);
+  assert.match(await page.textContent('ul.warnings'), /moe_gemm auto: the legacy kernel's 16-bit experts would not fit/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('speculative decoding from the link: the TPOT card says how many tokens a step emits', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=1&dt=3&da=0.8');
   await waitEvaluated(page);

@@ -302,6 +302,34 @@ TEST(Search, Inference) {
     EXPECT_GE(best[i - 1]["output_tokens_per_s_per_gpu"].get<double>(), best[i]["output_tokens_per_s_per_gpu"].get<double>());
 }
 
+// Every plan the serving search returns, evaluated on its own, gives the
+// figures the search ranked it by. moe_gemm "auto" is picked per plan: Mixtral
+// fp8 on one H100 holds only fp8 experts (native), while tp 1 x dp 8 x ep 8
+// holds 16-bit ones, so auto runs TensorRT-LLM's slower legacy kernel there.
+// The search once kept the base plan's pick for every plan (11 of 11 differed).
+TEST(Search, ServingPlansGiveTheFiguresTheyWereRankedBy) {
+  const json scenario = {{"mode", "inference"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"},
+                         {"inference", {{"batch", 64}, {"input_tokens", 1024}, {"output_tokens", 512},
+                                        {"weight_precision", "fp8"}, {"batching", "static"}}}};
+  json in = scenario;
+  in["search"] = {{"gpus", 8}, {"top", 10}};
+  const json out = json::parse(search_json(in.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump();
+  const json best = out["search"]["best"];
+  ASSERT_GE(best.size(), 5u);
+  int legacy = 0;
+  for (const json& b : best) {
+    json plan = scenario;
+    plan["parallelism"] = b["parallelism"];
+    plan["inference"].update(b["inference"]);
+    const json r = eval_ok(plan)["inference"];
+    legacy += r["moe_gemm"] == "legacy16";
+    EXPECT_DOUBLE_EQ(r["ttft_s"].get<double>(), b["ttft_s"].get<double>()) << b.dump();
+    EXPECT_DOUBLE_EQ(r["tpot_s"].get<double>(), b["tpot_s"].get<double>()) << b.dump();
+  }
+  EXPECT_GT(legacy, 0);  // the case this guards: a plan whose pick differs from one H100's
+}
+
 // search.memory_share: a plan fits only under that share of the device
 // memory, for training and serving alike; the share leaves the ranking of
 // the plans it keeps unchanged, and it is range-checked.

@@ -63,7 +63,8 @@ enum class DecodeAttention { auto_pick, grouped, per_head };
 // GEMM (mma.sync, 16-bit math, weights dequantised in the kernel), as in
 // FasterTransformer's and TensorRT-LLM <= 0.9's MoE plugin; "native" = the
 // device's own GEMM at the compute precision (CUTLASS 3 / TE grouped GEMM).
-// auto_pick resolves at parse time (see io/parse.cpp resolve_moe_gemm).
+// "auto" is resolved for each plan (io/parse.h pick_moe_gemm): at parse
+// time and again for every plan the search tries.
 enum class MoeGemm { auto_pick, legacy16, native };
 // Parameter-efficient fine-tuning (LoRA, Hu et al. 2021, arXiv 2106.09685):
 // which linear layers get rank-r adapters beside their frozen weights, "all"
@@ -418,6 +419,8 @@ struct Inference {
   bool inflight = false;        // batching "inflight": at most batch sequences, and no more than fit, in flight
   DecodeAttention decode_attention = DecodeAttention::auto_pick;
   MoeGemm moe_gemm = MoeGemm::native;
+  bool moe_gemm_auto = false;      // given "auto": moe_gemm is the pick for this plan
+  bool moe_gemm_fallback = false;  // auto runs native only because legacy16's 16-bit experts do not fit
   // Speculative decoding (Leviathan et al. 2023): a draft head of
   // draft_layers target-shaped layers (an MTP module, EAGLE) proposes
   // draft_tokens per step, each accepted with probability draft_acceptance;

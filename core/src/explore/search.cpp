@@ -2,8 +2,6 @@
 // them (training through FastTraining, fast_training.cpp), keep the best.
 #include "search.h"
 
-#include <tuple>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,7 +9,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <queue>
+#include <tuple>
 
 #include "inference.h"
 #include "model_math.h"
@@ -284,7 +282,7 @@ Miss serving_miss(const InferenceResult& r, const SearchSpec& spec) {
 // fits, or the one given) under the latency bounds, ranked by output tokens/s
 // per GPU. False once the evaluation budget is spent.
 bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int given_batch, Collector& col, Counters& n) {
-  const long long max_batch = inference_memory_at(s, 1).max_batch;
+  const long long max_batch = largest_batch(s);
   std::vector<int> batches;
   if (f.batch) batches.push_back(given_batch);
   else
@@ -297,6 +295,7 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     }
     s.infer.batch = b;
     if (!consistent(s)) continue;
+    pick_moe_gemm(s);
     const InferenceResult r = evaluate_inference(s);
     ++n.evaluated;
     Candidate c;
@@ -395,6 +394,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
   } else {
     s.infer.batch = c.batch;
     s.infer.prefill_tp = c.prefill_tp;
+    pick_moe_gemm(s);
     j["regime"] = regime_of(s).id;
     const Result full = evaluate(s);
     const InferenceResult& r = full.inference;

@@ -130,34 +130,44 @@ void check_consistency(const Scenario& s) {
 
 // inference.moe_gemm "auto": the legacy 16-bit grouped GEMM (TensorRT-LLM's
 // MoE plugin up to 0.9) served 16-bit and fp8 checkpoints on Ampere and
-// Hopper (a distinct, slower path on Hopper only); fp4-family experts (MXFP4, NVFP4) and Blackwell GPUs (fp4 tensor
-// cores) came with the newer kernels, which run at the device's own rate.
+// Hopper (a distinct, slower path on Hopper only); fp4-family experts (MXFP4,
+// NVFP4) and Blackwell GPUs (fp4 tensor cores) came with the newer kernels,
+// which run at the device's own rate.
 // A deployment that runs must fit: where the legacy kernel's 16-bit experts
 // would not fit but the checkpoint's own format does, the newer kernels are
 // what serves it. In-flight batching runs whatever batch fits (at least one
-// sequence); a static batch must fit whole.
-MoeGemm resolve_moe_gemm(const Scenario& s) {
-  const Inference& in = s.infer;
+// sequence); a static batch must fit whole. The pick depends on the plan
+// (tp, ep, batch), so the search makes it again for each plan it tries.
+void pick_moe_gemm(Scenario& s) {
+  Inference& in = s.infer;
+  if (!in.moe_gemm_auto) return;
+  in.moe_gemm_fallback = false;
   const Device& d = s.system.device;
-  if (in.moe_gemm != MoeGemm::auto_pick) return in.moe_gemm;
-  if (s.mode == Mode::inference && s.model.is_moe()) {
-    auto runs_with = [&](MoeGemm kernel) {
-      Scenario k = s;
-      k.infer.moe_gemm = kernel;
-      const InferenceMemory m = inference_memory(k);
-      return in.inflight ? m.max_batch >= 1 : m.total <= m.capacity;
-    };
-    if (!runs_with(MoeGemm::legacy16) && runs_with(MoeGemm::native)) return MoeGemm::native;
-  }
-  const Precision w = in.weight_precision;
-  const bool fp4_experts = w == Precision::fp4;  // nvfp4, mxfp4
+  const bool fp4_experts = in.weight_precision == Precision::fp4;  // nvfp4, mxfp4
   const bool blackwell = d.matmul_flops[static_cast<int>(Precision::fp4)] > 0;
   // The legacy kernel is TensorRT-LLM's and a distinct path only where the
   // device's own MMA outruns Ampere's mma.sync (efficiency.legacy_mma < 1:
   // Hopper). Elsewhere (AMD, TPU, Gaudi: other engines' kernels; Ampere,
   // where 16-bit experts run the same either way) the experts run natively.
   const bool hopper = d.efficiency.legacy_mma < 1;
-  return fp4_experts || blackwell || !hopper ? MoeGemm::native : MoeGemm::legacy16;
+  in.moe_gemm = fp4_experts || blackwell || !hopper ? MoeGemm::native : MoeGemm::legacy16;
+  if (in.moe_gemm != MoeGemm::legacy16 || s.mode != Mode::inference || !s.model.is_moe()) return;
+  auto runs_with = [&](MoeGemm kernel) {
+    Scenario k = s;
+    k.infer.moe_gemm = kernel;
+    const InferenceMemory m = inference_memory(k);
+    return in.inflight ? m.max_batch >= 1 : m.total <= m.capacity;
+  };
+  if (!runs_with(MoeGemm::legacy16) && runs_with(MoeGemm::native)) {
+    in.moe_gemm = MoeGemm::native;
+    in.moe_gemm_fallback = true;
+  }
+}
+
+long long largest_batch(const Scenario& s) {
+  Scenario widest = s;
+  if (s.infer.moe_gemm_auto) widest.infer.moe_gemm = MoeGemm::native;
+  return inference_memory_at(widest, 1).max_batch;
 }
 
 }  // namespace llmcalc

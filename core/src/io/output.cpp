@@ -6,6 +6,7 @@
 #include "accuracy.h"
 #include "attention_pattern.h"
 #include "boundary.h"
+#include "enum_names.h"
 #include "evaluate.h"
 #include "parse.h"
 
@@ -189,6 +190,8 @@ json result_to_json(const Scenario& s, const Result& r) {
   } else {
     out["inference"] = inference_json(r.inference);
     out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
+    // The expert kernel that ran ("auto" resolved for this plan).
+    if (s.model.is_moe()) out["inference"]["moe_gemm"] = name_of(moe_gemm_names(), s.infer.moe_gemm);
     if (r.inference.disaggregated) out["inference"]["disaggregation"] = prefill_pool_json(r.inference.prefill_pool, s.infer);
     if (r.inference.chunked) {
       const ChunkedStep& c = r.inference.chunked_step;

@@ -330,6 +330,7 @@ Inference parse_inference(const nlohmann::json& root) {
   inf.weight_group_size = int32_field(o, "weight_group_size");
   inf.decode_attention = enum_field(o, "decode_attention", decode_attention_names());
   inf.moe_gemm = enum_field(o, "moe_gemm", moe_gemm_names());
+  inf.moe_gemm_auto = inf.moe_gemm == MoeGemm::auto_pick;
   inf.draft_tokens = int32_field(o, "draft_tokens");
   const FieldSpec& acc = field_spec("inference.draft_acceptance");
   inf.draft_acceptance = o.number("draft_acceptance", 0.7, acc.lo, acc.hi);
@@ -453,7 +454,7 @@ Scenario parse_scenario(const nlohmann::json& root) {
   if (top.has("search")) parse_search_request(root);
   top.finish();
   check_consistency(s);
-  s.infer.moe_gemm = resolve_moe_gemm(s);  // needs a consistent plan
+  pick_moe_gemm(s);  // needs a consistent plan
   return s;
 }
 

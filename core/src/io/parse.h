@@ -29,7 +29,12 @@ struct Inconsistency {
 std::optional<Inconsistency> find_inconsistency(const Scenario& s);
 // The same, thrown as an InputError.
 void check_consistency(const Scenario& s);
-// inference.moe_gemm "auto" resolved for a consistent scenario.
-MoeGemm resolve_moe_gemm(const Scenario& s);
+// inference.moe_gemm "auto" resolved for a consistent scenario's plan
+// (in.moe_gemm and in.moe_gemm_fallback); a named kernel is left as given.
+void pick_moe_gemm(Scenario& s);
+// The largest batch a serving plan holds (inference_memory max_batch) with
+// the expert kernel that serves it: under "auto", each batch gets its pick,
+// so the native kernel's, whose experts are the smaller.
+long long largest_batch(const Scenario& s);
 
 }  // namespace llmcalc

@@ -197,6 +197,9 @@ function verdict(result, scenario, onFit) {
         bits.push(`${name} is ${given[phase]}-bound${share ? ` (${fmt.percent(share.share)} of its op time)` : ''}.`);
       } else if (b.length) bits.push(`${name} is ${b[0].bound}-bound (${fmt.percent(b[0].share)} of its op time).`);
     }
+    // MoE serving: which expert GEMM kernel ran (inference.moe_gemm, "auto" picked per plan).
+    if (sec.moe_gemm === 'legacy16') bits.push('Experts run on the legacy 16-bit grouped GEMM (TensorRT-LLM ≤ 0.9).');
+    else if (sec.moe_gemm === 'native') bits.push("Experts run on the device's own GEMM kernels.");
   }
   const ok = (mv ? mv.ok : true) && (pv ? pv.ok : true);
   const line = el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
