@@ -2,6 +2,7 @@
 // is valid and fits, and the best equals a brute-force evaluate() loop.
 #include <algorithm>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -328,6 +329,46 @@ TEST(Search, ServingPlansGiveTheFiguresTheyWereRankedBy) {
     EXPECT_DOUBLE_EQ(r["tpot_s"].get<double>(), b["tpot_s"].get<double>()) << b.dump();
   }
   EXPECT_GT(legacy, 0);  // the case this guards: a plan whose pick differs from one H100's
+}
+
+// Whatever the search resolves per plan (the serving expert kernel, the
+// expert tp, ...), a returned plan evaluated on its own gives the figures it
+// was ranked by: random models and systems from the presets, training and
+// serving, the search choosing every plan input.
+TEST(Search, EveryReturnedPlanReproduces) {
+  const json presets = json::parse(presets_json());
+  std::vector<std::string> models, systems;
+  for (const auto& [id, _] : presets["models"].items()) models.push_back(id);
+  for (const auto& [id, _] : presets["systems"].items()) systems.push_back(id);
+  std::mt19937 rng(20261203);
+  auto pick = [&](const std::vector<std::string>& v) { return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)]; };
+  int compared = 0;
+  for (int i = 0; i < 40; ++i) {
+    const bool training = i % 2 == 0;
+    json base = {{"mode", training ? "training" : "inference"}, {"model", pick(models)}, {"system", pick(systems)}};
+    if (training)
+      base["training"] = {{"global_batch", 128}, {"seq_len", 4096}, {"precision", i % 4 == 0 ? "fp8" : "bf16"}};
+    else
+      base["inference"] = {{"batch", 64}, {"input_tokens", 1024}, {"output_tokens", 256},
+                           {"weight_precision", i % 4 == 1 ? "fp8" : "bf16"}};
+    json in = base;
+    in["search"] = {{"gpus", 8}, {"top", 3}};
+    const json out = json::parse(search_json(in.dump()));
+    if (out.contains("error")) continue;  // e.g. fp8 on a device without an fp8 peak
+    const json best = out["search"]["best"];
+    for (const json& b : best) {
+      json plan = base;
+      plan["parallelism"] = b["parallelism"];
+      const char* mode = training ? "training" : "inference";
+      plan[mode].update(b[mode]);
+      if (training) plan["training"]["recompute_to_fit"] = false;
+      const json r = eval_ok(plan)[mode];
+      ++compared;
+      for (const char* k : training ? std::vector<const char*>{"iteration_time_s"} : std::vector<const char*>{"ttft_s", "tpot_s"})
+        EXPECT_DOUBLE_EQ(r[k].get<double>(), b[k].get<double>()) << k << " " << plan.dump();
+    }
+  }
+  EXPECT_GT(compared, 40);
 }
 
 // search.memory_share: a plan fits only under that share of the device
