@@ -75,6 +75,32 @@ TEST(Training, PipelineBubble) {
   EXPECT_EQ(eval_ok(one)["training"]["time_breakdown_s"]["pp_bubble"].get<double>(), 0.0);
 }
 
+// Layers that pp does not divide: the end stages take the shorter layer
+// counts (Megatron-Bridge's account_for_embedding/loss_in_pipeline_split),
+// so the LM head takes the place of a layer on the last stage. Llama 3.1 70B
+// on pp 4: 78 layers put 20 on the middle stages and 19 + the head on the
+// last, which runs as fast as 20 layers with a negligible head (vocab 256);
+// 80 layers put the head on top of 20 layers; 79 (one short stage) give it
+// to the head, and the embedding rides on a full stage.
+TEST(Training, UnevenLayersGiveTheEndStagesTheShortCounts) {
+  auto per_microbatch = [](int layers, int vocab) {
+    json model = json::parse(presets_json())["models"]["llama3.1-70b"]["model"];
+    model["layers"] = layers;
+    model["vocab"] = vocab;
+    const json in = {{"mode", "training"}, {"model", model}, {"system", "dgx-h100"},
+                     {"parallelism", {{"tp", 8}, {"pp", 4}, {"dp", 1}, {"sp", true}}},
+                     {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute_to_fit", false}}}};
+    const json p = eval_ok(in)["training"]["pipeline"];
+    return p["t_fwd_s"].get<double>() + p["t_bwd_s"].get<double>();
+  };
+  const double t78 = per_microbatch(78, 128256), t79 = per_microbatch(79, 128256), t80 = per_microbatch(80, 128256);
+  const double headless = per_microbatch(80, 256);
+  EXPECT_NEAR(t78, headless, 0.002 * headless);  // 20 layers; the head hides in the short stage
+  EXPECT_GT(t80, t78 * 1.01);                    // 20 layers and the head
+  EXPECT_LE(t78, t79);
+  EXPECT_LT(t79, t80);
+}
+
 TEST(Training, ZeroBubbleH1MovesWeightGradientsIntoTheBubble) {
   json plan = gpt3_1024();
   plan["parallelism"]["pp_schedule"] = "1f1b";

@@ -112,7 +112,8 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   IterationParts parts;
   parts.dense = &I.layers(false);
   parts.moe = s.model.is_moe() ? &I.layers(true) : nullptr;
-  parts.edge = std::max(I.edge_time(true, par.pp == 1), par.pp > 1 ? I.edge_time(false, true) : 0.0);
+  parts.edge_first = I.edge_time(true, par.pp == 1);
+  parts.edge_last = par.pp > 1 ? I.edge_time(false, true) : 0.0;
   parts.hop = I.hop_time();
   parts.dp = &I.dp_time(out.memory.params_on_gpu, out.memory.expert_params_on_gpu, out.memory.adapter_params_on_gpu,
                         out.memory.expert_adapter_params_on_gpu);

@@ -143,7 +143,21 @@ StageLayout stage_layout(const Model& m, const Parallelism& p) {
   StageLayout s;
   s.stages = p.pp;
   s.max_layers = (m.layers + p.pp - 1) / p.pp;
+  s.short_stages = m.layers % p.pp == 0 ? 0 : s.max_layers * p.pp - m.layers;
   return s;
+}
+
+// When pp does not divide the layers, frameworks give the end stages the
+// shorter layer counts (Megatron-Core decoder_first/last_pipeline_num_layers;
+// NeMo / Megatron-Bridge account_for_embedding/loss_in_pipeline_split,
+// which count the embedding and the loss as a layer each), so an end's work
+// takes the place of a layer; with one short stage only the larger end gets
+// it. When pp divides them, the end stages hold as many layers as the rest.
+double end_stage_excess(const StageLayout& l, double first, double last, double per_layer) {
+  const double big = std::max(first, last), small = std::min(first, last);
+  if (l.stages <= 1 || l.short_stages == 0) return big;
+  const double on_short = std::max(0.0, big - per_layer);
+  return l.short_stages >= 2 ? on_short : std::max(on_short, small);
 }
 
 }  // namespace llmcalc

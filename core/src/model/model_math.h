@@ -58,7 +58,12 @@ double attention_core_flops_per_token(const Model& m, double seq_len);
 struct StageLayout {
   int stages = 1;
   int max_layers = 0;       // layers on the most loaded stage
+  int short_stages = 0;     // stages with one layer fewer (pp does not divide the layers)
 };
 StageLayout stage_layout(const Model& m, const Parallelism& p);
+// What the slowest pipeline stage runs beyond max_layers layers of
+// `per_layer` each, given the extra work of the first stage (embedding) and
+// of the last (LM head, loss, MTP); with one stage, `first` holds both ends.
+double end_stage_excess(const StageLayout& l, double first, double last, double per_layer);
 
 }  // namespace llmcalc

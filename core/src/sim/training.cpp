@@ -236,7 +236,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const Model& m = s.model;
   const Parallelism& par = s.par;
   const Training& t = s.train;
-  const double layers = stage_layout(m, par).max_layers;
+  const StageLayout layout = stage_layout(m, par);
+  const double layers = layout.max_layers;
   const double mb = static_cast<double>(t.global_batch / (1LL * t.micro_batch * par.dp));
   const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   // The slowest stage holds `layers` layers of each kind in proportion.
@@ -245,7 +246,7 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   };
   const bool exposed_tp = !t.overlap.tp;
   const double F = stage(&PassTime::compute, &LayerTimes::fwd);
-  const double B = stage(&PassTime::compute, &LayerTimes::bwd) + parts.edge;
+  const double B_layers = stage(&PassTime::compute, &LayerTimes::bwd);
   const double R = recomputed_share(t, layers) * stage(&PassTime::compute, &LayerTimes::rec);
   const double TP_f = exposed_tp ? stage(&PassTime::tp, &LayerTimes::fwd) : 0.0;
   const double TP = exposed_tp ? TP_f + stage(&PassTime::tp, &LayerTimes::bwd) +
@@ -255,6 +256,11 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
   const double EP_all = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
                         recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
+  // The end stages' extra work beyond the slowest stage's layers: a stage
+  // with a layer fewer saves that layer's compute and exposed communication.
+  const double edge = end_stage_excess(layout, parts.edge_first, parts.edge_last,
+                                       (F + B_layers + R + TP + CP + EP_all) / layers);
+  const double B = B_layers + edge;
   // Megatron-Core's EP overlap (--overlap-moe-expert-parallel-comm) runs one
   // micro-batch's forward beside another's backward, so each one's
   // all-to-all hides behind the other's compute: only the excess shows.
@@ -270,8 +276,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
                   t.host_overhead_s;
   DpCompute dc;
   dc.fwd = F / layers;
-  dc.bwd = (B - parts.edge + R) / layers;
-  dc.edge_bwd = parts.edge;
+  dc.bwd = (B_layers + R) / layers;
+  dc.edge_bwd = edge;
   dc.fwd_total = F;
   dc.last_bwd = B + R + TP;
   dc.layers = layers;
@@ -343,7 +349,8 @@ double model_flops_of(const Scenario& s, double recomputed_layer_flops, double a
 void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<Op>& edge_list, TrainingResult& r) {
   const Model& m = s.model;
   const Parallelism& par = s.par;
-  const double layers = stage_layout(m, par).max_layers;
+  const StageLayout layout = stage_layout(m, par);
+  const double layers = layout.max_layers;
   const double mb = static_cast<double>(r.pipeline.microbatches);
   const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   auto single = [&](const char* name, const char* phase, OpKind k, OpCost cost, const char* axis, double count) {
@@ -444,7 +451,8 @@ TrainingResult evaluate_training(const Scenario& s) {
   IterationParts parts;
   parts.dense = &dense;
   parts.moe = s.model.is_moe() ? &moe : nullptr;
-  parts.edge = std::max(first_edge.compute, last_edge.compute);
+  parts.edge_first = first_edge.compute;
+  parts.edge_last = last_edge.compute;
   parts.hop = pipeline_hop_time(s);
   parts.dp = &dp;
   const Iteration it = compose_iteration(s, parts);

@@ -70,7 +70,7 @@ DpParts dp_parts(const Scenario& s, double params_on_gpu, double expert_params =
 struct IterationParts {
   const LayerTimes* dense = nullptr;
   const LayerTimes* moe = nullptr;  // nullptr for dense models
-  double edge = 0;                  // max over the two end stages of edge_times().compute
+  double edge_first = 0, edge_last = 0;  // edge_times().compute of the end stages (one stage: both in first)
   double hop = 0;                   // pipeline_hop_time()
   const DpParts* dp = nullptr;
 };
