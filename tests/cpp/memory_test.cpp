@@ -83,6 +83,23 @@ TEST(TrainingMemory, ActivationsFewMicrobatches) {
   EXPECT_NEAR(activations(training_scenario({{"pp", 4}}, "none", 2)), per_layer * 2, 1e-6 * per_layer);
 }
 
+// Layers that pp does not divide: the end stages are the short ones (as the
+// time model has them), so rank 0 holds p micro-batches of a layer fewer and
+// rank 1 p - 1 of them all. p=4: L=14 gives stages of 3, 4, 4, 3: max(3 x 4,
+// 4 x 3) = 12 layer-microbatches; L=15 (one short stage, the last) keeps 4 on
+// rank 0: 16; L=16: 16.
+TEST(TrainingMemory, ActivationsWithShortEndStages) {
+  const double per_layer = sbh * (34 + 5 * a * s / h);
+  const json par = {{"pp", 4}};
+  EXPECT_NEAR(activations(training_scenario(par, "none", 8, 14)), per_layer * 12, 1e-6 * per_layer);
+  EXPECT_NEAR(activations(training_scenario(par, "none", 8, 15)), per_layer * 16, 1e-6 * per_layer);
+  EXPECT_NEAR(activations(training_scenario(par, "none", 8, 16)), per_layer * 16, 1e-6 * per_layer);
+  // Interleaved, p=4, v=2, L=14 (chunks of 2 and 1): rank 0 holds 2x3 + 1x4 + 1
+  // = 11 chunk forwards of 3/2 layers, rank 1 9 of 4/2: max(16.5, 18) = 18.
+  const json inter = {{"pp", 4}, {"pp_schedule", "interleaved"}, {"virtual_stages", 2}};
+  EXPECT_NEAR(activations(training_scenario(inter, "none", 8, 14)), per_layer * 18, 1e-6 * per_layer);
+}
+
 TEST(TrainingMemory, ActivationsInterleaved) {
   const double per_layer = sbh * (34 + 5 * a * s / h);
   // p=4, v=2, L=8, m=8: L x (1 + (p-1)/(p v)) = 8 x 11/8 = 11 layer-microbatches.

@@ -112,21 +112,27 @@ double recomputed_share(const Training& t, double layers) {
   return std::min(1.0, t.recompute_layers / layers);
 }
 
+// The most layer x micro-batch activations a stage holds. Rank 0 holds the
+// most micro-batches; when pp does not divide the layers and both ends are
+// short (end_stage_excess), it holds a layer fewer, and rank 1, with all its
+// layers and the micro-batches of one stage less, can hold more.
 double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches) {
-  const double layers = stage_layout(m, p).max_layers;
+  const StageLayout l = stage_layout(m, p);
+  const double layers = l.max_layers, first = l.short_stages >= 2 ? layers - 1 : layers;
   const double mb = static_cast<double>(microbatches);
   switch (p.schedule) {
     case PipeSchedule::gpipe: return layers * mb;  // every forward before any backward
     case PipeSchedule::one_f_one_b:
     case PipeSchedule::zb_h1:  // the same in-flight micro-batches (Qi et al. 2024, ZB-H1)
-      return layers * std::min(mb, static_cast<double>(p.pp));
+      return std::max(first * std::min(mb, 1.0 * p.pp), layers * std::min(mb, p.pp - 1.0));
     case PipeSchedule::interleaved: {
-      // Megatron's warm-up on rank 0: 2(p-1) + (v-1)p model-chunk forwards,
+      // Megatron's warm-up on rank r: 2(p-1-r) + (v-1)p model-chunk forwards,
       // plus the one in steady state (Korthikanti et al. 2022 §4.2.3:
-      // a factor 1 + (p-1)/(pv) over 1F1B).
+      // a factor 1 + (p-1)/(pv) over 1F1B for rank 0).
       const double v = p.virtual_stages;
-      const double chunks = std::min(mb * v, 2.0 * (p.pp - 1) + (v - 1) * p.pp + 1);
-      return chunks * layers / v;
+      const double rank0 = std::min(mb * v, 2.0 * (p.pp - 1) + (v - 1) * p.pp + 1);
+      const double rank1 = std::min(mb * v, 2.0 * (p.pp - 2) + (v - 1) * p.pp + 1);
+      return std::max(rank0 * first / v, p.pp > 1 ? rank1 * layers / v : 0.0);
     }
   }
   return layers;
