@@ -190,8 +190,13 @@ json result_to_json(const Scenario& s, const Result& r) {
   } else {
     out["inference"] = inference_json(r.inference);
     out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
-    // The expert kernel that ran ("auto" resolved for this plan).
-    if (s.model.is_moe()) out["inference"]["moe_gemm"] = name_of(moe_gemm_names(), s.infer.moe_gemm);
+    // The expert kernel that ran ("auto" resolved for this plan), and whether
+    // auto took the native kernels only because 16-bit experts do not fit
+    // (a plan where they fit runs the slower legacy kernel).
+    if (s.model.is_moe()) {
+      out["inference"]["moe_gemm"] = name_of(moe_gemm_names(), s.infer.moe_gemm);
+      if (s.infer.moe_gemm_fallback) out["inference"]["moe_gemm_fallback"] = true;
+    }
     if (r.inference.disaggregated) out["inference"]["disaggregation"] = prefill_pool_json(r.inference.prefill_pool, s.infer);
     if (r.inference.chunked) {
       const ChunkedStep& c = r.inference.chunked_step;

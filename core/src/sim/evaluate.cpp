@@ -72,9 +72,6 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                   " sequences, fewer than the batch limit");
     if (1.0 * s.infer.input_tokens + s.infer.output_tokens > s.model.seq_len)
       w.push_back("input + output tokens exceed the model's seq_len");
-    if (s.infer.moe_gemm_fallback)
-      w.push_back("moe_gemm auto: the legacy kernel's 16-bit experts would not fit, so the native kernels serve them; "
-                  "a plan where they fit runs the slower legacy kernel (inference.moe_gemm)");
   }
   return w;
 }

@@ -199,7 +199,8 @@ function verdict(result, scenario, onFit) {
     }
     // MoE serving: which expert GEMM kernel ran (inference.moe_gemm, "auto" picked per plan).
     if (sec.moe_gemm === 'legacy16') bits.push('Experts run on the legacy 16-bit grouped GEMM (TensorRT-LLM ≤ 0.9).');
-    else if (sec.moe_gemm === 'native') bits.push("Experts run on the device's own GEMM kernels.");
+    else if (sec.moe_gemm === 'native')
+      bits.push(sec.moe_gemm_fallback ? "Experts run on the device's own GEMM kernels: the legacy kernel's 16-bit experts would not fit." : "Experts run on the device's own GEMM kernels.");
   }
   const ok = (mv ? mv.ok : true) && (pv ? pv.ok : true);
   const line = el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
