@@ -349,8 +349,7 @@ double model_flops_of(const Scenario& s, double recomputed_layer_flops, double a
 void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<Op>& edge_list, TrainingResult& r) {
   const Model& m = s.model;
   const Parallelism& par = s.par;
-  const StageLayout layout = stage_layout(m, par);
-  const double layers = layout.max_layers;
+  const double layers = stage_layout(m, par).max_layers;
   const double mb = static_cast<double>(r.pipeline.microbatches);
   const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   auto single = [&](const char* name, const char* phase, OpKind k, OpCost cost, const char* axis, double count) {
