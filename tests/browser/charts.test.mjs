@@ -20,6 +20,7 @@ test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated pas
   first.sort((a, b) => a[0] - b[0]);
   for (let i = 1; i < first.length; i++) assert.ok(first[i][1] > first[i - 1][1], 'forward moves down the pipeline');
   assert.match(await fig.textContent(), /idle \(bubble\)/);
+  assert.match(await fig.textContent(), /8 layers per stage\./);  // Llama 3.1 8B's 32 layers on 4 stages
   await shot(page, 'training-pipeline');
   await page.close();
 
@@ -32,7 +33,12 @@ test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated pas
   assert.equal(mbs, 32);
   assert.equal(await big.page.locator('figure.chart-pipeline rect.pipe-op[data-chunk="1"]').count(), 8 * 32 * 2);
   await big.page.close();
-  assert.deepEqual([...errors, ...big.errors], []);
+  // 32 layers on 3 stages: 11, 11 and the last, with the LM head, 10.
+  const uneven = await openPage('v=1&pp=3&gb=6');
+  await waitEvaluated(uneven.page);
+  assert.match(await uneven.page.locator('figure.chart-pipeline').textContent(), /11 layers per stage, 10 on the one with the LM head\./);
+  await uneven.page.close();
+  assert.deepEqual([...errors, ...big.errors, ...uneven.errors], []);
 });
 
 test('ZB-H1 from the link: weight-gradient boxes fill the bubble, which shrinks against 1F1B', async () => {

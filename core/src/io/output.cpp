@@ -106,6 +106,7 @@ json training_json(const TrainingResult& t) {
             {"bound", t.bound},
             {"pipeline",
              {{"stages", t.pipeline.stages}, {"virtual_stages", t.pipeline.virtual_stages},
+              {"layers_per_stage", t.pipeline.layers_per_stage}, {"short_stages", t.pipeline.short_stages},
               {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
               {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}, {"t_wgrad_s", t.pipeline.t_wgrad_s}}}};
   if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;

@@ -22,6 +22,7 @@ struct TimeBreakdown {
 
 struct PipelineInfo {
   int stages = 1, virtual_stages = 1;
+  int layers_per_stage = 0, short_stages = 0;  // most layers on a stage; end stages with one fewer
   long long microbatches = 1;
   std::string schedule;
   double t_fwd_s = 0, t_bwd_s = 0;  // one micro-batch on the slowest stage (incl. recompute, exposed comm)

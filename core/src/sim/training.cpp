@@ -478,6 +478,8 @@ TrainingResult evaluate_training(const Scenario& s) {
   r.fits = r.memory.total <= r.memory.capacity && !host_short(r.memory);
 
   r.pipeline.stages = par.pp;
+  const StageLayout layout = stage_layout(s.model, par);
+  r.pipeline.layers_per_stage = layout.max_layers, r.pipeline.short_stages = layout.short_stages;
   r.pipeline.virtual_stages = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
   r.pipeline.microbatches = t.global_batch / (1LL * t.micro_batch * par.dp);
   r.pipeline.schedule = par.schedule == PipeSchedule::gpipe ? "gpipe"

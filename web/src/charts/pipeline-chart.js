@@ -63,6 +63,11 @@ export function pipelineChart(pipe) {
   const zb = sim.schedule === 'zb_h1';
   const bwd = zb ? `backward ${fmt.seconds(pipe.t_bwd_s)} (of which weight gradient ${fmt.seconds(pipe.t_wgrad_s)}, run where the stage would idle)` : `backward ${fmt.seconds(pipe.t_bwd_s)}`;
   const notes = [`${p} stage${p === 1 ? '' : 's'}, ${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, ${bwd} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
+  // The layers of a stage (result.training.pipeline.layers_per_stage): when
+  // pp does not divide them, short_stages hold one fewer, the end stages first.
+  const L = pipe.layers_per_stage, short = pipe.short_stages || 0;
+  if (L > 0 && p > 1)
+    notes.push(short === 0 ? `${L} layers per stage.` : short === 1 ? `${L} layers per stage, ${L - 1} on the one with the LM head.` : `${L} layers per stage, ${L - 1} on ${short} of them: the end stages, with the embedding and the LM head, among them.`);
   if (sim.truncated) notes.push(`Showing the first ${sim.shown} of ${sim.microbatches} micro-batches: the steady state repeats.`);
   if (sim.deadlock) notes.push('This schedule could not be laid out for drawing (too large or not a valid order).');
   const leg = el('ul', { class: 'legend' }, [
