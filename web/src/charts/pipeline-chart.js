@@ -67,7 +67,12 @@ export function pipelineChart(pipe) {
   // pp does not divide them, short_stages hold one fewer, the end stages first.
   const L = pipe.layers_per_stage, short = pipe.short_stages || 0;
   if (L > 0 && p > 1)
-    notes.push(short === 0 ? `${L} layers per stage.` : short === 1 ? `${L} layers per stage, ${L - 1} on the one with the LM head.` : `${L} layers per stage, ${L - 1} on ${short} of them: the end stages, with the embedding and the LM head, among them.`);
+    notes.push(
+      short === 0 ? `${L} layers per stage.`
+      : short === 1 ? `${L} layers per stage, ${L - 1} on the one with the LM head.`
+      : short === 2 ? `${L} layers per stage, ${L - 1} on the end stages, with the embedding and the LM head.`
+      : `${L} layers per stage, ${L - 1} on ${short} of them, the end stages (embedding, LM head) among them.`,
+    );
   if (sim.truncated) notes.push(`Showing the first ${sim.shown} of ${sim.microbatches} micro-batches: the steady state repeats.`);
   if (sim.deadlock) notes.push('This schedule could not be laid out for drawing (too large or not a valid order).');
   const leg = el('ul', { class: 'legend' }, [
