@@ -133,8 +133,14 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
   std::map<std::string, json> by;
   for (const json& row : rows) by[row.at("system").get<std::string>()] = row;
   EXPECT_EQ(by.size(), rows.size());  // no system twice
+  std::vector<std::string> too_small;
   for (const json& row : rows) {
-    ASSERT_TRUE(row.at("fits").get<bool>()) << row.dump().substr(0, 300);
+    if (!row.at("fits").get<bool>()) {
+      // A row that does not fit says how close its best plan came.
+      EXPECT_GT(row.at("closest_memory_bytes").get<double>(), row.at("capacity_bytes").get<double>());
+      too_small.push_back(row.at("system").get<std::string>());
+      continue;
+    }
     const json& par = row.at("plan").at("parallelism");
     EXPECT_EQ(par.value("tp", 1) * par.value("pp", 1) * par.value("dp", 1) * par.value("cp", 1), 8);
     EXPECT_LE(row.at("plan").at("memory_bytes_total").get<double>(), row.at("capacity_bytes").get<double>());
@@ -142,6 +148,9 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
     const double hours = 8 * 1e6 / row.at("plan").at("tokens_per_s").get<double>() / 3600;
     EXPECT_NEAR(row.at("per_million_tokens").at("gpu_hours").get<double>(), hours, 1e-9 * hours);
   }
+  // 16 GiB per chip: Llama 3.1 8B's 16-bit weights and Adam states alone
+  // take 15 GiB of each of 8 chips before any activation.
+  EXPECT_EQ(too_small, std::vector<std::string>{"tpu-v5e"});
   EXPECT_GT(by.at("dgx-h100").at("per_million_tokens").at("kwh").get<double>(), 0);  // a DGX gives its power
   // The validation of the plan's kind: Llama 3.1 8B data parallel on 8 H100 is a published run; none on a TPU
   EXPECT_TRUE(by.at("dgx-h100").at("accuracy").at("device_validated").get<bool>());
