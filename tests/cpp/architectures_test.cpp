@@ -191,6 +191,34 @@ TEST(Architectures, MtpAddsTrainingWorkAndMemory) {
   EXPECT_FALSE(find_op(mtp, "mtp.lm_head", "fwd").is_null());
 }
 
+// QK-Norm (Qwen3 report, arXiv 2505.09388 §2): an RMSNorm over each head's
+// queries and keys. Qwen3-8B: 36 layers, 32 query and 8 KV heads of 128.
+TEST(Architectures, QkNormReadsAndKeepsEachHeadsQueriesAndKeys) {
+  json s = {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}}},
+            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute", "none"}}}};
+  const json with = eval_ok(s);
+  s["model"] = {{"preset", "qwen3-8b"}, {"qk_norm", false}};
+  const json without = eval_ok(s);
+  const json op = counted_op(with, "attn.qk_norm", "fwd");
+  ASSERT_FALSE(op.is_null());
+  EXPECT_TRUE(counted_op(without, "attn.qk_norm", "fwd").is_null());
+  EXPECT_FALSE(counted_op(with, "attn.qk_norm.bwd", "bwd").is_null());
+  // At tp 2 a rank holds 16 query and 4 KV heads: 4096 x 20 x 128 elements read and written in 16 bits.
+  const double elements = 4096.0 * 20 * 128;
+  EXPECT_DOUBLE_EQ(op["bytes"]["hbm"].get<double>(), 2 * elements * 2);
+  // Its inputs wait for the backward in each of the 36 layers (one micro-batch in flight at pp 1).
+  const double kept = with["training"]["memory_bytes"]["activations"].get<double>() -
+                      without["training"]["memory_bytes"]["activations"].get<double>();
+  EXPECT_DOUBLE_EQ(kept, 36 * 2 * elements);
+  // One weight of head_dim for the queries and one for the keys per layer.
+  EXPECT_DOUBLE_EQ(with["model"]["parameters"].get<double>() - without["model"]["parameters"].get<double>(), 36 * 2 * 128);
+  EXPECT_GT(with["training"]["iteration_time_s"].get<double>(), without["training"]["iteration_time_s"].get<double>());
+  // MLA normalises its compressed latents instead.
+  s["model"] = {{"preset", "deepseek-v2-lite"}, {"qk_norm", true}};
+  EXPECT_EQ(eval(s).value("error", json::object()).value("path", std::string()), "model.qk_norm");
+}
+
 TEST(Architectures, FormatsAndErrors) {
   auto err = [](const json& s) { return eval(s).value("error", json::object()).value("path", std::string()); };
   json s = {{"mode", "inference"}, {"model", "gpt-oss-20b"}, {"system", "dgx-b200"},

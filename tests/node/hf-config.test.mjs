@@ -232,7 +232,7 @@ const LLAMA4_SCOUT = {
 const LLAMA4_MAVERICK = {
   ...LLAMA4_SCOUT,
   text_config: {
-    ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, max_position_embeddings: 1048576,
+    ...LLAMA4_TEXT, interleave_moe_layer_step: 2, num_local_experts: 128, max_position_embeddings: 1048576, use_qk_norm: false,
     moe_layers: Array.from({ length: 24 }, (_, i) => 2 * i + 1),
   },
 };
@@ -317,6 +317,7 @@ test('Qwen3 dense and MoE: head_dim, num_experts, moe_intermediate_size, decoder
   assert.equal(dense.family, 'qwen3');
   assert.equal(dense.model.attention, undefined, 'use_sliding_window false: full attention');
   asPreset(dense, 'qwen3-8b');
+  assert.equal(dense.model.qk_norm, true, 'Qwen3 always runs QK-Norm');
   assert.deepEqual(dense.unknown, []);
   assert.equal(await closest(dense.model), 'qwen3-8b');
   const moe = importHfConfig(QWEN3_30B_A3B);
@@ -482,6 +483,8 @@ test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a sha
   assert.equal(await closest(r.model), 'glm4.5');
   const air = importHfConfig({ ...cfg, hidden_size: 4096, num_hidden_layers: 46, intermediate_size: 10944, moe_intermediate_size: 1408, n_routed_experts: 128, first_k_dense_replace: 1, use_qk_norm: false });
   asPreset(air, 'glm4.5-air');
+  assert.equal(r.model.qk_norm, true);
+  assert.equal(air.model.qk_norm, undefined, 'use_qk_norm false: no QK-Norm');
   evaluates(air.model);
 });
 
@@ -513,7 +516,8 @@ test('Llama 4: text_config, chunked attention, NoPE global layers, shared expert
   asPreset(scout, 'llama4-scout');
   assert.deepEqual(scout.unknown, []);
   assert.ok(scout.ignored.includes('vision_config'));
-  assert.ok(scout.ignored.includes('text_config.use_qk_norm'));
+  assert.equal(scout.model.qk_norm, true, 'use_qk_norm is read, not ignored');
+  assert.ok(!scout.ignored.includes('text_config.use_qk_norm'));
   assert.match(scout.warnings.join(' '), /vision/);
   assert.equal(await closest(scout.model), 'llama4-scout');
   const maverick = importHfConfig(LLAMA4_MAVERICK);

@@ -189,6 +189,7 @@ struct Model {
   bool bias = false;              // linear-layer biases (GPT-2/3 style)
   bool learned_positions = false; // learned absolute position embedding table
   bool dropout = true;            // dropout layers (Megatron default 0.1) keep masks for backward
+  bool qk_norm = false;           // a norm over each head's queries and keys (QK-Norm: Qwen3, Gemma 3)
   MoE moe;
   Mla mla;
   AttentionPattern attention;

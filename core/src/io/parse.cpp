@@ -369,6 +369,7 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   m.bias = bool_field(o, "bias");
   m.learned_positions = bool_field(o, "learned_positions");
   m.dropout = bool_field(o, "dropout");
+  m.qk_norm = bool_field(o, "qk_norm");
   if (o.has("moe")) m.moe = parse_moe(o, m.ffn_hidden);
   parse_architecture(o, m);
   o.finish();

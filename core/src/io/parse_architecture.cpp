@@ -81,6 +81,8 @@ void parse_architecture(StrictObject& o, Model& m) {
     if (m.linear.full_layers > m.layers)
       throw InputError(join_path(o.child_path("linear_attention"), "full_layers"), "exceeds the number of layers");
   }
+  // MLA normalises its compressed latents instead (mla.cpp: q_norm, kv_norm).
+  if (m.mla.on() && m.qk_norm) throw InputError(o.child_path("qk_norm"), "is modelled for GQA attention; mla normalises its latents itself");
   if (m.mla.on() && m.attention.output_gate)
     throw InputError(join_path(o.child_path("attention"), "output_gate"), "is modelled for GQA attention, not with mla");
   m.mtp_layers = static_cast<int>(int_field(o, "mtp_layers"));

@@ -74,6 +74,15 @@ void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& 
     // A gated attention's query projection also emits the gate (Qwen3-Next).
     const double gate = m.attention.output_gate ? q_heads * m.head_dim : 0;
     ops.push_back(make_gemm("attn.qkv", tokens, (q_heads + 2 * kv_heads) * m.head_dim + gate, h, p));
+    if (m.qk_norm) {
+      // QK-Norm (Qwen3 report arXiv 2505.09388 §2; Gemma 3): RMSNorm over each
+      // head's query and key, before RoPE and the cache: read and write them,
+      // one kernel each (Megatron-Core q_layernorm / k_layernorm).
+      const double elements = tokens * (q_heads + kv_heads) * m.head_dim;
+      OpSpec qk = make_elementwise("attn.qk_norm", 2 * elements * p.act_bytes, 5 * elements, StreamKind::norm);
+      qk.kernels = 2;
+      ops.push_back(qk);
+    }
     if (p.kv_write)  // append this pass's K and V to the cache
       ops.push_back(make_elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
     attention_ops(ops, m, p, q_heads, kv_heads);

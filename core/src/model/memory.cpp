@@ -82,6 +82,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   double split = m.mla.on() ? mla_activation_bytes(m, p.tp, s * b)
                             : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + g * s * b * qd;  // Q, K; V; context (proj input)
   if (m.attention.output_gate) split += 2 * s * b * qd;  // the gate, and the core's output it multiplies
+  if (m.qk_norm && !m.mla.on()) split += 2 * s * b * (qd + kvd);  // QK-Norm keeps its inputs for backward
   // A hybrid's linear layers save their mixer's tensors instead (averaged over the layers).
   const double linear = linear_share(m);
   split = (1 - linear) * split + linear * linear_activation_bytes(m, p.tp, s * b, g);

@@ -59,6 +59,9 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
   // A norm before the mixer and one before the MLP, where there is one.
   const double mlps = mlp_share(m, moe_layer);
   lp.norms = (m.norm == NormType::layernorm ? 2 : 1) * h * (1 + mlps);
+  // QK-Norm: one RMSNorm weight of head_dim for the queries, one for the keys,
+  // shared by the heads (Qwen3 modeling_qwen3.py q_norm / k_norm), in the softmax layers.
+  if (m.qk_norm) lp.norms += (1 - linear) * 2.0 * m.head_dim;
   if (!moe_layer) {
     lp.mlp = lp.mlp_active = mlps * ffn_params(m, m.ffn_hidden);
   } else {

@@ -28,8 +28,8 @@ const IGNORED = new Set([
   'seq_aux', 'ep_size', 'router_aux_loss_coef', 'moe_aux_loss_coef', 'router_z_loss_coef',
   // numerics of attention and logits (same cost)
   'query_pre_attn_scalar', 'attn_logit_softcapping', 'final_logit_softcapping', 'rope_local_base_freq',
-  'cache_implementation', 'swiglu_limit', 'use_qk_norm', 'attn_temperature_tuning', 'floor_scale', 'attn_scale',
-  'initial_context_length', 'for_llm_compressor', 'qk_layernorm', 'use_sliding_window',
+  'cache_implementation', 'swiglu_limit', 'attn_temperature_tuning', 'floor_scale', 'attn_scale',
+  'initial_context_length', 'for_llm_compressor', 'use_sliding_window',
   // the multimodal wrapper around a text_config (the vision tower is not modelled)
   'vision_config', 'image_token_index', 'image_token_id', 'boi_token_index', 'eoi_token_index', 'mm_tokens_per_image',
   'vision_feature_layer', 'vision_feature_select_strategy', 'projector_hidden_act', 'multi_modal_projector_bias',
@@ -54,12 +54,13 @@ const FAMILIES = {
   deepseek_v3: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   deepseek_v2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   kimi_k2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
-  qwen3: { gated: true, norm: 'rmsnorm', tied: false },
-  qwen3_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
+  // Qwen3 normalises each head's q and k (QK-Norm) without a config key
+  qwen3: { gated: true, norm: 'rmsnorm', tied: false, qkNorm: true },
+  qwen3_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true, qkNorm: true },
   // GLM-4.5 / 4.5-Air: DeepSeek-style MoE (leading dense layers, shared expert, MTP) on GQA
   glm4_moe: { gated: true, norm: 'rmsnorm', tied: false, moe: true },
   // Gated DeltaNet linear-attention layers between gated softmax-attention layers
-  qwen3_next: { gated: true, norm: 'rmsnorm', tied: false, moe: true, linear: true },
+  qwen3_next: { gated: true, norm: 'rmsnorm', tied: false, moe: true, linear: true, qkNorm: true },
   // Mamba-2 layers with a few softmax-attention layers (attn_layer_indices), an MLP after each
   bamba: { gated: true, norm: 'rmsnorm', tied: false, mamba: true },
   // Mamba-2, attention and MLP blocks in the order of hybrid_override_pattern; RMSNorm
@@ -75,7 +76,7 @@ const FAMILIES = {
   llama4: { gated: true, norm: 'rmsnorm', tied: false, moe: true, llama4: true },
   // 5 sliding-window layers per global layer; Gemma defaults when config.json omits them
   gemma3: {
-    gated: true, norm: 'rmsnorm', tied: true,
+    gated: true, norm: 'rmsnorm', tied: true, qkNorm: true,
     defaults: { vocab_size: 262208, sliding_window: 4096, sliding_window_pattern: 6, hidden_activation: 'gelu_pytorch_tanh', max_position_embeddings: 131072 },
   },
 };
@@ -400,6 +401,9 @@ export function importHfConfig(input) {
     m.learned_positions = false;
   }
   m.dropout = false;
+  // QK-Norm: Qwen3 and Gemma 3 always; GLM-4.5 and Llama 4 say so in use_qk_norm.
+  const qk = get('use_qk_norm', 'qk_layernorm');
+  if (typeof qk === 'boolean' ? qk : fam.qkNorm) m.qk_norm = true;
 
   // Local attention: sliding window (GPT-OSS, Gemma 3) or chunks (Llama 4).
   const slidingOff = get('use_sliding_window') === false; // Qwen2/3 carry a window they do not use
