@@ -61,6 +61,31 @@ test('ZB-H1 from the link: weight-gradient boxes fill the bubble, which shrinks 
   assert.ok(zb.share < one.share, `${zb.share}% vs ${one.share}%`);
 });
 
+// DualPipe (DeepSeek-V3 §3.2.1): micro-batches from both ends, twice the
+// weights per GPU, a smaller bubble than 1F1B at the same plan.
+test('DualPipe from the link: both directions on every stage, twice the weights, less idle time than 1F1B', async () => {
+  const look = async (hash) => {
+    const { page, errors } = await openPage(hash);
+    await waitEvaluated(page);
+    const fig = page.locator('figure.chart-pipeline');
+    const text = await fig.textContent();
+    const dirs = await fig.locator('rect.pipe-op[data-kind="F"]').evaluateAll((rs) => [...new Set(rs.map((r) => `${r.dataset.stage}.${r.dataset.chunk}`))].length);
+    const weights = Number(/weights[^\d]*([\d.]+)\sGiB/.exec(await page.locator('figure[data-view="memory"]').textContent())[1]);
+    if (/DualPipe/.test(text)) await shot(page, 'training-dualpipe');
+    assert.deepEqual(errors, []);
+    await page.close();
+    return { share: Number(/idle \(bubble\) ([\d.]+)%/.exec(text)[1]), dirs, text, weights };
+  };
+  const one = await look('v=1&tp=2&pp=4&dp=1&gb=32');
+  const dual = await look('v=1&tp=2&pp=4&dp=1&gb=32&ps=dualpipe');
+  assert.match(dual.text, /Pipeline schedule \(DualPipe\)/);
+  assert.match(dual.text, /half the micro-batches enter at stage 0, half at the last stage/);
+  assert.equal(one.dirs, 4, 'one direction');
+  assert.equal(dual.dirs, 8, 'forwards of both directions on each of the 4 stages');
+  assert.ok(Math.abs(dual.weights / one.weights - 2) < 0.05, `${dual.weights} vs ${one.weights} GiB`);
+  assert.ok(dual.share < one.share, `${dual.share}% vs ${one.share}%`);
+});
+
 test('inference: prefill vs decode chart with ridge lines, per-op dots and time by bound', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=8');
   await waitEvaluated(page);

@@ -59,7 +59,7 @@ TEST(Search, FastPathEqualsEvaluate) {
       s.par.ep = base.model.is_moe() ? pick({1, 2, 4, 8}) : 1;
       s.par.sp = rng() % 2;
       s.par.zero = pick({0, 1, 2, 3});
-      const int sched = pick({0, 1, 2, 3});  // 1f1b, interleaved, gpipe, zb_h1
+      const int sched = pick({0, 1, 2, 3, 4});  // 1f1b, interleaved, gpipe, zb_h1, dualpipe
       s.par.schedule = static_cast<PipeSchedule>(sched);
       s.par.virtual_stages = sched == 1 ? pick({1, 2, 3, 4}) : 1;
       s.train.micro_batch = pick({1, 2, 4});
@@ -417,17 +417,22 @@ TEST(Search, MemoryShareBoundsThePlans) {
   EXPECT_NE(bad.dump().find("search.memory_share"), std::string::npos) << bad.dump();
 }
 
-TEST(Search, ZeroBubbleOnlyWhenTheScenarioNamesIt) {
+TEST(Search, ZeroBubbleAndDualPipeOnlyWhenTheScenarioNamesThem) {
   json in = small_search(16);
   in["parallelism"] = {{"pp", 2}};
   in["search"]["top"] = 50;
   const json free = search_scenario(in, 1000000);
-  for (const json& b : free["search"]["best"]) EXPECT_NE(b["parallelism"]["pp_schedule"], "zb_h1");
-  in["parallelism"]["pp_schedule"] = "zb_h1";
-  const json named = search_scenario(in, 1000000);
-  const json& best = named["search"]["best"];
-  ASSERT_FALSE(best.empty());
-  for (const json& b : best) EXPECT_EQ(b["parallelism"]["pp_schedule"], "zb_h1");
+  for (const json& b : free["search"]["best"]) {
+    EXPECT_NE(b["parallelism"]["pp_schedule"], "zb_h1");
+    EXPECT_NE(b["parallelism"]["pp_schedule"], "dualpipe");
+  }
+  for (const char* schedule : {"zb_h1", "dualpipe"}) {
+    in["parallelism"]["pp_schedule"] = schedule;
+    const json named = search_scenario(in, 1000000);
+    const json& best = named["search"]["best"];
+    ASSERT_FALSE(best.empty()) << schedule;
+    for (const json& b : best) EXPECT_EQ(b["parallelism"]["pp_schedule"], schedule);
+  }
 }
 
 TEST(Search, ServingTriesPrefillOnSeparateInstances) {

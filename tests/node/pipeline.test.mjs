@@ -74,3 +74,34 @@ test('ZB-H1: weight gradients fill the bubble, (m (tf + tb) + (p - 1)(tf + tb - 
   assert.ok(r.makespan <= (32 + 7) * 3.2);
   assert.ok(Math.abs(r.makespan / (32 * 3.2 + 7 * (3.2 - 1.8)) - 1) < 0.05, String(r.makespan));
 });
+
+// DualPipe (DeepSeek-V3 §3.2.1): the eight steps of the reference
+// implementation, laid out with the stage dependencies of both directions,
+// give Table 2's bubble, (p/2 - 1)(F&B + B - 3W), which the core charges.
+test('DualPipe: each direction crosses every stage once; the layout gives Table 2 bubble', () => {
+  for (const [p, m, tf, tb, tw] of [[2, 4, 1, 2, 1], [4, 8, 1, 2, 1], [8, 20, 1, 2, 1], [8, 32, 1, 2, 0.5], [16, 32, 1.3, 2.9, 1.1]]) {
+    const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'dualpipe', t_fwd_s: tf, t_bwd_s: tb, t_wgrad_s: tw });
+    assert.equal(r.deadlock, false, `p ${p} m ${m}`);
+    close(r.makespan, m * (tf + tb) + (p / 2 - 1) * (tf + tb + tb - 3 * tw), `makespan p ${p} m ${m}`);
+    for (const kind of ['F', 'B']) {
+      const seen = new Set(r.ops.filter((o) => o.kind === kind).map((o) => `${o.stage}.${o.chunk}.${o.mb}`));
+      assert.equal(seen.size, p * m, `${kind}: one per stage, direction and micro-batch`);
+    }
+    // direction 0 runs down the stages, direction 1 up; a backward after its own forward
+    const at = new Map(r.ops.filter((o) => o.kind !== 'W').map((o) => [`${o.kind}${o.stage}.${o.chunk}.${o.mb}`, o]));
+    for (const o of r.ops) {
+      if (o.kind === 'F' && o.chunk === 0 && o.stage > 0) assert.ok(o.start >= at.get(`F${o.stage - 1}.0.${o.mb}`).end - 1e-12);
+      if (o.kind === 'F' && o.chunk === 1 && o.stage < p - 1) assert.ok(o.start >= at.get(`F${o.stage + 1}.1.${o.mb}`).end - 1e-12);
+      if (o.kind === 'B') assert.ok(o.start >= at.get(`F${o.stage}.${o.chunk}.${o.mb}`).end - 1e-12);
+    }
+    for (let s = 0; s < p; s++) {
+      const mine = r.ops.filter((o) => o.stage === s).sort((a, b) => a.start - b.start);
+      for (let i = 1; i < mine.length; i++) assert.ok(mine[i].start >= mine[i - 1].end - 1e-12);
+    }
+  }
+  // 64 micro-batches on 8 stages: 32 drawn; on 32 stages 64 (its steady state needs 2p).
+  assert.equal(simulatePipeline({ stages: 8, microbatches: 64, schedule: 'dualpipe', t_fwd_s: 1, t_bwd_s: 2 }).shown, 32);
+  assert.equal(simulatePipeline({ stages: 32, microbatches: 128, schedule: 'dualpipe', t_fwd_s: 1, t_bwd_s: 2 }).shown, 64);
+  // fewer than 2p micro-batches: not laid out
+  assert.equal(simulatePipeline({ stages: 8, microbatches: 10, schedule: 'dualpipe', t_fwd_s: 1, t_bwd_s: 2 }).deadlock, true);
+});

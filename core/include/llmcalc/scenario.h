@@ -30,7 +30,7 @@ enum class StreamKind { copy, norm, activation };
 // zb_h1: 1F1B with the backward split into its input-gradient (B) and
 // weight-gradient (W) halves, W deferred into the bubbles (Qi et al. 2024,
 // Zero Bubble Pipeline Parallelism, ICLR, arXiv 2401.10241, ZB-H1).
-enum class PipeSchedule { one_f_one_b, interleaved, gpipe, zb_h1 };
+enum class PipeSchedule { one_f_one_b, interleaved, gpipe, zb_h1, dualpipe };
 enum class Optimizer { adam, sgd };
 enum class Mode { training, inference };
 // How tokens spread over experts: "random" takes the expected maximum load of

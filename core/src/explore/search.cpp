@@ -172,9 +172,10 @@ std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fix
   auto want = [&](PipeSchedule k) { return f.sched ? b.schedule == k : (pp > 1 || k == PipeSchedule::one_f_one_b); };
   if (want(PipeSchedule::one_f_one_b) && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::one_f_one_b, 1});
   if (want(PipeSchedule::gpipe) && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::gpipe, 1});
-  // Zero-bubble schedules only when the scenario names one: the search
+  // Zero-bubble schedules and DualPipe only when the scenario names one: the search
   // explores the schedules Megatron-Core runs.
-  if (f.sched && b.schedule == PipeSchedule::zb_h1 && (!f.v || b.virtual_stages == 1)) out.push_back({PipeSchedule::zb_h1, 1});
+  for (PipeSchedule named : {PipeSchedule::zb_h1, PipeSchedule::dualpipe})
+    if (f.sched && b.schedule == named && (!f.v || b.virtual_stages == 1)) out.push_back({named, 1});
   if (want(PipeSchedule::interleaved)) {
     // Megatron interleaving: v > 1 chunks, layers divisible by pp x v. The
     // scenario's own v is kept even where the chunks are uneven (the

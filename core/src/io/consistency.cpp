@@ -34,6 +34,14 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   if (t.global_batch % (1LL * t.micro_batch * p.dp) != 0)
     return I{"training.global_batch", "global_batch=" + std::to_string(t.global_batch) +
                                           " is not divisible by micro_batch x dp = " + std::to_string(1LL * t.micro_batch * p.dp)};
+  // DualPipe feeds half the micro-batches from each end of the pipeline and
+  // pairs rank i with stage pp-1-i: both need halves (DeepSeek-V3 §3.2.1).
+  if (p.schedule == PipeSchedule::dualpipe && (p.pp < 2 || p.pp % 2 != 0))
+    return I{"parallelism.pp", "dualpipe needs an even number of pipeline stages (rank i also holds stage pp-1-i)"};
+  if (p.schedule == PipeSchedule::dualpipe && (t.global_batch / (1LL * t.micro_batch * p.dp)) % 2 != 0)
+    return I{"training.global_batch", "dualpipe sends half the micro-batches each way: global_batch / (micro_batch x dp) must be even"};
+  if (p.schedule == PipeSchedule::dualpipe && p.zero >= 3)
+    return I{"parallelism.zero", "dualpipe is modelled with zero 0-2 (a rank's two stages are not FSDP units here)"};
   if (t.seq_len % p.cp != 0) return I{"parallelism.cp", "cp must divide seq_len"};
   if (p.cp > 1 && m.linear.on())
     return I{"parallelism.cp", "context parallelism of linear-attention layers (their state passed along the ring) is not modelled"};

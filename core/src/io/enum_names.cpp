@@ -29,7 +29,8 @@ const EnumTable<PipeSchedule>& schedule_names() {
   static const EnumTable<PipeSchedule> t{{PipeSchedule::one_f_one_b, "1f1b"},
                                          {PipeSchedule::interleaved, "interleaved"},
                                          {PipeSchedule::gpipe, "gpipe"},
-                                         {PipeSchedule::zb_h1, "zb_h1"}};
+                                         {PipeSchedule::zb_h1, "zb_h1"},
+                                         {PipeSchedule::dualpipe, "dualpipe"}};
   return t;
 }
 

@@ -126,6 +126,11 @@ double inflight_layer_microbatches(const Model& m, const Parallelism& p, long lo
     case PipeSchedule::one_f_one_b:
     case PipeSchedule::zb_h1:  // the same in-flight micro-batches (Qi et al. 2024, ZB-H1)
       return std::max(first * std::min(mb, 1.0 * p.pp), layers * std::min(mb, p.pp - 1.0));
+    case PipeSchedule::dualpipe:
+      // DeepSeek-V3 §3.2.1 Table 2: PP + 1 micro-batches' activations of a
+      // stage on every rank (rank i holds pp - i of one direction's, i + 1 of
+      // the other's).
+      return layers * std::min(mb, p.pp + 1.0);
     case PipeSchedule::interleaved: {
       // Megatron's warm-up on rank r: 2(p-1-r) + (v-1)p model-chunk forwards,
       // plus the one in steady state (Korthikanti et al. 2022 §4.2.3:
@@ -243,7 +248,8 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   r.gradients += gathered.gradients;
   const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
   double per_layer = layer_activation_bytes(m, p, t, moe_here);
-  const double inflight = first ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
+  const bool dualpipe = p.schedule == PipeSchedule::dualpipe;  // every rank holds as many in flight
+  const double inflight = first || dualpipe ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
   if (t.recompute == Recompute::full) {
     Training none = t;
     none.recompute = Recompute::none;
@@ -313,10 +319,39 @@ StageParamsPair stage_params(const Model& m, const Parallelism& p, const Trainin
   return sp;
 }
 
+namespace {
+
+StageParams both(StageParams a, const StageParams& b) {
+  a.dense += b.dense;
+  a.expert += b.expert;
+  a.unquantised += b.unquantised;
+  a.adapters += b.adapters;
+  a.expert_adapters += b.expert_adapters;
+  return a;
+}
+
+// DualPipe (DeepSeek-V3 §3.2.1, Table 2: parameters 2x): rank i holds stage
+// i and stage pp-1-i, the end ranks the embedding and the LM head; a middle
+// rank (pp >= 4) two full stages.
+TrainingMemory dualpipe_rank(const Scenario& s, const StageParamsPair& sp, long long microbatches) {
+  const Model& m = s.model;
+  TrainingMemory end = stage_memory(s, both(sp.first, sp.last), true, true, microbatches);
+  const int layers = stage_layout(m, s.par).max_layers;
+  if (s.par.pp >= 4) {
+    const StageParams mid = params_of_stage(m, s.par, layers, layers, false, false);
+    const TrainingMemory middle = stage_memory(s, both(mid, mid), false, false, microbatches);
+    if (middle.total > end.total) return middle;
+  }
+  return end;
+}
+
+}  // namespace
+
 TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches) {
   const bool single = s.par.pp == 1;
-  TrainingMemory result = stage_memory(s, sp.first, true, single, microbatches);
-  if (!single) {
+  const bool dualpipe = s.par.schedule == PipeSchedule::dualpipe && !single;
+  TrainingMemory result = dualpipe ? dualpipe_rank(s, sp, microbatches) : stage_memory(s, sp.first, true, single, microbatches);
+  if (!single && !dualpipe) {
     TrainingMemory last = stage_memory(s, sp.last, false, true, microbatches);
     if (last.total > result.total) result = last;
   }

@@ -156,7 +156,10 @@ StageLayout stage_layout(const Model& m, const Parallelism& p) {
 // which count the embedding and the loss as a layer each), so an end's work
 // takes the place of a layer; with one short stage only the larger end gets
 // it. When pp divides them, the end stages hold as many layers as the rest.
-double end_stage_excess(const StageLayout& l, double first, double last, double per_layer) {
+double end_stage_excess(const StageLayout& l, double first, double last, double per_layer, bool both_ends) {
+  // DualPipe: an end rank holds the first and the last stage (the shorter
+  // ones) and runs each for half the micro-batches.
+  if (both_ends) return std::max(0.0, (first + last - std::min(l.short_stages, 2) * per_layer) / 2);
   const double big = std::max(first, last), small = std::min(first, last);
   if (l.stages <= 1 || l.short_stages == 0) return big;
   const double on_short = std::max(0.0, big - per_layer);

@@ -64,6 +64,7 @@ StageLayout stage_layout(const Model& m, const Parallelism& p);
 // What the slowest pipeline stage runs beyond max_layers layers of
 // `per_layer` each, given the extra work of the first stage (embedding) and
 // of the last (LM head, loss, MTP); with one stage, `first` holds both ends.
-double end_stage_excess(const StageLayout& l, double first, double last, double per_layer);
+// both_ends: DualPipe (DeepSeek-V3 §3.2.1), whose end ranks hold both end stages.
+double end_stage_excess(const StageLayout& l, double first, double last, double per_layer, bool both_ends = false);
 
 }  // namespace llmcalc

@@ -57,6 +57,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
+    if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)
+      w.push_back("DualPipe's bubble is its steady-state figure, reached with at least pp micro-batches each way (2 x pp); fewer leave more idle time");
   } else {
     const InferenceResult& i = r.inference;
     if (i.memory.total > i.memory.capacity)

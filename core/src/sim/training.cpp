@@ -11,6 +11,7 @@
 #include "lora.h"
 #include "offload.h"
 #include "recompute.h"
+#include "schedule.h"
 #include "step_waits.h"
 #include "training_formats.h"
 
@@ -259,12 +260,18 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // The end stages' extra work beyond the slowest stage's layers: a stage
   // with a layer fewer saves that layer's compute and exposed communication.
   const double edge = end_stage_excess(layout, parts.edge_first, parts.edge_last,
-                                       (F + B_layers + R + TP + CP + EP_all) / layers);
+                                       (F + B_layers + R + TP + CP + EP_all) / layers,
+                                       par.schedule == PipeSchedule::dualpipe);
   const double B = B_layers + edge;
-  // Megatron-Core's EP overlap (--overlap-moe-expert-parallel-comm) runs one
-  // micro-batch's forward beside another's backward, so each one's
-  // all-to-all hides behind the other's compute: only the excess shows.
-  const double EP = t.overlap.ep ? std::max(0.0, EP_all - (F + B + R)) : EP_all;
+  // Megatron-Core's EP overlap (--overlap-moe-expert-parallel-comm) and
+  // DualPipe's forward-backward pairs run one micro-batch's forward beside
+  // another's backward, so each one's all-to-all hides behind the other's
+  // compute, which runs on the SMs the all-to-all leaves it (NCCL's channels;
+  // DeepEP's 20 SMs, DeepSeek-V3 §3.2.2): the slowdown and the excess show.
+  const bool ep_overlap = t.overlap.ep || par.schedule == PipeSchedule::dualpipe;
+  const Device& gpu = s.system.device;
+  const double ep_share = t.moe_dispatcher == MoeDispatcher::deepep ? 20.0 / gpu.sm_count : gpu.efficiency.comm_sm_share;
+  const double EP = ep_overlap ? overlapped_unit(F + B + R, EP_all, ep_share) - (F + B + R) : EP_all;
   // The host launches every kernel; when it spends longer per kernel than
   // the GPU runs it (small models, fine-grained MoE, eager frameworks), the
   // GPU waits for the host (step_waits.h).
@@ -295,15 +302,9 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   bd.tp_comm = mb * TP;
   bd.cp_comm = mb * CP;
   bd.ep_comm = mb * EP;
-  // Pipeline bubble: (p-1) micro-batch slots for 1F1B and GPipe, divided by
-  // the number of model chunks when interleaved (Narayanan et al. 2021 §2.2).
   const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
-  bd.pp_bubble = (par.pp - 1) / v * per_mb;
-  // ZB-H1 (Qi et al. 2024 §3.1, Table 1): the weight gradients W leave the
-  // stage-to-stage backward chain and fill the bubble, (p-1)(T_F + T_B - T_W)
-  // instead of (p-1)(T_F + T_B + T_W), at 1F1B's activation memory.
   const double W = stage(&PassTime::wgrad, &LayerTimes::bwd);
-  if (par.schedule == PipeSchedule::zb_h1) bd.pp_bubble = (par.pp - 1) * std::max(0.0, per_mb - 2 * W);
+  bd.pp_bubble = pipeline_bubble(par, per_mb, F + TP_f + CP_f, W);
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
   if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
@@ -485,6 +486,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   r.pipeline.schedule = par.schedule == PipeSchedule::gpipe ? "gpipe"
                         : par.schedule == PipeSchedule::interleaved ? "interleaved"
                         : par.schedule == PipeSchedule::zb_h1       ? "zb_h1"
+                        : par.schedule == PipeSchedule::dualpipe    ? "dualpipe"
                                                                      : "1f1b";
   r.pipeline.t_fwd_s = it.t_fwd_s;
   r.pipeline.t_bwd_s = it.t_bwd_s;

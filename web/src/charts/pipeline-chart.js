@@ -14,12 +14,14 @@ const PASS = {
   B: { name: 'backward', cls: 'bwd' },
   W: { name: 'weight gradient', cls: 'wgrad' },
 };
-const SCHEDULE_NAMES = { interleaved: 'interleaved 1F1B', gpipe: 'GPipe', zb_h1: 'ZB-H1 zero bubble', '1f1b': '1F1B' };
+const SCHEDULE_NAMES = { interleaved: 'interleaved 1F1B', gpipe: 'GPipe', zb_h1: 'ZB-H1 zero bubble', dualpipe: 'DualPipe', '1f1b': '1F1B' };
 
 // The boxes: one per pass, with its label when the box is wide enough.
 function opMarks(sim, rowH) {
   const ops = sim.ops;
   const many = sim.virtual_stages > 1;
+  const dual = sim.schedule === 'dualpipe'; // chunk = direction: 0 from stage 0, 1 from the last stage
+  const which = (o) => (many ? `, chunk ${o.chunk}` : dual ? (o.chunk ? ', entering at the last stage' : ', entering at stage 0') : '');
   const pxPerS = (W - M.l - M.r) / (sim.makespan || 1);
   const labelled = rowH >= 12 ? ops.filter((o) => (o.end - o.start) * pxPerS >= 14) : [];
   return [
@@ -27,7 +29,7 @@ function opMarks(sim, rowH) {
       x1: 'start',
       x2: 'end',
       y: 'stage',
-      title: (o) => `stage ${o.stage}: ${PASS[o.kind].name} micro-batch ${o.mb + 1}${many ? `, chunk ${o.chunk}` : ''}, ${fmt.seconds(o.start)} to ${fmt.seconds(o.end)}`,
+      title: (o) => `stage ${o.stage}: ${PASS[o.kind].name} micro-batch ${o.mb + 1}${which(o)}, ${fmt.seconds(o.start)} to ${fmt.seconds(o.end)}`,
       render: tag(ops, (o) => ({ class: `pipe-op ${PASS[o.kind].cls} k${o.chunk % 4}${(o.end - o.start) * pxPerS < 3 ? ' thin' : ''}`, 'data-kind': o.kind, 'data-stage': o.stage, 'data-mb': o.mb, 'data-chunk': o.chunk })),
     }),
     Plot.text(labelled, {
@@ -60,7 +62,8 @@ export function pipelineChart(pipe) {
     },
     { className: 'pipeline', label: `Pipeline schedule, ${name}: ${p} stage${p === 1 ? '' : 's'}, ${sim.shown} micro-batches drawn, idle share ${fmt.percent(idle)}` },
   );
-  const zb = sim.schedule === 'zb_h1';
+  const dual = sim.schedule === 'dualpipe';
+  const zb = sim.schedule === 'zb_h1' || dual;
   const bwd = zb ? `backward ${fmt.seconds(pipe.t_bwd_s)} (of which weight gradient ${fmt.seconds(pipe.t_wgrad_s)}, run where the stage would idle)` : `backward ${fmt.seconds(pipe.t_bwd_s)}`;
   const notes = [`${p} stage${p === 1 ? '' : 's'}, ${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, ${bwd} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
   // The layers of a stage (result.training.pipeline.layers_per_stage): when
@@ -73,12 +76,14 @@ export function pipelineChart(pipe) {
       : short === 2 ? `${L} layers per stage, ${L - 1} on the end stages, with the embedding and the LM head.`
       : `${L} layers per stage, ${L - 1} on ${short} of them, the end stages (embedding, LM head) among them.`,
     );
+  if (dual)
+    notes.push('DualPipe: half the micro-batches enter at stage 0, half at the last stage (lighter); rank i holds stage i and stage p-1-i (twice the weights), and a forward runs beside another micro-batch\'s backward, hiding their all-to-alls.');
   if (sim.truncated) notes.push(`Showing the first ${sim.shown} of ${sim.microbatches} micro-batches: the steady state repeats.`);
   if (sim.deadlock) notes.push('This schedule could not be laid out for drawing (too large or not a valid order).');
   const leg = el('ul', { class: 'legend' }, [
     el('li', {}, [el('span', { class: 'swatch fwd', 'aria-hidden': 'true' }), 'forward']),
-    el('li', {}, [el('span', { class: 'swatch bwd', 'aria-hidden': 'true' }), zb ? 'backward (input gradient)' : 'backward']),
-    ...(zb ? [el('li', {}, [el('span', { class: 'swatch wgrad', 'aria-hidden': 'true' }), 'weight gradient'])] : []),
+    el('li', {}, [el('span', { class: 'swatch bwd', 'aria-hidden': 'true' }), zb && !dual ? 'backward (input gradient)' : 'backward']),
+    ...(zb ? [el('li', {}, [el('span', { class: 'swatch wgrad', 'aria-hidden': 'true' }), dual ? 'weight gradient run apart' : 'weight gradient'])] : []),
   ]);
   return el('figure', { class: 'chart-box chart-pipeline', 'data-view': 'pipeline', 'data-truncated': sim.truncated ? 'true' : 'false' }, [
     el('figcaption', { text: `Pipeline schedule (${name})` }),

@@ -6,6 +6,9 @@
 // ZB-H1 (zb_h1) splits each backward into B (input gradient, t_bwd_s -
 // t_wgrad_s) and W (weight gradient, t_wgrad_s), and a stage runs a pending W
 // whenever its next F or B is not ready (Qi et al. 2024, zero bubble).
+// DualPipe (dualpipe) feeds half the micro-batches from each end, rank r
+// holding stage r of one direction and stage p-1-r of the other, and runs
+// the reference implementation's eight steps per rank (dualPipeOrder).
 // Pure: no DOM. Point-to-point transfer time is not drawn.
 
 export const MAX_DRAWN_MICROBATCHES = 32;
@@ -109,14 +112,114 @@ function simulateZeroBubble(p, m, tf, tb, tw, result) {
   }
 }
 
+// DualPipe's op list for rank r of p over m micro-batches (m/2 each way),
+// after the eight steps of deepseek-ai/DualPipe's DualPipe.step: 'F'/'B' of
+// a phase (0: the direction entering at this rank's end of the pipeline, 1:
+// the other), 'FB' a forward of one phase overlapped with a backward of the
+// other, 'W' a deferred weight gradient; zb marks a backward whose weight
+// gradient is deferred (zero bubble).
+export function dualPipeOrder(p, m, r) {
+  const halfRanks = p / 2;
+  const h = Math.min(r, p - 1 - r);
+  const half = m / 2;
+  const out = [];
+  const rep = (n, f) => {
+    for (let i = 0; i < n; i++) f(i);
+  };
+  rep((halfRanks - h - 1) * 2, () => out.push({ op: 'F', phase: 0 })); // 1: nF0
+  rep(h + 1, () => out.push({ op: 'F', phase: 0 }, { op: 'F', phase: 1 })); // 2: nF0F1
+  rep(halfRanks - h - 1, () => out.push({ op: 'B', phase: 1, zb: true }, { op: 'W' }, { op: 'F', phase: 1 })); // 3: nB1W1F1
+  rep(half - p + h + 1, (i) => {
+    // 4: nF0B1F1B0; the last rank runs its first pair apart
+    if (i === 0 && r === p - 1) out.push({ op: 'F', phase: 0 }, { op: 'B', phase: 1 });
+    else out.push({ op: 'FB', f: 0, b: 1 });
+    out.push({ op: 'FB', f: 1, b: 0 });
+  });
+  rep(halfRanks - h - 1, () => out.push({ op: 'B', phase: 1 }, { op: 'FB', f: 1, b: 0 })); // 5: nB1F1B0
+  let zb = false; // 6: nB1B0, the second half with zero bubble
+  rep(h + 1, (i) => {
+    if (i === Math.floor((h + 1) / 2) && h % 2 === 1) zb = true;
+    out.push({ op: 'B', phase: 1, zb });
+    if (i === Math.floor((h + 1) / 2) && h % 2 === 0) zb = true;
+    out.push({ op: 'B', phase: 0, zb });
+  });
+  rep(halfRanks - h - 1, () => out.push({ op: 'W' }, { op: 'B', phase: 0, zb: true })); // 7: nWB0
+  rep(h + 1, () => out.push({ op: 'W' })); // 8: nW
+  return out;
+}
+
+// Direction 0 enters at stage 0, direction 1 at stage p-1; a rank's phase 0
+// is the direction entering at its own end.
+function simulateDualPipe(p, m, tf, tb, tw, result) {
+  const dirOf = (r, phase) => (r < p / 2 ? phase : 1 - phase);
+  const k = (kind, r, dir, mb) => `${kind}${r}.${dir}.${mb}`;
+  const prev = (r, dir) => (dir === 0 ? r - 1 : r + 1); // upstream rank in that direction
+  const isFirst = (r, dir) => (dir === 0 ? r === 0 : r === p - 1);
+  const isLast = (r, dir) => (dir === 0 ? r === p - 1 : r === 0);
+  const fDeps = (r, dir, mb) => (isFirst(r, dir) ? [] : [k('F', prev(r, dir), dir, mb)]);
+  const bDeps = (r, dir, mb) => [k('F', r, dir, mb), isLast(r, dir) ? null : k('B', dir === 0 ? r + 1 : r - 1, dir, mb)].filter(Boolean);
+  const orders = Array.from({ length: p }, (_, r) => dualPipeOrder(p, m, r));
+  const nextF = Array.from({ length: p }, () => [0, 0]);
+  const nextB = Array.from({ length: p }, () => [0, 0]);
+  const pendingW = Array.from({ length: p }, () => []);
+  const done = new Map();
+  const next = new Array(p).fill(0);
+  const free = new Array(p).fill(0);
+  const push = (r, kind, dir, mb, start, end) => result.ops.push({ stage: r, kind, mb, chunk: dir, start, end });
+  // The ops (with their deps) an order entry stands for on rank r.
+  const expand = (r, e) => {
+    if (e.op === 'W') return { deps: [], run: (t0) => { const w = pendingW[r].shift(); if (w) push(r, 'W', w.dir, w.mb, t0, t0 + tw); return t0 + (w ? tw : 0); } };
+    const parts = [];
+    if (e.op === 'F' || e.op === 'FB') parts.push({ kind: 'F', dir: dirOf(r, e.op === 'F' ? e.phase : e.f) });
+    if (e.op === 'B' || e.op === 'FB') parts.push({ kind: 'B', dir: dirOf(r, e.op === 'B' ? e.phase : e.b), zb: Boolean(e.zb) });
+    const mbs = parts.map((x) => (x.kind === 'F' ? nextF : nextB)[r][x.dir]);
+    const deps = parts.flatMap((x, i) => (x.kind === 'F' ? fDeps(r, x.dir, mbs[i]) : bDeps(r, x.dir, mbs[i])));
+    return {
+      deps,
+      run: (t0) => {
+        let t = t0;
+        parts.forEach((x, i) => {
+          const d = x.kind === 'F' ? tf : x.zb ? Math.max(0, tb - tw) : tb;
+          push(r, x.kind, x.dir, mbs[i], t, t + d);
+          done.set(k(x.kind, r, x.dir, mbs[i]), t + d);
+          if (x.zb) pendingW[r].push({ dir: x.dir, mb: mbs[i] });
+          (x.kind === 'F' ? nextF : nextB)[r][x.dir] += 1;
+          t += d;
+        });
+        return t;
+      },
+    };
+  };
+  let remaining = orders.reduce((a, o) => a + o.length, 0);
+  while (remaining > 0) {
+    let progress = false;
+    for (let r = 0; r < p; r++) {
+      while (next[r] < orders[r].length) {
+        const step = expand(r, orders[r][next[r]]);
+        if (!step.deps.every((d) => done.has(d))) break;
+        free[r] = step.run(Math.max(free[r], ...step.deps.map((d) => done.get(d))));
+        next[r] += 1;
+        remaining -= 1;
+        progress = true;
+      }
+    }
+    if (!progress) {
+      result.deadlock = true;
+      return;
+    }
+  }
+}
+
 // Returns { stages, microbatches, shown, truncated, virtual_stages, schedule,
 //   ops: [{stage, kind, mb, chunk, start, end}], makespan, busy, deadlock }.
 export function simulatePipeline(pipe, { maxMicrobatches = MAX_DRAWN_MICROBATCHES, maxOps = 200000 } = {}) {
   const p = posInt(pipe?.stages, 1);
   const m = posInt(pipe?.microbatches, 1);
-  const schedule = ['1f1b', 'interleaved', 'gpipe', 'zb_h1'].includes(pipe?.schedule) ? pipe.schedule : '1f1b';
+  const schedule = ['1f1b', 'interleaved', 'gpipe', 'zb_h1', 'dualpipe'].includes(pipe?.schedule) ? pipe.schedule : '1f1b';
   const v = schedule === 'interleaved' ? posInt(pipe?.virtual_stages, 1) : 1;
-  const shown = Math.min(m, maxMicrobatches);
+  // DualPipe's order needs an even count of at least 2p (its steady state).
+  const dual = schedule === 'dualpipe';
+  const shown = dual ? Math.min(m, Math.max(maxMicrobatches, 2 * p)) : Math.min(m, maxMicrobatches);
   const tf = Number.isFinite(pipe?.t_fwd_s) && pipe.t_fwd_s > 0 ? pipe.t_fwd_s / v : 0;
   const tb = Number.isFinite(pipe?.t_bwd_s) && pipe.t_bwd_s > 0 ? pipe.t_bwd_s / v : 0;
   const result = { stages: p, microbatches: m, shown, truncated: shown < m, virtual_stages: v, schedule, ops: [], makespan: 0, busy: 0, deadlock: false };
@@ -124,9 +227,11 @@ export function simulatePipeline(pipe, { maxMicrobatches = MAX_DRAWN_MICROBATCHE
     result.deadlock = true;
     return result;
   }
-  if (schedule === 'zb_h1') {
+  if (schedule === 'zb_h1' || dual) {
     const tw = Number.isFinite(pipe?.t_wgrad_s) && pipe.t_wgrad_s > 0 ? pipe.t_wgrad_s : 0;
-    simulateZeroBubble(p, shown, tf, tb, tw, result);
+    if (!dual) simulateZeroBubble(p, shown, tf, tb, tw, result);
+    else if (p % 2 === 0 && shown % 2 === 0 && shown >= 2 * p) simulateDualPipe(p, shown, tf, tb, tw, result);
+    else result.deadlock = true;
     result.makespan = Math.max(0, ...result.ops.map((o) => o.end));
     result.busy = result.ops.reduce((a, o) => a + (o.end - o.start), 0);
     return result;

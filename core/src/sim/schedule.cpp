@@ -1,0 +1,32 @@
+#include "schedule.h"
+
+#include <algorithm>
+
+namespace llmcalc {
+
+double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double wgrad) {
+  const double p = par.pp;
+  switch (par.schedule) {
+    case PipeSchedule::interleaved:
+      // (p-1) micro-batch slots, divided by the model chunks per stage
+      // (Narayanan et al. 2021 §2.2).
+      return (p - 1) / par.virtual_stages * per_mb;
+    case PipeSchedule::zb_h1:
+      // ZB-H1 (Qi et al. 2024 §3.1, Table 1): the weight gradients W leave
+      // the stage-to-stage backward chain and fill the bubble,
+      // (p-1)(T_F + T_B - T_W) instead of (p-1)(T_F + T_B + T_W).
+      return (p - 1) * std::max(0.0, per_mb - 2 * wgrad);
+    case PipeSchedule::dualpipe:
+      // DualPipe (DeepSeek-V3, arXiv 2412.19437, §3.2.1 Table 2): micro-batches
+      // enter from both ends, (PP/2 - 1)(F&B + B - 3W) with F&B a forward and
+      // a backward chunk run overlapped (one micro-batch slot here) and B a
+      // full backward chunk.
+      return (p / 2 - 1) * std::max(0.0, 2 * per_mb - fwd - 3 * wgrad);
+    case PipeSchedule::one_f_one_b:
+    case PipeSchedule::gpipe:
+      break;
+  }
+  return (p - 1) * per_mb;  // 1F1B and GPipe: p-1 micro-batch slots
+}
+
+}  // namespace llmcalc

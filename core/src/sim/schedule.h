@@ -1,0 +1,13 @@
+// Pipeline schedules: the time a stage idles in one iteration.
+#pragma once
+#include "llmcalc/scenario.h"
+
+namespace llmcalc {
+
+// Idle time of the slowest stage over one iteration. per_mb: one
+// micro-batch's forward and backward there (its exposed communication
+// included); fwd: the forward part of it; wgrad: the weight-gradient GEMMs
+// inside the backward.
+double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double wgrad);
+
+}  // namespace llmcalc
