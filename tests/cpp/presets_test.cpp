@@ -34,7 +34,7 @@ TEST(Presets, RequiredIdsExist) {
   for (const char* id : {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72",
                          "amd-mi300x", "amd-mi325x", "amd-mi355x", "tpu-v5p", "tpu-v6e", "intel-gaudi2", "intel-gaudi3"})
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
-  for (const char* id : {"dgx-b300", "gb300-nvl72", "hgx-h20", "dgx-h800", "h100-pcie", "tpu-v5e", "tpu7x"})  // docs/sources.md [HF7.1], [HF9]
+  for (const char* id : {"dgx-b300", "gb300-nvl72", "hgx-h20", "dgx-h800", "h100-pcie", "l4", "tpu-v5e", "tpu7x"})  // docs/sources.md [HF7.1], [HF9]
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
   for (const char* id : {"l40s"})  // docs/sources.md [HF1.1]
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
