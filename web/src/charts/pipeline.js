@@ -64,6 +64,32 @@ function deps(op, s, p, v) {
 
 const posInt = (x, dflt) => (Number.isFinite(x) && x >= 1 ? Math.floor(x) : dflt);
 
+// Runs each stage's list in its order: an entry starts when its stage is
+// free and the ops it depends on are done. step(s, entry) gives { deps: keys
+// in `done`, run(start) -> end }. Returns each stage's end, or null when an
+// entry waits on one that never runs (not a valid order).
+function runInOrder(orders, done, step) {
+  const p = orders.length;
+  const next = new Array(p).fill(0);
+  const free = new Array(p).fill(0);
+  let remaining = orders.reduce((a, o) => a + o.length, 0);
+  while (remaining > 0) {
+    let progress = false;
+    for (let s = 0; s < p; s++) {
+      while (next[s] < orders[s].length) {
+        const op = step(s, orders[s][next[s]]);
+        if (!op.deps.every((k) => done.has(k))) break;
+        free[s] = op.run(Math.max(free[s], ...op.deps.map((k) => done.get(k))));
+        next[s] += 1;
+        remaining -= 1;
+        progress = true;
+      }
+    }
+    if (!progress) return null;
+  }
+  return free;
+}
+
 // ZB-H1: the 1F1B order of F and B on every stage; the W of each finished B
 // waits in the stage's queue and runs when the stage would otherwise idle
 // (or at the end). Events are taken in time order: the stage that is free
@@ -163,8 +189,6 @@ function simulateDualPipe(p, m, tf, tb, tw, result) {
   const nextB = Array.from({ length: p }, () => [0, 0]);
   const pendingW = Array.from({ length: p }, () => []);
   const done = new Map();
-  const next = new Array(p).fill(0);
-  const free = new Array(p).fill(0);
   const push = (r, kind, dir, mb, start, end) => result.ops.push({ stage: r, kind, mb, chunk: dir, start, end });
   // The ops (with their deps) an order entry stands for on rank r.
   const expand = (r, e) => {
@@ -190,24 +214,7 @@ function simulateDualPipe(p, m, tf, tb, tw, result) {
       },
     };
   };
-  let remaining = orders.reduce((a, o) => a + o.length, 0);
-  while (remaining > 0) {
-    let progress = false;
-    for (let r = 0; r < p; r++) {
-      while (next[r] < orders[r].length) {
-        const step = expand(r, orders[r][next[r]]);
-        if (!step.deps.every((d) => done.has(d))) break;
-        free[r] = step.run(Math.max(free[r], ...step.deps.map((d) => done.get(d))));
-        next[r] += 1;
-        remaining -= 1;
-        progress = true;
-      }
-    }
-    if (!progress) {
-      result.deadlock = true;
-      return;
-    }
-  }
+  if (!runInOrder(orders, done, expand)) result.deadlock = true;
 }
 
 // Returns { stages, microbatches, shown, truncated, virtual_stages, schedule,
@@ -239,32 +246,17 @@ export function simulatePipeline(pipe, { maxMicrobatches = MAX_DRAWN_MICROBATCHE
   const orders = [];
   for (let s = 0; s < p; s++) orders.push(stageOrder(schedule, p, shown, v, s));
   const done = new Map();
-  const next = new Array(p).fill(0);
-  const free = new Array(p).fill(0);
-  let remaining = orders.reduce((a, o) => a + o.length, 0);
-  while (remaining > 0) {
-    let progress = false;
-    for (let s = 0; s < p; s++) {
-      while (next[s] < orders[s].length) {
-        const op = orders[s][next[s]];
-        const ds = deps(op, s, p, v);
-        if (!ds.every((k) => done.has(k))) break;
-        const start = Math.max(free[s], ...ds.map((k) => done.get(k)));
-        const end = start + (op.kind === 'F' ? tf : tb);
-        done.set(key(op.kind, s, op.chunk, op.mb), end);
-        free[s] = end;
-        result.ops.push({ stage: s, kind: op.kind, mb: op.mb, chunk: op.chunk, start, end });
-        next[s] += 1;
-        remaining -= 1;
-        progress = true;
-      }
-    }
-    if (!progress) {
-      result.deadlock = true;
-      break;
-    }
-  }
-  result.makespan = Math.max(0, ...free);
+  const free = runInOrder(orders, done, (s, op) => ({
+    deps: deps(op, s, p, v),
+    run: (start) => {
+      const end = start + (op.kind === 'F' ? tf : tb);
+      done.set(key(op.kind, s, op.chunk, op.mb), end);
+      result.ops.push({ stage: s, kind: op.kind, mb: op.mb, chunk: op.chunk, start, end });
+      return end;
+    },
+  }));
+  if (!free) result.deadlock = true;
+  result.makespan = Math.max(0, ...result.ops.map((o) => o.end));
   result.busy = result.ops.reduce((a, o) => a + (o.end - o.start), 0);
   return result;
 }
