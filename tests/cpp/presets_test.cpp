@@ -36,7 +36,7 @@ TEST(Presets, RequiredIdsExist) {
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
   for (const char* id : {"dgx-b300", "gb300-nvl72", "hgx-h20", "dgx-h800", "h100-pcie", "l4", "tpu-v5e", "tpu7x"})  // docs/sources.md [HF7.1], [HF9]
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
-  for (const char* id : {"l40s"})  // docs/sources.md [HF1.1]
+  for (const char* id : {"l40s", "dgx-2"})  // docs/sources.md [HF1.1]
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
   for (const char* id : {"gpt3-175b", "megatron-22b", "mt-nlg-530b", "megatron-1t", "llama2-7b", "llama2-13b",
                          "llama2-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "gpt-j-6b", "falcon-180b",

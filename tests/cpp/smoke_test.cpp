@@ -61,12 +61,15 @@ TEST(Smoke, EveryModelOnEverySystem) {
     const int tp = pick_tp(model);
     for (auto s = presets["systems"].begin(); s != presets["systems"].end(); ++s) {
       const json& system = s.value()["system"];
+      // A device without bf16 (V100) runs the 16-bit formats in fp16.
+      const char* half = system["device"]["matmul_tflops"].value("bf16", 0.0) > 0 ? "bf16" : "fp16";
       check({{"mode", "training"}, {"model", m.key()}, {"system", s.key()},
              {"parallelism", {{"tp", tp}, {"pp", 1}, {"dp", 1}}},
-             {"training", {{"global_batch", 1}, {"micro_batch", 1}}}},
+             {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"precision", half}}}},
             system);
       check({{"mode", "inference"}, {"model", m.key()}, {"system", s.key()}, {"parallelism", {{"tp", tp}}},
-             {"inference", {{"batch", 8}, {"input_tokens", 2048}, {"output_tokens", 256}}}},
+             {"inference", {{"batch", 8}, {"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", half},
+                            {"kv_precision", half}, {"compute_precision", half}}}},
             system);
       evaluated += 2;
     }

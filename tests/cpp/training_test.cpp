@@ -349,3 +349,36 @@ TEST(Training, Fp8SequenceParallelGathersQuantisedInputs) {
 
 }  // namespace
 }  // namespace llmcalc::test
+
+namespace llmcalc::test {
+namespace {
+
+// The model's 16-bit work (attention, MoE router, the unfused score GEMMs)
+// runs in bf16; a device without a bf16 peak (Volta) runs it in fp16. An A100
+// stripped of its bf16 peaks gives the fp16 A100's figures, in training and
+// serving, where before the attention came out at an infinite time.
+TEST(Training, ADeviceWithoutBf16RunsSixteenBitWorkInFp16) {
+  const json no_bf16 = {{"preset", "dgx-a100-80gb"},
+                        {"device", {{"matmul_tflops", {{"bf16", 0}}}, {"vector_tflops", {{"bf16", 0}}}}}};
+  json t = {{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-a100-80gb"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}, {"ep", 4}}},
+            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"precision", "fp16"}}}};
+  const double a100 = eval_ok(t)["training"]["iteration_time_s"].get<double>();
+  t["system"] = no_bf16;
+  EXPECT_DOUBLE_EQ(eval_ok(t)["training"]["iteration_time_s"].get<double>(), a100);
+  t["training"]["flash_attention"] = false;
+  EXPECT_TRUE(std::isfinite(eval_ok(t)["training"]["iteration_time_s"].get<double>()));
+  t["training"]["precision"] = "bf16";
+  EXPECT_EQ(eval(t)["error"]["path"], "training.precision");  // bf16 itself is refused there
+  json i = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-a100-80gb"},
+            {"inference", {{"batch", 8}, {"input_tokens", 1024}, {"output_tokens", 64}, {"weight_precision", "fp16"},
+                           {"kv_precision", "fp16"}, {"compute_precision", "fp16"}}}};
+  const json served = eval_ok(i)["inference"];
+  i["system"] = no_bf16;
+  const json stripped = eval_ok(i)["inference"];
+  EXPECT_DOUBLE_EQ(stripped["ttft_s"].get<double>(), served["ttft_s"].get<double>());
+  EXPECT_DOUBLE_EQ(stripped["tpot_s"].get<double>(), served["tpot_s"].get<double>());
+}
+
+}  // namespace
+}  // namespace llmcalc::test

@@ -32,6 +32,14 @@ int level_index(const Device& d, const char* name) {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
+// The model runs its 16-bit work (attention, the router, the output layer of
+// fp8 training) in bf16; a device without bf16 (Volta) runs it in fp16, the
+// same width, at the rate it has.
+Precision runnable(const std::array<double, kPrecisionCount>& peaks, Precision p) {
+  const bool no_bf16 = peaks[static_cast<int>(Precision::bf16)] <= 0 && peaks[static_cast<int>(Precision::fp16)] > 0;
+  return p == Precision::bf16 && no_bf16 ? Precision::fp16 : p;
+}
+
 constexpr size_t kMaxLevels = 8;  // the parser allows at most 8 memory levels
 
 struct TilingResult {
@@ -85,7 +93,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   // Each wave also pays a fixed per-tile time (pipeline fill from DRAM,
   // epilogue), fitted once on the cuBLASLt shape sweep of docs/sources.md [HF2.2].
   r.compute_time = flops / (peak * wave_eff * quant_eff * k_eff) + std::ceil(tiles / sms) * d.efficiency.tile_overhead_s;
-  const double vec = d.vector_flops[static_cast<int>(Precision::bf16)] * d.efficiency.vector;
+  const double vec = d.vector_flops[static_cast<int>(runnable(d.vector_flops, Precision::bf16))] * d.efficiency.vector;
   if (g.dequant_ops > 0 && vec > 0) {
     // The dequantising instructions share the SMs' issue slots with the MMAs
     // (a device without a published vector peak, a TPU, is not charged).
@@ -137,7 +145,9 @@ void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_ef
   c.time_s = best + launch;
 }
 
-OpCost gemm_cost(const Device& d, const GemmShape& g) {
+OpCost gemm_cost(const Device& d, const GemmShape& shape) {
+  GemmShape g = shape;
+  g.math = runnable(d.matmul_flops, g.math);
   OpCost c;
   c.flops = 2 * g.m * g.n * g.k * g.batch;
   const double smem_per_sm = d.memory.size() > 1 && d.memory[0].name == "smem"
@@ -185,7 +195,7 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   const int l2 = level_index(d, "l2");
   if (l2 >= 0 && static_cast<size_t>(l2) + 1 < d.memory.size()) c.bytes[static_cast<size_t>(l2)] = dram_bytes;
   // Attention runs at the 16-bit rate unless the math itself is narrower.
-  const Precision p = (math == Precision::fp8 || math == Precision::fp4) ? math : Precision::bf16;
+  const Precision p = runnable(d.matmul_flops, (math == Precision::fp8 || math == Precision::fp4) ? math : Precision::bf16);
   // Each query tile pays a fixed prologue/epilogue (load Q, rescale and write
   // O; in backward also dQ accumulation), worth `half` keys of work: the
   // kernel runs at kv / (kv + half) of its long-sequence rate. The form and
@@ -208,7 +218,7 @@ OpCost elementwise_cost(const Device& d, double bytes, double flops, Precision p
   c.bytes.assign(d.memory.size(), 0.0);
   for (size_t i = 0; i < d.memory.size(); ++i)
     if (d.memory[i].name != "smem") c.bytes[i] = bytes;
-  const double rate = d.vector_flops[static_cast<int>(p)] * d.efficiency.vector;
+  const double rate = d.vector_flops[static_cast<int>(runnable(d.vector_flops, p))] * d.efficiency.vector;
   const double stream = kind == StreamKind::norm         ? d.efficiency.norm_stream
                         : kind == StreamKind::activation ? d.efficiency.activation_stream
                                                          : 1.0;
