@@ -192,7 +192,16 @@ function simulateDualPipe(p, m, tf, tb, tw, result) {
   const push = (r, kind, dir, mb, start, end) => result.ops.push({ stage: r, kind, mb, chunk: dir, start, end });
   // The ops (with their deps) an order entry stands for on rank r.
   const expand = (r, e) => {
-    if (e.op === 'W') return { deps: [], run: (t0) => { const w = pendingW[r].shift(); if (w) push(r, 'W', w.dir, w.mb, t0, t0 + tw); return t0 + (w ? tw : 0); } };
+    if (e.op === 'W') {
+      // the oldest deferred weight gradient on this rank
+      const run = (t0) => {
+        const w = pendingW[r].shift();
+        if (!w) return t0;
+        push(r, 'W', w.dir, w.mb, t0, t0 + tw);
+        return t0 + tw;
+      };
+      return { deps: [], run };
+    }
     const parts = [];
     if (e.op === 'F' || e.op === 'FB') parts.push({ kind: 'F', dir: dirOf(r, e.op === 'F' ? e.phase : e.f) });
     if (e.op === 'B' || e.op === 'FB') parts.push({ kind: 'B', dir: dirOf(r, e.op === 'B' ? e.phase : e.b), zb: Boolean(e.zb) });
