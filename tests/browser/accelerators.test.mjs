@@ -1,6 +1,7 @@
 // Accelerators beyond NVIDIA on the page: an AMD MI300X system (Infinity
-// Fabric mesh) and a TPU v6e pod (ICI torus) evaluate, and the system form
-// names the network tiers by role (scale-up, scale-out), not as NVLink.
+// Fabric mesh) and a TPU v6e pod (ICI torus) evaluate, the system form
+// names the network tiers by role (scale-up, scale-out), not as NVLink, and
+// an L4's GDDR6 is called GDDR6.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openPage, setup, shot, waitEvaluated } from './harness.mjs';
@@ -55,6 +56,27 @@ test('Llama 3.1 70B on an 8x Gaudi 3 server (tp 8): evaluates on the 525 GB/s Ro
   // No published run was on a Gaudi: the validation line says so.
   assert.match(await page.textContent('.summary .accuracy-note p'), /None of these runs was on the Gaudi 3 OAM 128GB/);
   await shot(page, 'accelerators-gaudi3');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Llama 3.1 8B served on an L4: the GDDR6 device memory is called GDDR6, not HBM, in the verdict and charts', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-8b&s=l4&b=8&in=512&out=128');
+  await waitEvaluated(page);
+  const verdict = await page.textContent('.verdict');
+  assert.match(verdict, /Decode is GDDR6-bound/);
+  assert.doesNotMatch(verdict, /hbm/i);
+  // The roofline's outermost roof and the phase chart's ridge carry the label;
+  // the dots keep the level's name as their data key.
+  const roofs = await page.locator('figure.roofline-box text.roof-label').allTextContents();
+  assert.ok(roofs.includes('GDDR6'), roofs.join(' | '));
+  assert.match((await page.locator('figure.chart-phases text.ridge-label').allTextContents()).at(-1), /^GDDR6 ridge \d+/);
+  assert.ok((await page.locator('figure.roofline-box circle[data-bound="hbm"]').count()) > 0);
+  assert.ok((await page.locator('figure.roofline-box ul.legend').textContent()).includes('GDDR6-bound'));
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+  const head = await page.$$eval('table.ops thead th', (ths) => ths.map((t) => t.textContent));
+  assert.ok(head.some((h) => h.includes('bytes (GDDR6)')), head.join(' | '));
+  await shot(page, 'accelerators-l4');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -50,6 +50,23 @@ TEST(Parse, UnknownKeyNested) {
                "system.device.memory[0].bogus");
 }
 
+// A memory level's label is what the page calls it; the name stays the key
+// of bytes and bounds (the L4's GDDR6 is still addressed as hbm).
+TEST(Parse, MemoryLevelLabelDefaultsToItsName) {
+  const json serve = {{"batch", 8}, {"input_tokens", 512}, {"output_tokens", 64}};
+  const json l4 = eval_ok({{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "l4"}, {"inference", serve}});
+  const json& l4_hbm = l4.at("device").at("roofs").back();
+  EXPECT_EQ(l4_hbm.at("name"), "hbm");
+  EXPECT_EQ(l4_hbm.at("label"), "GDDR6");
+  EXPECT_EQ(l4.at("inference").at("bound").at("decode"), "hbm");
+  const json h100 = eval_ok({{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"inference", serve}});
+  EXPECT_EQ(h100.at("device").at("roofs").back().at("label"), "hbm");
+  const json empty = {{"name", "hbm"}, {"label", ""}, {"capacity_GiB", 80}, {"bandwidth_GBps", 3350}};
+  expect_error(json{{"mode", "training"},
+                    {"system", {{"preset", "dgx-h100"}, {"device", {{"memory", json::array({empty})}}}}}},
+               "system.device.memory[0].label");
+}
+
 TEST(Parse, WrongType) {
   expect_error(training({{"tp", "8"}}, json::object()), "parallelism.tp");     // string for a number
   expect_error(training({{"sp", 1}}, json::object()), "parallelism.sp");       // number for a bool

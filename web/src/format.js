@@ -113,6 +113,13 @@ export function percent(x) {
 }
 
 // Bytes an op moves at memory level `level` (or its largest level).
+// What a reader calls a `bound` or memory level: the roof's label where the
+// device gives one ("GDDR6" for the level the model keys as "hbm").
+export function levelLabel(result, name) {
+  const roof = (result?.device?.roofs || []).find((r) => r && r.name === name);
+  return roof && typeof roof.label === 'string' && roof.label ? roof.label : name;
+}
+
 export function opBytes(op, level) {
   const b = op.bytes;
   if (typeof b === 'number') return b;

@@ -206,6 +206,9 @@ struct MemoryLevel {
   std::string name;
   double capacity_bytes = 0;
   double bandwidth_Bps = 0;
+  // What a reader calls this level ("GDDR6" on cards whose device memory the
+  // model addresses as "hbm"); the name stays the key of bytes and bounds.
+  std::string label;
 };
 
 // Per-device calibration data: achievable fractions of the datasheet peaks

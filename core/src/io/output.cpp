@@ -45,7 +45,7 @@ json device_json(const System& sys, Precision p) {
   const Device& d = sys.device;
   json roofs = json::array();
   for (const auto& m : d.memory)
-    roofs.push_back({{"name", m.name}, {"bandwidth_Bps", m.bandwidth_Bps}, {"capacity_bytes", m.capacity_bytes}});
+    roofs.push_back({{"name", m.name}, {"label", m.label.empty() ? m.name : m.label}, {"bandwidth_Bps", m.bandwidth_Bps}, {"capacity_bytes", m.capacity_bytes}});
   return {{"name", d.name},
           {"system", sys.name},
           {"precision", to_string(p)},

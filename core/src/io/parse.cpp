@@ -54,6 +54,8 @@ MemoryLevel parse_memory_level(const nlohmann::json& v, const std::string& path)
   MemoryLevel m;
   m.name = o.string("name", "", 40);
   if (m.name.empty()) throw InputError(o.child_path("name"), "is required");
+  m.label = o.string("label", m.name, 40);
+  if (m.label.empty()) throw InputError(o.child_path("label"), "must not be empty");
   const bool mib = o.has("capacity_MiB"), gib = o.has("capacity_GiB");
   if (mib == gib) throw InputError(path, "give exactly one of capacity_MiB or capacity_GiB");
   m.capacity_bytes = mib ? o.number("capacity_MiB", 0, 1e-6, 1e12) * 1048576.0

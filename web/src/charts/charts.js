@@ -135,12 +135,12 @@ export function roofline(result) {
       marginBottom: 44,
       x: { type: 'log', domain: xDomain, clamp: true, ticks: logTicks(xDomain), tickFormat: fmt.compact, label: 'arithmetic intensity (FLOP/byte)', grid: true },
       y: { type: 'log', domain: yDomain, clamp: true, ticks: logTicks(yDomain), tickFormat: fmt.compact, label: 'achieved FLOP/s', grid: true },
-      marks: [...roofMarks(result, roofs, xDomain), opDots(pts)],
+      marks: [...roofMarks(result, roofs, xDomain), opDots(pts, (b) => fmt.levelLabel(result, b))],
     },
     { className: 'roofline', label: `Roofline: ${pts.length} operations; arithmetic intensity on x, achieved FLOP/s on y` },
   );
   const leg = el('ul', { class: 'legend' });
-  for (const b of bounds) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${b}-bound`]));
+  for (const b of bounds) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${fmt.levelLabel(result, b)}-bound`]));
   return el('figure', { class: 'chart-box roofline-box' }, [el('figcaption', { text: 'Roofline (per op, log-log)' }), root, leg]);
 }
 
@@ -151,7 +151,7 @@ function roofMarks(result, roofs, [x0, x1]) {
   const achievable = result.device?.achievable_flops;
   const segs = roofs.map((r, i) => {
     const xb = Math.min(peak > 0 ? peak / r.bandwidth_Bps : x1, x1);
-    return { cls: `mem${Math.max(0, 2 - (roofs.length - 1 - i))}`, x1: x0, y1: r.bandwidth_Bps * x0, x2: xb, y2: r.bandwidth_Bps * xb, tip: `${r.name}: ${fmt.bandwidth(r.bandwidth_Bps)}`, label: r.name, at: 'start' };
+    return { cls: `mem${Math.max(0, 2 - (roofs.length - 1 - i))}`, x1: x0, y1: r.bandwidth_Bps * x0, x2: xb, y2: r.bandwidth_Bps * xb, tip: `${r.label || r.name}: ${fmt.bandwidth(r.bandwidth_Bps)}`, label: r.label || r.name, at: 'start' };
   });
   if (peak > 0) {
     const ridgeMin = Math.min(...roofs.map((r) => peak / r.bandwidth_Bps), x1);
@@ -175,12 +175,12 @@ function roofLabels(segs, options) {
 }
 
 // One dot per op, coloured by what bounds it (as in the prefill-vs-decode chart).
-function opDots(pts) {
+function opDots(pts, label) {
   return Plot.dot(pts, {
     x: 'x',
     y: 'y',
     r: 4,
-    title: (p) => `${p.op.name} (${p.op.phase || ''}) ${fmt.num(p.x)} FLOP/B, ${fmt.flopsRate(p.y)}, bound: ${p.op.bound || 'unknown'}`,
+    title: (p) => `${p.op.name} (${p.op.phase || ''}) ${fmt.num(p.x)} FLOP/B, ${fmt.flopsRate(p.y)}, bound: ${label(p.op.bound || 'unknown')}`,
     render: tag(pts, (p) => ({ class: `op b${boundIndex(p.op.bound || 'unknown') % 10}`, 'data-op': p.op.name, 'data-bound': p.op.bound || 'unknown' })),
   });
 }

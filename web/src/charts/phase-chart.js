@@ -36,10 +36,10 @@ export function phaseSummary(ops, phase) {
 function ridgePoints(device) {
   const peak = device?.peak_flops;
   const roofs = (device?.roofs || []).filter((r) => r.bandwidth_Bps > 0);
-  const ridges = peak > 0 ? roofs.map((r, i) => ({ name: r.name, ai: peak / r.bandwidth_Bps, i })) : [];
+  const ridges = peak > 0 ? roofs.map((r, i) => ({ name: r.name, label: r.label || r.name, ai: peak / r.bandwidth_Bps, i })) : [];
   const ach = device?.achievable_flops;
   const hbm = roofs[roofs.length - 1];
-  if (ach > 0 && hbm && ach < peak) ridges.push({ name: `${hbm.name} (achievable)`, ai: ach / hbm.bandwidth_Bps, i: -1 });
+  if (ach > 0 && hbm && ach < peak) ridges.push({ name: `${hbm.name} (achievable)`, label: `${hbm.label || hbm.name} (achievable)`, ai: ach / hbm.bandwidth_Bps, i: -1 });
   return { ridges, last: roofs.length - 1 };
 }
 
@@ -50,21 +50,21 @@ const BAR = [0.6, 0.78];
 
 // Each phase's time by bound as segments of a bar, in x units of the log axis
 // ([lo, hi] the axis domain) so the bar is linear in pixels.
-function boundSegments(phases, [lo, hi]) {
+function boundSegments(phases, [lo, hi], label) {
   const at = (f) => lo * (hi / lo) ** f;
   return phases.flatMap((s, k) => {
     let acc = 0;
     return s.bounds.filter((b) => b.share > 0).map((b) => {
       const x1 = at(acc);
       acc += b.share;
-      return { phase: s.phase, bound: b.bound, x1, x2: at(acc), y1: k + BAR[0], y2: k + BAR[1], tip: `${s.phase}: ${b.bound}-bound ${fmt.percent(b.share)} (${fmt.seconds(b.time)})` };
+      return { phase: s.phase, bound: b.bound, x1, x2: at(acc), y1: k + BAR[0], y2: k + BAR[1], tip: `${s.phase}: ${label(b.bound)}-bound ${fmt.percent(b.share)} (${fmt.seconds(b.time)})` };
     });
   });
 }
 
-function phaseMarks(phases, domain) {
+function phaseMarks(phases, domain, label) {
   const dots = phases.flatMap((s, k) => s.points.map((p) => ({ ...p, phase: s.phase, k, r: Math.max(2, Math.min(12, 14 * Math.sqrt(p.share))) })));
-  const segs = boundSegments(phases, domain);
+  const segs = boundSegments(phases, domain, label);
   const rows = phases.map((s, k) => ({ ...s, k }));
   return [
     Plot.ruleY(rows, { y: (s) => s.k + STRIP, render: tag(rows, () => ({ class: 'tick' })) }),
@@ -74,7 +74,7 @@ function phaseMarks(phases, domain) {
       x: 'ai',
       y: (d) => d.k + STRIP,
       r: 'r',
-      title: (d) => `${d.op.name} (${d.phase}): ${fmt.num(d.ai)} FLOP/B, ${fmt.seconds(opTime(d.op))} (${fmt.percent(d.share)}), bound: ${d.op.bound}`,
+      title: (d) => `${d.op.name} (${d.phase}): ${fmt.num(d.ai)} FLOP/B, ${fmt.seconds(opTime(d.op))} (${fmt.percent(d.share)}), bound: ${label(d.op.bound)}`,
       render: tag(dots, (d) => ({ class: `op b${boundIndex(d.op.bound) % 10}`, 'data-op': d.op.name, 'data-phase': d.phase, 'data-bound': d.op.bound || '' })),
     }),
     Plot.rect(segs, { x1: 'x1', x2: 'x2', y1: 'y1', y2: 'y2', title: 'tip', render: tag(segs, (g) => ({ class: `seg b${boundIndex(g.bound) % 10}`, 'data-phase': g.phase, 'data-bound': g.bound })) }),
@@ -86,19 +86,20 @@ function phaseMarks(phases, domain) {
 function ridgeMarks(ridges, last) {
   const labelled = ridges.filter((r) => r.i >= 0);
   return [
-    Plot.ruleX(ridges, { x: 'ai', insetTop: -4, title: (r) => `${r.name} ridge: ${fmt.num(r.ai)} FLOP/B`, render: tag(ridges, (r) => ({ class: r.i >= 0 ? 'ridge' : 'ridge achievable', 'data-ridge': r.name })) }),
-    Plot.text(labelled, { x: 'ai', frameAnchor: 'top', dx: 3, dy: -8, textAnchor: 'start', text: (r) => (r.i === last ? `${r.name} ridge ${fmt.num(r.ai)}` : r.name), render: tag(labelled, () => ({ class: 'ridge-label' })) }),
+    Plot.ruleX(ridges, { x: 'ai', insetTop: -4, title: (r) => `${r.label} ridge: ${fmt.num(r.ai)} FLOP/B`, render: tag(ridges, (r) => ({ class: r.i >= 0 ? 'ridge' : 'ridge achievable', 'data-ridge': r.name })) }),
+    Plot.text(labelled, { x: 'ai', frameAnchor: 'top', dx: 3, dy: -8, textAnchor: 'start', text: (r) => (r.i === last ? `${r.label} ridge ${fmt.num(r.ai)}` : r.label), render: tag(labelled, () => ({ class: 'ridge-label' })) }),
   ];
 }
 
 export function phaseChart(result) {
   const phases = ['prefill', 'decode'].map((p) => phaseSummary(result.ops, p)).filter((s) => s.count > 0);
   if (!phases.length) return null;
+  const label = (bound) => fmt.levelLabel(result, bound);
   const { ridges, last } = ridgePoints(result.device);
   const ais = [...phases.flatMap((s) => s.points.map((p) => p.ai)), ...ridges.map((r) => r.ai)];
   const domain = [Math.min(...ais, 1) / 2, Math.max(...ais, 10) * 2];
   const desc = phases
-    .map((s) => `${s.phase}: ${fmt.seconds(s.total)} of op time, ` + s.bounds.slice(0, 3).map((b) => `${fmt.percent(b.share)} ${b.bound}-bound`).join(', '))
+    .map((s) => `${s.phase}: ${fmt.seconds(s.total)} of op time, ` + s.bounds.slice(0, 3).map((b) => `${fmt.percent(b.share)} ${label(b.bound)}-bound`).join(', '))
     .join('; ');
   const root = plotSvg(
     {
@@ -108,18 +109,18 @@ export function phaseChart(result) {
       marginTop: 22,
       marginBottom: 36,
       r: { type: 'identity' },
-      x: { type: 'log', domain, clamp: true, ticks: logTicks(domain), tickFormat: fmt.compact, label: 'arithmetic intensity (FLOP/byte of HBM)', grid: true },
+      x: { type: 'log', domain, clamp: true, ticks: logTicks(domain), tickFormat: fmt.compact, label: `arithmetic intensity (FLOP/byte of ${ridges.find((r) => r.i === last)?.label ?? 'HBM'})`, grid: true },
       y: { domain: [0, phases.length], reverse: true, axis: null },
-      marks: [...ridgeMarks(ridges, last), ...phaseMarks(phases, domain)],
+      marks: [...ridgeMarks(ridges, last), ...phaseMarks(phases, domain, label)],
     },
     { className: 'phases', label: `Prefill vs decode boundedness. ${desc}` },
   );
   const all = [...new Set(phases.flatMap((s) => s.bounds.map((b) => b.bound)))].sort((a, b) => boundIndex(a) - boundIndex(b));
   const leg = el('ul', { class: 'legend' });
-  for (const b of all) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${b}-bound`]));
+  for (const b of all) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${label(b)}-bound`]));
   const achievable = ridges.find((r) => r.i < 0);
   const key = ridges.length
-    ? ` Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level${achievable ? `; the lighter one, the achievable rate ÷ the ${ridges.find((r) => r.i === last)?.name} bandwidth (${fmt.num(achievable.ai)})` : ''}.`
+    ? ` Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level${achievable ? `; the lighter one, the achievable rate ÷ the ${ridges.find((r) => r.i === last)?.label} bandwidth (${fmt.num(achievable.ai)})` : ''}.`
     : '';
   const summary = el('p', { class: 'chart-note', text: desc + '.' + key });
   return el('figure', { class: 'chart-box chart-phases', 'data-view': 'phases' }, [el('figcaption', { text: 'Prefill vs decode: what bounds each op' }), root, leg, summary]);

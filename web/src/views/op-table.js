@@ -11,6 +11,7 @@ export class OpTable {
     this.sortKey = null; // null: execution order
     this.sortDir = 1;
     this.rows = [];
+    this.label = (name) => name;
     this.table = el('table', { class: 'ops' });
     this.caption = el('caption', { text: 'Operations' });
     this.thead = el('thead');
@@ -27,17 +28,18 @@ export class OpTable {
       { key: 'kind', label: 'kind', get: (r) => r.op.kind ?? '' },
       { key: 'count', label: 'count', get: (r) => r.op.count, show: fmt.int, num: true },
       { key: 'flops', label: 'FLOP', get: (r) => r.op.flops, show: fmt.num, num: true },
-      { key: 'bytes', label: `bytes (${level || 'memory'})`, get: (r) => fmt.opBytes(r.op, level), show: fmt.bytes, num: true },
+      { key: 'bytes', label: `bytes (${(level && this.label(level)) || 'memory'})`, get: (r) => fmt.opBytes(r.op, level), show: fmt.bytes, num: true },
       { key: 'time', label: 'time each', get: (r) => r.op.time_s, show: fmt.seconds, num: true },
       { key: 'total', label: 'time × count', get: (r) => r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1), show: fmt.seconds, num: true },
       { key: 'share', label: 'share', get: (r) => (this.totalTime > 0 ? (r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1)) / this.totalTime : NaN), show: fmt.percent, num: true },
-      { key: 'bound', label: 'bound', get: (r) => r.op.bound ?? '' },
+      { key: 'bound', label: 'bound', get: (r) => (r.op.bound == null ? '' : this.label(r.op.bound)) },
     ];
   }
 
   update(result) {
     const roofs = result.device?.roofs;
     this.level = Array.isArray(roofs) && roofs.length ? roofs[roofs.length - 1].name : null;
+    this.label = (name) => fmt.levelLabel(result, name);
     this.rows = (result.ops || []).map((op, index) => ({ op, index }));
     this.totalTime = this.rows.reduce((a, r) => {
       const t = r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1);

@@ -194,8 +194,8 @@ function verdict(result, scenario, onFit) {
       const name = phase[0].toUpperCase() + phase.slice(1);
       if (typeof given[phase] === 'string') {
         const share = b.find((x) => x.bound === given[phase]);
-        bits.push(`${name} is ${given[phase]}-bound${share ? ` (${fmt.percent(share.share)} of its op time)` : ''}.`);
-      } else if (b.length) bits.push(`${name} is ${b[0].bound}-bound (${fmt.percent(b[0].share)} of its op time).`);
+        bits.push(`${name} is ${fmt.levelLabel(result, given[phase])}-bound${share ? ` (${fmt.percent(share.share)} of its op time)` : ''}.`);
+      } else if (b.length) bits.push(`${name} is ${fmt.levelLabel(result, b[0].bound)}-bound (${fmt.percent(b[0].share)} of its op time).`);
     }
     // MoE serving: which expert GEMM kernel ran (inference.moe_gemm, "auto" picked per plan).
     if (sec.moe_gemm === 'legacy16') bits.push('Experts run on the legacy 16-bit grouped GEMM (TensorRT-LLM ≤ 0.9).');
