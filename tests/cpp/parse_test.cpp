@@ -60,7 +60,13 @@ TEST(Parse, MemoryLevelLabelDefaultsToItsName) {
   EXPECT_EQ(l4_hbm.at("label"), "GDDR6");
   EXPECT_EQ(l4.at("inference").at("bound").at("decode"), "hbm");
   const json h100 = eval_ok({{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"inference", serve}});
-  EXPECT_EQ(h100.at("device").at("roofs").back().at("label"), "hbm");
+  EXPECT_EQ(h100.at("device").at("roofs").back().at("label"), "HBM3");
+  // A level given without a label is called by its name.
+  const json plain = {{"name", "hbm"}, {"capacity_GiB", 80}, {"bandwidth_GBps", 3350}};
+  const json custom = eval_ok({{"mode", "inference"}, {"model", "llama3.1-8b"},
+                               {"system", {{"preset", "dgx-h100"}, {"device", {{"memory", json::array({plain})}}}}},
+                               {"inference", serve}});
+  EXPECT_EQ(custom.at("device").at("roofs").back().at("label"), "hbm");
   const json empty = {{"name", "hbm"}, {"label", ""}, {"capacity_GiB", 80}, {"bandwidth_GBps", 3350}};
   expect_error(json{{"mode", "training"},
                     {"system", {{"preset", "dgx-h100"}, {"device", {{"memory", json::array({empty})}}}}}},

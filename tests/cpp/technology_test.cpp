@@ -129,6 +129,8 @@ TEST(Technology, DerivedSystemEvaluates) {
     const json out = json::parse(evaluate_json(s.dump()));
     ASSERT_FALSE(out.contains("error")) << node << ": " << out.dump().substr(0, 300);
     EXPECT_GT(out["inference"]["tpot_s"].get<double>(), 0);
+    // The page calls the derived device's memory by its generation.
+    EXPECT_EQ(out["device"]["roofs"].back()["label"], derive_device(b).hbm) << node;
   }
 }
 

@@ -205,7 +205,7 @@ json derived_system(const DerivedDevice& d) {
   dev["memory"] = json::array({
       {{"name", "smem"}, {"capacity_MiB", d.smem_bytes / 1048576.0}, {"bandwidth_GBps", c.at("smem_bytes_per_clk_per_sm").get<double>() * sm_hz / 1e9}},
       {{"name", "l2"}, {"capacity_MiB", d.l2_bytes / 1048576.0}, {"bandwidth_GBps", c.at("l2_bytes_per_clk_per_sm").get<double>() * sm_hz / 1e9}},
-      {{"name", "hbm"}, {"capacity_GiB", d.hbm_bytes / 1073741824.0}, {"bandwidth_GBps", d.hbm_Bps / 1e9}},
+      {{"name", "hbm"}, {"capacity_GiB", d.hbm_bytes / 1073741824.0}, {"bandwidth_GBps", d.hbm_Bps / 1e9}, {"label", d.hbm}},
   });
   dev["tdp_W"] = d.budget.tdp_W;
   dev["sm_count"] = d.sm_count;
