@@ -182,30 +182,20 @@ GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int laye
   return b;
 }
 
-}  // namespace
-
-TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches) {
-  const Model& m = s.model;
+// Weights, gradients and optimizer states of the stage's parameters, each
+// sharded by the ZeRO stage that shards it (Rajbhandari et al. 2020): dense
+// parameters over the shard group (all of dp x cp, or with hybrid sharding
+// its innermost zero_shard ranks), experts over the ranks of that group
+// holding the same experts.
+void add_model_states(const Scenario& s, const StageParams& sp, TrainingMemory& r) {
   const Parallelism& p = s.par;
   const Training& t = s.train;
   const ParamBytes pb = param_bytes(t);
-  const int max_layers = stage_layout(m, p).max_layers;
-  // ZeRO shards over the shard group: all of dp x cp, or with hybrid sharding
-  // its innermost zero_shard ranks; experts over the ranks of that group
-  // holding the same experts.
   const double dp_shards = static_cast<double>(p.shard_ranks());
   const double expert_shards = static_cast<double>(p.expert_shard_ranks());
-  TrainingMemory r;
-  const int first_layer = first ? 0 : m.layers - max_layers;
-  r.params_on_gpu = sp.dense + sp.expert;
-  r.expert_params_on_gpu = sp.expert;
-  // ZeRO stages shard over the data-parallel group (Rajbhandari et al. 2020).
-  auto shard = [&](double bytes_per_param, int stage) {
-    return p.zero >= stage ? sp.dense * bytes_per_param / dp_shards + sp.expert * bytes_per_param / expert_shards
-                           : (sp.dense + sp.expert) * bytes_per_param;
+  auto sharded = [&](double dense_bytes, double expert_bytes, int stage) {
+    return p.zero >= stage ? dense_bytes / dp_shards + expert_bytes / expert_shards : dense_bytes + expert_bytes;
   };
-  r.adapter_params_on_gpu = sp.adapters;
-  r.expert_adapter_params_on_gpu = sp.expert_adapters;
   if (t.lora()) {
     // LoRA: frozen weights in their stored format (QLoRA: NF4 for the linear
     // layers), and the adapters' weights, gradients and optimizer states.
@@ -213,18 +203,15 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     // quantised storage). The adapters' rank-r intermediates, r / hidden of a
     // layer input each, are left out of the activations.
     const double fb = frozen_weight_bytes(t);
-    auto sharded = [&](double dense_bytes, double expert_bytes, int stage) {
-      return p.zero >= stage ? dense_bytes / dp_shards + expert_bytes / expert_shards : dense_bytes + expert_bytes;
-    };
     const double dense_adapters = sp.adapters - sp.expert_adapters, expert_adapters = sp.expert_adapters;
     const double dense_bytes = (sp.dense - sp.unquantised) * fb + sp.unquantised * pb.weight + dense_adapters * pb.weight;
     r.weights = sharded(dense_bytes, sp.expert * fb + expert_adapters * pb.weight, 3);
     r.gradients = sharded(dense_adapters * pb.grad, expert_adapters * pb.grad, 2);
     r.optimizer = sharded(dense_adapters * pb.optim, expert_adapters * pb.optim, 1);
   } else {
-    r.weights = shard(pb.weight, 3);
-    r.gradients = shard(pb.grad, 2);
-    r.optimizer = shard(pb.optim, 1);
+    r.weights = sharded(sp.dense * pb.weight, sp.expert * pb.weight, 3);
+    r.gradients = sharded(sp.dense * pb.grad, sp.expert * pb.grad, 2);
+    r.optimizer = sharded(sp.dense * pb.optim, sp.expert * pb.optim, 1);
   }
   // ZeRO-Offload (Ren et al. 2021, USENIX ATC, §4.1): the fp32 gradients and
   // the optimizer states (fp32 master weights, Adam's m and v) live in host
@@ -243,17 +230,22 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     r.offloaded += r.weights;
     r.weights = r.gradients = 0;
   }
-  const GatheredBuffers gathered = zero3_buffers(s, sp, max_layers, dp_shards, expert_shards);
+  const GatheredBuffers gathered = zero3_buffers(s, sp, stage_layout(s.model, p).max_layers, dp_shards, expert_shards);
   r.weights += gathered.weights;
   r.gradients += gathered.gradients;
-  const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
-  double per_layer = layer_activation_bytes(m, p, t, moe_here);
-  const bool dualpipe = p.schedule == PipeSchedule::dualpipe;  // every rank holds as many in flight
-  const double inflight = first || dualpipe ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
+}
+
+// Saved activations of the layers in flight on the stage: `inflight`
+// layer-micro-batches of `per_layer` bytes, fewer under recomputation, less
+// what waits in host memory.
+void add_layer_activations(const Scenario& s, bool moe_here, double inflight, TrainingMemory& r) {
+  const Training& t = s.train;
+  const int max_layers = stage_layout(s.model, s.par).max_layers;
+  double per_layer = layer_activation_bytes(s.model, s.par, t, moe_here);
   if (t.recompute == Recompute::full) {
     Training none = t;
     none.recompute = Recompute::none;
-    const double whole = layer_activation_bytes(m, p, none, moe_here);
+    const double whole = layer_activation_bytes(s.model, s.par, none, moe_here);
     // Megatron --recompute-method (Korthikanti et al. 2022 §5; Megatron-LM
     // arguments): block keeps only the recomputed layers' inputs and the
     // others whole; uniform keeps one input per chunk of N layers and
@@ -274,12 +266,40 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
     r.offloaded += moved;
     r.activations -= moved - per_layer;
   }
-  // Vocab-parallel cross-entropy keeps fp32 softmax of [s, b, V/tp].
-  if (last) r.activations += 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
-  // MTP modules on the last stage (Megatron-Core): their block and second logits.
-  if (last && m.mtp_layers > 0)
-    r.activations += m.mtp_layers * (layer_activation_bytes(mtp_block_model(m), p, t, is_moe_layer(m, m.layers - 1)) +
-                                     4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp);
+}
+
+// The last stage's extras: vocab-parallel cross-entropy keeps the fp32
+// softmax of [s, b, V/tp]; MTP modules (Megatron-Core) their block and
+// second logits.
+double last_stage_activations(const Scenario& s) {
+  const Model& m = s.model;
+  const Parallelism& p = s.par;
+  const Training& t = s.train;
+  const double logits = 4.0 * t.seq_len / p.cp * t.micro_batch * m.vocab / p.tp;
+  double bytes = logits;
+  if (m.mtp_layers > 0)
+    bytes += m.mtp_layers * (layer_activation_bytes(mtp_block_model(m), p, t, is_moe_layer(m, m.layers - 1)) + logits);
+  return bytes;
+}
+
+}  // namespace
+
+TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches) {
+  const Model& m = s.model;
+  const Parallelism& p = s.par;
+  const int max_layers = stage_layout(m, p).max_layers;
+  TrainingMemory r;
+  r.params_on_gpu = sp.dense + sp.expert;
+  r.expert_params_on_gpu = sp.expert;
+  r.adapter_params_on_gpu = sp.adapters;
+  r.expert_adapter_params_on_gpu = sp.expert_adapters;
+  add_model_states(s, sp, r);
+  const int first_layer = first ? 0 : m.layers - max_layers;
+  const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
+  const bool dualpipe = p.schedule == PipeSchedule::dualpipe;  // every rank holds as many in flight
+  const double inflight = first || dualpipe ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
+  add_layer_activations(s, moe_here, inflight, r);
+  if (last) r.activations += last_stage_activations(s);
   r.total = r.weights + r.gradients + r.optimizer + r.activations;
   return r;
 }
