@@ -34,6 +34,29 @@ test('a sweep link draws one chart per output, one line per system, one dot per 
   assert.deepEqual(errors, []);
 });
 
+test('a sweep marks the points whose plan does not fit in GPU memory: hollow dots and a note', async () => {
+  // Llama 3.1 8B on tp 2 x dp 4 without recompute: the activations outgrow 80 GB as the sequence grows.
+  const hash = 'v=1&m=llama3.1-8b&tp=2&dp=4&gb=64&rc=none&rcf=0&view=sweep&wi=training.seq_len&wf=2048&wt=65536&wn=6&wl=log&wo=training.iteration_time_s';
+  const { page, errors } = await openPage(hash);
+  await done(page, 'sweep');
+  const fig = page.locator('#sweep-out figure[data-output="training.iteration_time_s"]');
+  const fits = await fig.locator('svg circle.pt').evaluateAll((cs) => cs.map((c) => c.dataset.fits));
+  assert.equal(fits.length, 6);
+  assert.equal(fits[0], 'true');
+  assert.equal(fits.at(-1), 'false');
+  const over = fits.filter((f) => f === 'false').length;
+  assert.equal(await fig.locator('svg circle.pt.open').count(), over);
+  // hollow: filled with the background, ringed in the series' colour
+  const [fill, stroke] = await fig.locator('svg circle.pt.open').first().evaluate((c) => [getComputedStyle(c).fill, getComputedStyle(c).stroke]);
+  const solid = await fig.locator('svg circle.pt:not(.open)').first().evaluate((c) => getComputedStyle(c).fill);
+  assert.notEqual(fill, solid);
+  assert.equal(stroke, solid);
+  assert.equal(await fig.locator('p.fit-note').textContent(), `Hollow points (${over} of 6) do not fit in GPU memory: their times are for a plan that could not run as given.`);
+  await shot(page, 'sweep-fits');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('sweep controls write the URL; the link reproduces the chart; Back returns to the previous view', async () => {
   const { page, errors } = await openPage('v=1&mode=inference');
   await page.locator('#tab-sweep').click();

@@ -122,6 +122,32 @@ TEST(Sweep, IntegerInputsAndPerPointErrors) {
   EXPECT_TRUE(tp_error);
 }
 
+// Each point says whether its plan fits in GPU memory: sequence length
+// grows the activations until they overflow 80 GB, for training and serving.
+TEST(Sweep, EachPointSaysWhetherItFits) {
+  json in = training_base();
+  in["training"]["recompute"] = "none";
+  in["training"]["recompute_to_fit"] = false;
+  in["sweep"] = {{"input", "training.seq_len"}, {"from", 2048}, {"to", 65536}, {"steps", 6}, {"scale", "log"},
+                 {"outputs", {"training.iteration_time_s"}}};
+  const json fits = sweep(in)["series"][0]["fits"];
+  ASSERT_EQ(fits.size(), 6u);
+  EXPECT_EQ(fits.front(), true);
+  EXPECT_EQ(fits.back(), false);
+  for (size_t i = 1; i < fits.size(); ++i) EXPECT_FALSE(fits[i] == true && fits[i - 1] == false) << i;
+  json serve = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                {"inference", {{"batch", 64}, {"input_tokens", 1024}, {"output_tokens", 128}}}};
+  serve["sweep"] = {{"input", "parallelism.tp"}, {"from", 1}, {"to", 8}, {"steps", 4}, {"scale", "log"},
+                    {"outputs", {"inference.tpot_s"}}};
+  const json sf = sweep(serve)["series"][0];
+  EXPECT_EQ(sf["fits"].front(), false);  // 140 GB of 16-bit weights on one 80 GB GPU
+  EXPECT_EQ(sf["fits"].back(), true);
+  // A point that cannot be evaluated has no fit either.
+  json bad = training_base();
+  bad["sweep"] = {{"input", "parallelism.tp"}, {"from", 1}, {"to", 4}, {"steps", 4}, {"outputs", {"training.mfu"}}};
+  EXPECT_TRUE(sweep(bad)["series"][0]["fits"][2].is_null());  // tp 3 does not divide 32 heads
+}
+
 // The value at a dotted path of a resolved scenario (arrays by element
 // name), or null. Mirrors set_input's addressing.
 json value_at(const json& root, const std::string& path) {

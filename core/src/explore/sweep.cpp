@@ -83,7 +83,9 @@ SweepSpec parse_sweep(const json& input) {
 }
 
 json run_series(const json& scenario, const SweepSpec& sp, const std::string& name) {
-  json values = json::object(), errors = json::array();
+  // fits[i]: whether the plan at x[i] fits in GPU memory (null where it
+  // could not be evaluated), so a chart can mark the points past the limit.
+  json values = json::object(), errors = json::array(), fits = json::array();
   for (const std::string& out : sp.outputs) values[out] = json::array();
   for (double x : sp.x) {
     const json xv = sp.integer ? json(static_cast<long long>(x)) : json(x);
@@ -96,12 +98,15 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
     } catch (const InputError& e) {
       errors.push_back({{"x", xv}, {"path", e.path}, {"message", e.what()}});
       for (const std::string& out : sp.outputs) values[out].push_back(nullptr);
+      fits.push_back(nullptr);
       continue;
     } catch (const std::exception& e) {
       errors.push_back({{"x", xv}, {"path", "$"}, {"message", e.what()}});
       for (const std::string& out : sp.outputs) values[out].push_back(nullptr);
+      fits.push_back(nullptr);
       continue;
     }
+    fits.push_back(sc.mode == Mode::training ? result.training.fits : result.inference.fits);
     // Outputs come from the output table (typed); the result JSON is built
     // only if an output outside the table (a per-op figure, ...) asks for it.
     std::optional<json> full;
@@ -120,7 +125,7 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
       values[out].push_back(v);
     }
   }
-  return {{"name", name}, {"values", values}, {"errors", errors}};
+  return {{"name", name}, {"values", values}, {"fits", fits}, {"errors", errors}};
 }
 
 }  // namespace

@@ -135,17 +135,25 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
 
 // One series as two marks: its line (broken where a value is missing) and a
 // dot per value, each element carrying data-series so a series is selectable.
+// A point whose plan does not fit in GPU memory (s.fits[j] false) is hollow.
 function seriesMarks(s, i, xs, xFmt, yFmt) {
   const ci = i % 6;
-  const rows = xs.map((x, j) => ({ x, y: Number.isFinite(s.values[j]) ? s.values[j] : NaN }));
+  const rows = xs.map((x, j) => ({ x, y: Number.isFinite(s.values[j]) ? s.values[j] : NaN, over: s.fits?.[j] === false }));
   const dots = rows.filter((r) => Number.isFinite(r.y));
   return [
     Plot.line(rows, { x: 'x', y: 'y', render: tag(rows, () => ({ class: `line r${ci}`, 'data-series': s.name })) }),
-    Plot.dot(dots, { x: 'x', y: 'y', r: 3, title: (r) => `${s.name}: ${xFmt(r.x)} → ${yFmt(r.y)}`, render: tag(dots, () => ({ class: `pt r${ci}`, 'data-series': s.name })) }),
+    Plot.dot(dots, {
+      x: 'x',
+      y: 'y',
+      r: 3,
+      title: (r) => `${s.name}: ${xFmt(r.x)} → ${yFmt(r.y)}${r.over ? ' (does not fit in GPU memory)' : ''}`,
+      render: tag(dots, (r) => ({ class: `pt r${ci}${r.over ? ' open' : ''}`, 'data-series': s.name, 'data-fits': String(!r.over) })),
+    }),
   ];
 }
 
-// series: [{name, values: [number|null]}] over xs; one path and one dot per point.
+// series: [{name, values: [number|null], fits?: [bool|null]}] over xs; one
+// path and one dot per point, hollow where the plan does not fit.
 // xTicks: true to tick the x axis at the xs themselves.
 export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFmt = fmt.num, yFmt = fmt.num, className = '', xTicks = false }) {
   const ys = series.flatMap((s) => s.values).filter(Number.isFinite);
@@ -167,7 +175,10 @@ export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFm
   );
   const leg = el('ul', { class: 'legend' });
   series.forEach((s, i) => leg.append(el('li', { 'data-series': s.name }, [el('span', { class: `swatch b${i % 6}`, 'aria-hidden': 'true' }), s.name])));
-  return el('figure', { class: `chart-box ${className}` }, [el('figcaption', { text: title }), root, leg]);
+  const drawn = series.flatMap((s) => s.values.map((v, j) => (Number.isFinite(v) ? s.fits?.[j] : undefined)));
+  const over = drawn.filter((f) => f === false).length;
+  const note = over ? [el('p', { class: 'chart-note fit-note', text: `Hollow points (${over} of ${drawn.filter((f) => f !== undefined).length}) do not fit in GPU memory: their times are for a plan that could not run as given.` })] : [];
+  return el('figure', { class: `chart-box ${className}` }, [el('figcaption', { text: title }), root, leg, ...note]);
 }
 
 // Each step as a bar from the previous factor to its own.

@@ -147,7 +147,7 @@ export class SweepView {
       return lineChart({
         title: `${label} vs ${sp.field.key}`,
         xs: sw.x,
-        series: series.map((s) => ({ name: s.name, values: (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)) })),
+        series: series.map((s) => ({ name: s.name, values: (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)), fits: s.fits })),
         xLog: sw.scale === 'log',
         xLabel: `${sp.field.key}${sp.field.unit ? ` (${sp.field.unit})` : ''}`,
         yLabel: label,
