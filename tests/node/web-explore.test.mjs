@@ -173,3 +173,15 @@ test('chart axes in percent: distinct labels however narrow the range', async ()
   const w = fmt.axisTicks('percent', 1.05, 5, 0.6);
   assert.deepEqual(w.ticks.map(w.format), ['60%', '70%', '80%', '90%', '100%']);
 });
+
+test('FLOP counts and memory labels read as a visitor reads them', async () => {
+  const fmt = await import('../../web/src/format.js');
+  assert.equal(fmt.flops(1.21e17), '121\u00a0PFLOP');
+  assert.equal(fmt.flops(3.2e9), '3.20\u00a0GFLOP');
+  assert.equal(fmt.flops(12), '12.0\u00a0FLOP');
+  assert.equal(fmt.flops(NaN), '–');
+  const result = { device: { roofs: [{ name: 'l2', label: 'l2' }, { name: 'hbm', label: 'GDDR6' }] } };
+  assert.equal(fmt.levelLabel(result, 'hbm'), 'GDDR6');
+  assert.equal(fmt.levelLabel(result, 'compute'), 'compute');
+  assert.equal(fmt.levelLabel({}, 'hbm'), 'hbm');
+});

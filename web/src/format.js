@@ -86,8 +86,11 @@ export function bytes(b) {
   return fixed(b) + NBSP + 'B';
 }
 
+// 121 PFLOP, 3.20 GFLOP: the prefix beside the unit, apart from the number.
 export function flops(f) {
-  return Number.isFinite(f) ? num(f) + 'FLOP' : '–';
+  if (!Number.isFinite(f)) return '–';
+  const s = num(f);
+  return /[kMGTP]$/.test(s) ? `${s.slice(0, -1)}${NBSP}${s.slice(-1)}FLOP` : `${s}${NBSP}FLOP`;
 }
 
 export function flopsRate(f) {

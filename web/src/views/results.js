@@ -94,7 +94,7 @@ function headline(result, scenario) {
     if (Number.isFinite(t.time_to_train_s)) dl.append(card('Time to train', fmt.seconds(t.time_to_train_s), null, 'time_to_train_s'));
     const f = t.flops;
     const perIter = Number.isFinite(f) ? f : f?.model_per_iteration;
-    if (Number.isFinite(perIter)) dl.append(card('FLOP / iteration', fmt.num(perIter), null, 'flops'));
+    if (Number.isFinite(perIter)) dl.append(card('FLOP / iteration', fmt.flops(perIter), null, 'flops'));
   } else if (result.inference) {
     const i = result.inference;
     dl.append(card('Time to first token', fmt.seconds(i.ttft_s), null, 'ttft_s'));
