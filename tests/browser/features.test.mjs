@@ -341,3 +341,25 @@ test('offload on a system without a host side: the error names it, and three hos
   assert.deepEqual([...bare.errors, ...errors], []);
   await page.close();
 });
+
+test('long sequences: the summary gives the iteration time under each attention kernel the GPU runs', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&sp=1&gb=32&sl=32768&rc=full');
+  await waitEvaluated(page);
+  const note = await page.textContent('.summary p.kernel-note');
+  assert.match(note, /^Fused attention is \d+(\.\d)?% of the op time/);
+  assert.match(note, /FlashAttention 1 \/ Triton \d[\d.]*\s(s|min) \(\+\d+(\.\d)?%\), FlashAttention-2 \d[\d.]*\s(s|min)\./);
+  assert.doesNotMatch(note, /FlashAttention-3/); // not on an A100
+  assert.match(note, /This result runs the best kernel on this GPU/);
+  // Naming a kernel: the note says which one ran; the others are measured against it.
+  await page.goto(page.url().replace(/#.*/, '#v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&sp=1&gb=32&sl=32768&rc=full&atk=fa1'));
+  await page.reload();
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.summary p.kernel-note'), /FlashAttention-2 [^,]*\(−\d+(\.\d)?%\)\. This result runs FlashAttention 1 \/ Triton/);
+  // Short sequences: attention is a small share, no note.
+  await page.goto(page.url().replace(/#.*/, '#v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&gb=32&sl=1024'));
+  await page.reload();
+  await waitEvaluated(page);
+  assert.equal(await page.locator('.summary p.kernel-note').count(), 0);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -382,3 +382,35 @@ TEST(Training, ADeviceWithoutBf16RunsSixteenBitWorkInFp16) {
 
 }  // namespace
 }  // namespace llmcalc::test
+
+namespace llmcalc::test {
+namespace {
+
+// Where fused attention is a large share of the step, the output gives the
+// iteration time under each kernel the device runs, each equal to the
+// scenario evaluated with that kernel named; short sequences have none.
+TEST(Training, AttentionKernelSensitivityOnLongSequences) {
+  json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-a100-80gb"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}, {"sp", true}}},
+            {"training", {{"global_batch", 32}, {"seq_len", 32768}, {"recompute", "full"}}}};
+  const json out = eval_ok(s);
+  const json& k = out["training"]["attention_kernel_sensitivity"];
+  ASSERT_TRUE(k.is_object()) << out["training"].dump().substr(0, 300);
+  EXPECT_GT(k["attention_share"].get<double>(), 0.3);
+  const json& times = k["iteration_time_s"];
+  EXPECT_FALSE(times.contains("fa3"));  // Hopper and later only
+  for (const char* name : {"fa1", "fa2"}) {
+    json named = s;
+    named["training"]["attention_kernel"] = name;
+    EXPECT_DOUBLE_EQ(times[name].get<double>(), eval_ok(named)["training"]["iteration_time_s"].get<double>()) << name;
+  }
+  EXPECT_GT(times["fa1"].get<double>(), 1.2 * times["fa2"].get<double>());
+  s["training"]["seq_len"] = 1024;
+  EXPECT_FALSE(eval_ok(s)["training"].contains("attention_kernel_sensitivity"));
+  s["training"]["seq_len"] = 32768;
+  s["training"]["flash_attention"] = false;
+  EXPECT_FALSE(eval_ok(s)["training"].contains("attention_kernel_sensitivity"));
+}
+
+}  // namespace
+}  // namespace llmcalc::test

@@ -231,9 +231,46 @@ Result evaluate_input(const json& input, Scenario* parsed) {
   return r;
 }
 
+namespace {
+
+// Fused attention's share of a training step's op time, and the iteration
+// time under each attention kernel the device runs (FlashAttention 1 /
+// Triton, 2, 3 / cuDNN: Dao 2023, FlashAttention-2, Fig. 4-5; Shah et al.
+// 2024, FlashAttention-3, Fig. 5), when attention is at least a tenth of the
+// step: published runs of one model and plan differ most by the kernel
+// generation they ran, which the scenario names in training.attention_kernel.
+// Null otherwise. Run beside the page's evaluation only (three evaluations).
+json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
+  if (s.mode != Mode::training || !s.train.flash_attention) return nullptr;
+  double attention = 0, all = 0;
+  for (const Op& op : r.training.ops) {
+    if (op.kind == OpKind::comm) continue;
+    const double t = op.cost.time_s * op.count;
+    all += t;
+    if (op.kind == OpKind::attention) attention += t;
+  }
+  if (all <= 0 || attention < 0.1 * all) return nullptr;
+  json times = json::object();
+  for (const auto& [kernel, name] : attention_kernel_names()) {
+    if (kernel == AttentionKernel::best || s.system.device.efficiency.attention_kernel[static_cast<size_t>(kernel)][0] <= 0)
+      continue;
+    Scenario k = s;
+    k.train.attention_kernel = kernel;
+    const double t = evaluate(k).training.iteration_time_s;
+    if (std::isfinite(t)) times[name] = t;
+  }
+  if (times.empty()) return nullptr;
+  return {{"attention_share", attention / all}, {"iteration_time_s", times}};
+}
+
+}  // namespace
+
 json evaluate_to_json(const json& input) {
   const Scenario s = parse_scenario(input);
-  json out = result_to_json(s, evaluate(s));
+  const Result r = evaluate(s);
+  json out = result_to_json(s, r);
+  const json kernels = attention_kernel_sensitivity(s, r);
+  if (!kernels.is_null()) out["training"]["attention_kernel_sensitivity"] = kernels;
   const std::string bad = find_non_finite(out);
   if (!bad.empty()) return error_json(bad, "the model produced a non-finite number for this input");
   return out;

@@ -213,6 +213,25 @@ function verdict(result, scenario, onFit) {
   return el('div', { class: 'verdict-box' }, [line, el('div', { class: 'fit-row' }, [button, status])]);
 }
 
+// Training where fused attention is a large share of the step: the
+// iteration time under each kernel generation the GPU runs
+// (training.attention_kernel_sensitivity), shown when they differ by 5% or
+// more; published runs differ most by the kernel they ran.
+const KERNEL_NAMES = { fa1: 'FlashAttention 1 / Triton', fa2: 'FlashAttention-2', fa3: 'FlashAttention-3 / cuDNN' };
+function kernelNote(result, scenario) {
+  const k = result.training?.attention_kernel_sensitivity;
+  const now = result.training?.iteration_time_s;
+  if (!k || !Number.isFinite(now) || now <= 0) return null;
+  const times = Object.entries(k.iteration_time_s || {}).filter(([, t]) => Number.isFinite(t));
+  if (!times.some(([, t]) => Math.abs(t / now - 1) >= 0.05)) return null;
+  const sign = (x) => (Math.abs(x) < 0.0005 ? '' : ` (${x > 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%)`);
+  const list = times.map(([name, t]) => `${KERNEL_NAMES[name] || name} ${fmt.seconds(t)}${sign(t / now - 1)}`).join(', ');
+  const named = scenario.training?.attention_kernel;
+  const runs = named && named !== 'best' ? `This result runs ${KERNEL_NAMES[named] || named}` : 'This result runs the best kernel on this GPU';
+  const text = `Fused attention is ${fmt.percent(k.attention_share)} of the op time, so the kernel generation sets much of the step: ${list}. ${runs}; training.attention_kernel names the one a framework runs.`;
+  return el('p', { class: 'kernel-note', text });
+}
+
 // How far the model has been from published runs of this kind
 // (result.accuracy, from the validation set): one line under the verdict,
 // on the headline figures (training: the iteration time; serving: each
@@ -374,6 +393,8 @@ export class ResultsView {
     if (verdictEl) summary.append(verdictEl);
     const acc = accuracyNote(result);
     if (acc) summary.append(acc);
+    const kn = kernelNote(result, scenario);
+    if (kn) summary.append(kn);
     if (note) summary.append(el('p', { class: 'plan-note', role: 'status', text: note }));
     v.set('summary', summary);
     if (compare) v.set('compare', compare);
