@@ -234,12 +234,14 @@ Result evaluate_input(const json& input, Scenario* parsed) {
 namespace {
 
 // Fused attention's share of a training step's op time, and the iteration
-// time under each attention kernel the device runs (FlashAttention 1 /
-// Triton, 2, 3 / cuDNN: Dao 2023, FlashAttention-2, Fig. 4-5; Shah et al.
-// 2024, FlashAttention-3, Fig. 5), when attention is at least a tenth of the
-// step: published runs of one model and plan differ most by the kernel
-// generation they ran, which the scenario names in training.attention_kernel.
-// Null otherwise. Run beside the page's evaluation only (three evaluations).
+// time under each attention kernel generation the device runs (FlashAttention
+// 1 / Triton, 2 (Dao 2023), 3 / cuDNN (Shah et al. 2024), at the rates in the
+// device preset's efficiency.attention_kernels and their sources), when
+// attention is at least a tenth of the step. Published runs of one model and
+// plan differ by the kernel they ran (the MPT rows of the validation set fit
+// within 6% with FlashAttention 1 / Triton), which a scenario names in
+// training.attention_kernel. Null otherwise. Run beside a single evaluation
+// only (one more evaluation per kernel), not in search, sweeps or studies.
 json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
   if (s.mode != Mode::training || !s.train.flash_attention) return nullptr;
   double attention = 0, all = 0;
