@@ -51,7 +51,7 @@ test('a sweep marks the points whose plan does not fit in GPU memory: hollow dot
   const solid = await fig.locator('svg circle.pt:not(.open)').first().evaluate((c) => getComputedStyle(c).fill);
   assert.notEqual(fill, solid);
   assert.equal(stroke, solid);
-  assert.equal(await fig.locator('p.fit-note').textContent(), `Hollow points (${over} of 6) do not fit in GPU memory: their times are for a plan that could not run as given.`);
+  assert.equal(await fig.locator('p.fit-note').textContent(), `Hollow points (${over} of 6) do not fit in GPU memory: their figures are for a plan that could not run as given.`);
   await shot(page, 'sweep-fits');
   await page.close();
   assert.deepEqual(errors, []);

@@ -177,7 +177,7 @@ export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFm
   series.forEach((s, i) => leg.append(el('li', { 'data-series': s.name }, [el('span', { class: `swatch b${i % 6}`, 'aria-hidden': 'true' }), s.name])));
   const drawn = series.flatMap((s) => s.values.map((v, j) => (Number.isFinite(v) ? s.fits?.[j] : undefined)));
   const over = drawn.filter((f) => f === false).length;
-  const note = over ? [el('p', { class: 'chart-note fit-note', text: `Hollow points (${over} of ${drawn.filter((f) => f !== undefined).length}) do not fit in GPU memory: their times are for a plan that could not run as given.` })] : [];
+  const note = over ? [el('p', { class: 'chart-note fit-note', text: `Hollow points (${over} of ${drawn.filter((f) => f !== undefined).length}) do not fit in GPU memory: their figures are for a plan that could not run as given.` })] : [];
   return el('figure', { class: `chart-box ${className}` }, [el('figcaption', { text: title }), root, leg, ...note]);
 }
 
