@@ -380,12 +380,6 @@ TEST(Training, ADeviceWithoutBf16RunsSixteenBitWorkInFp16) {
   EXPECT_DOUBLE_EQ(stripped["tpot_s"].get<double>(), served["tpot_s"].get<double>());
 }
 
-}  // namespace
-}  // namespace llmcalc::test
-
-namespace llmcalc::test {
-namespace {
-
 // Where fused attention is a large share of the step, the output gives the
 // iteration time under each kernel the device runs, each equal to the
 // scenario evaluated with that kernel named; short sequences have none.

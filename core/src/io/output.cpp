@@ -256,6 +256,10 @@ json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
   for (const auto& [kernel, name] : attention_kernel_names()) {
     if (kernel == AttentionKernel::best || s.system.device.efficiency.attention_kernel[static_cast<size_t>(kernel)][0] <= 0)
       continue;
+    if (kernel == s.train.attention_kernel) {  // the one this result ran
+      times[name] = r.training.iteration_time_s;
+      continue;
+    }
     Scenario k = s;
     k.train.attention_kernel = kernel;
     try {

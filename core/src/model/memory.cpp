@@ -187,7 +187,7 @@ GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int laye
 // parameters over the shard group (all of dp x cp, or with hybrid sharding
 // its innermost zero_shard ranks), experts over the ranks of that group
 // holding the same experts.
-void add_model_states(const Scenario& s, const StageParams& sp, TrainingMemory& r) {
+void add_model_states(const Scenario& s, const StageParams& sp, int max_layers, TrainingMemory& r) {
   const Parallelism& p = s.par;
   const Training& t = s.train;
   const ParamBytes pb = param_bytes(t);
@@ -230,7 +230,7 @@ void add_model_states(const Scenario& s, const StageParams& sp, TrainingMemory& 
     r.offloaded += r.weights;
     r.weights = r.gradients = 0;
   }
-  const GatheredBuffers gathered = zero3_buffers(s, sp, stage_layout(s.model, p).max_layers, dp_shards, expert_shards);
+  const GatheredBuffers gathered = zero3_buffers(s, sp, max_layers, dp_shards, expert_shards);
   r.weights += gathered.weights;
   r.gradients += gathered.gradients;
 }
@@ -238,9 +238,8 @@ void add_model_states(const Scenario& s, const StageParams& sp, TrainingMemory& 
 // Saved activations of the layers in flight on the stage: `inflight`
 // layer-micro-batches of `per_layer` bytes, fewer under recomputation, less
 // what waits in host memory.
-void add_layer_activations(const Scenario& s, bool moe_here, double inflight, TrainingMemory& r) {
+void add_layer_activations(const Scenario& s, int max_layers, bool moe_here, double inflight, TrainingMemory& r) {
   const Training& t = s.train;
-  const int max_layers = stage_layout(s.model, s.par).max_layers;
   double per_layer = layer_activation_bytes(s.model, s.par, t, moe_here);
   if (t.recompute == Recompute::full) {
     Training none = t;
@@ -293,12 +292,12 @@ TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first
   r.expert_params_on_gpu = sp.expert;
   r.adapter_params_on_gpu = sp.adapters;
   r.expert_adapter_params_on_gpu = sp.expert_adapters;
-  add_model_states(s, sp, r);
+  add_model_states(s, sp, max_layers, r);
   const int first_layer = first ? 0 : m.layers - max_layers;
   const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
   const bool dualpipe = p.schedule == PipeSchedule::dualpipe;  // every rank holds as many in flight
   const double inflight = first || dualpipe ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
-  add_layer_activations(s, moe_here, inflight, r);
+  add_layer_activations(s, max_layers, moe_here, inflight, r);
   if (last) r.activations += last_stage_activations(s);
   r.total = r.weights + r.gradients + r.optimizer + r.activations;
   return r;
