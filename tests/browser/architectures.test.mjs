@@ -134,7 +134,7 @@ test('a hybrid MoE with an irregular pattern: 6 softmax layers of 29, full_layer
   assert.match(verdict, /^Fits/, verdict);
   const rows = await kvRows(page);
   assert.deepEqual(rows.map((r) => [r.type, r.cells[1]]), [['full', '6'], ['linear_state', '23']]);
-  assert.match(await page.locator('[data-key="parameters"] .value').textContent(), /^31\.6G$/);
+  assert.match(await page.locator('[data-key="parameters"] .value').textContent(), /^31\.6B$/);
   assert.deepEqual(errors, []);
   await page.close();
 });

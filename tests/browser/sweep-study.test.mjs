@@ -133,6 +133,17 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
       // one bar per node, 12 nm to 1 nm
       assert.equal(await page.locator('svg.waterfall rect.wf-bar').count(), await page.locator('[data-table="workloads"] tbody tr').count());
       assert.match(await page.locator('[data-table="devices"] tbody tr').first().textContent(), /12nm/);
+      // bounds name the derived device's memory as its HBM generation, not the key "hbm"
+      const workloads = await page.locator('[data-table="workloads"] tbody').textContent();
+      assert.doesNotMatch(workloads, /\bhbm\b/);
+    }
+    if (name === 'inference-boundedness') {
+      // decode on an A100 is bound by its HBM2e, on an H200 by its HBM3e; the ridge header names them
+      const rows = page.locator('[data-table="systems"] tbody tr');
+      assert.match(await rows.first().textContent(), /HBM2e/);
+      assert.match(await page.locator('[data-table="systems"] tbody').textContent(), /HBM3e/);
+      assert.doesNotMatch(await page.locator('[data-table="systems"]').textContent(), /\bhbm\b/);
+      assert.match(await page.locator('[data-table="systems"] thead').textContent(), /ridge HBM2e \/ HBM3 \/ HBM3e/);
     }
     await shot(page, `study-${name}`);
     await page.close();
@@ -260,7 +271,7 @@ test('the models study puts every model preset in the scenario\'s place: cost ba
   assert.match(await big.locator('td').nth(4).textContent(), /^needs [\d.]+\s(GiB|TiB) of 80\.0\sGiB$/);
   // MoE models give the parameters a token uses
   const moe = rows.filter({ has: page.locator('th', { hasText: /^qwen3-30b-a3b$/ }) });
-  assert.match(await moe.locator('td').first().textContent(), /^30\.5G \(3\.35G active\)$/);
+  assert.match(await moe.locator('td').first().textContent(), /^30\.5B \(3\.35B active\)$/);
   // one bar per model that fits, cheapest first, this scenario's drawn apart
   const fitting = (await rows.locator('td:last-child').allTextContents()).filter((t) => /^TP /.test(t)).length;
   assert.equal(await page.locator('svg.value-bars rect.wf-bar').count(), fitting);

@@ -72,6 +72,7 @@ TEST(Studies, TechnologyNodes) {
       EXPECT_LT(x["inference"]["tpot_s"].get<double>(), rows[i - 1]["inference"]["tpot_s"].get<double>()) << x["node"];
   }
   EXPECT_EQ(rows[2]["node"], "5nm");
+  EXPECT_EQ(rows[2]["roofs"].back()["label"], "HBM3");  // the derived device's HBM generation
   EXPECT_FALSE(rows[2]["power_limited"].get<bool>());  // the H100 anchor itself
   EXPECT_TRUE(rows[4]["power_limited"].get<bool>());
   // 5 nm reproduces the H100 that calibrated it: ~989 TFLOP/s.
@@ -103,6 +104,10 @@ TEST(Studies, InferenceBoundedness) {
   for (const json& s : r["systems"]) {
     EXPECT_GT(s["ridges"]["hbm"].get<double>(), 0);
     EXPECT_EQ(s["bound"]["decode"], "hbm");  // decode GEMVs stream weights
+    // each row carries its device's levels with their labels, as a result's device.roofs
+    ASSERT_EQ(s["roofs"].size(), s["levels"].size());
+    EXPECT_EQ(s["roofs"].back()["name"], "hbm");
+    EXPECT_NE(s["roofs"].back()["label"], "hbm") << s["system"];
     for (const json& op : s["ops"])
       for (auto it = op["intensity"].begin(); it != op["intensity"].end(); ++it)
         EXPECT_TRUE(std::isfinite(it.value().get<double>()));

@@ -185,3 +185,12 @@ test('FLOP counts and memory labels read as a visitor reads them', async () => {
   assert.equal(fmt.levelLabel(result, 'compute'), 'compute');
   assert.equal(fmt.levelLabel({}, 'hbm'), 'hbm');
 });
+
+test('parameter counts read as model cards write them (B for billions)', async () => {
+  const fmt = await import('../../web/src/format.js');
+  assert.equal(fmt.count(8.03e9), '8.03B');
+  assert.equal(fmt.count(1.04e12), '1.04T');
+  assert.equal(fmt.count(3.5e8), '350M');
+  assert.equal(fmt.count(12), '12.0');
+  assert.equal(fmt.count(Infinity), '–');
+});

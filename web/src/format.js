@@ -24,6 +24,14 @@ export function num(x, digits = 3) {
   return fixed(x, digits);
 }
 
+// A count of parameters as model cards write it: 8.03B, 1.04T, 350M.
+export function count(x, digits = 3) {
+  if (!Number.isFinite(x)) return '–';
+  const a = Math.abs(x);
+  for (const [f, u] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) if (a >= f) return fixed(x / f, digits) + u;
+  return fixed(x, digits);
+}
+
 // An axis tick: up to three significant digits, no trailing zeros (1k, 2.5M,
 // 0.02), where num() keeps three digits for values (1.00k, 0.0200).
 export function compact(x) {
@@ -115,7 +123,6 @@ export function percent(x) {
   return Number.isFinite(x) ? fixed(x * 100) + '%' : '–';
 }
 
-// Bytes an op moves at memory level `level` (or its largest level).
 // What a reader calls a `bound` or memory level: the roof's label where the
 // device gives one ("GDDR6" for the level the model keys as "hbm").
 export function levelLabel(result, name) {
@@ -123,6 +130,7 @@ export function levelLabel(result, name) {
   return roof && typeof roof.label === 'string' && roof.label ? roof.label : name;
 }
 
+// Bytes an op moves at memory level `level` (or its largest level).
 export function opBytes(op, level) {
   const b = op.bytes;
   if (typeof b === 'number') return b;

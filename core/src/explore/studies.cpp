@@ -236,7 +236,7 @@ json boundedness() {
       ops.push_back({{"phase", op.phase}, {"name", op.name}, {"flops", op.cost.flops}, {"intensity", ai},
                      {"time_s", op.cost.time_s}, {"bound", bound_name(d, op.cost.bound)}});
     }
-    systems.push_back({{"system", id}, {"device", d.name}, {"peak_flops", peak}, {"levels", levels}, {"ridges", ridges},
+    systems.push_back({{"system", id}, {"device", d.name}, {"peak_flops", peak}, {"levels", levels}, {"roofs", roofs_json(d)}, {"ridges", ridges},
                        {"ops", ops}, {"bound", {{"prefill", r.inference.prefill_bound}, {"decode", r.inference.decode_bound}}}});
   }
   return {{"study", "inference-boundedness"},
@@ -282,10 +282,13 @@ json technology_row(const std::string& node, TechBudget b) {
   json row = to_json(d);
   const json plan = best_plan(gpt3_run(sys, "bf16"), nullptr);
   row["training"] = plan.is_null() ? json{{"fits", false}} : plan_row(node, plan, plan["iteration_time_s"].get<double>());
+  Scenario sc;
   const InferenceResult inf =
       evaluate_input({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", sys}, {"parallelism", {{"tp", 8}}},
-                      {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}})
+                      {"inference", {{"batch", 16}, {"input_tokens", 2048}, {"output_tokens", 256}}}},
+                     &sc)
           .inference;
+  row["roofs"] = roofs_json(sc.system.device);
   row["inference"] = {{"ttft_s", inf.ttft_s}, {"tpot_s", inf.tpot_s}, {"output_tokens_per_s", inf.output_tokens_per_s},
                       {"bound", {{"prefill", inf.prefill_bound}, {"decode", inf.decode_bound}}}};
   return row;

@@ -43,15 +43,12 @@ json ops_json(const Device& d, const std::vector<Op>& ops) {
 
 json device_json(const System& sys, Precision p) {
   const Device& d = sys.device;
-  json roofs = json::array();
-  for (const auto& m : d.memory)
-    roofs.push_back({{"name", m.name}, {"label", m.label.empty() ? m.name : m.label}, {"bandwidth_Bps", m.bandwidth_Bps}, {"capacity_bytes", m.capacity_bytes}});
   return {{"name", d.name},
           {"system", sys.name},
           {"precision", to_string(p)},
           {"peak_flops", d.matmul_flops[static_cast<int>(p)]},
           {"achievable_flops", d.matmul_flops[static_cast<int>(p)] * d.efficiency.matmul[static_cast<int>(p)]},
-          {"roofs", roofs}};
+          {"roofs", roofs_json(d)}};
 }
 
 json cost_figures_json(const CostResult& c, const CostFigures& f) {
@@ -167,6 +164,13 @@ json kv_layer_types_json(const Scenario& s) {
 }
 
 }  // namespace
+
+json roofs_json(const Device& d) {
+  json roofs = json::array();
+  for (const auto& m : d.memory)
+    roofs.push_back({{"name", m.name}, {"label", m.label.empty() ? m.name : m.label}, {"bandwidth_Bps", m.bandwidth_Bps}, {"capacity_bytes", m.capacity_bytes}});
+  return roofs;
+}
 
 std::string bound_name(const Device& d, int bound) {
   if (bound == kBoundCompute) return "compute";

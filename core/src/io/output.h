@@ -12,4 +12,7 @@ Result evaluate_input(const json& input, Scenario* parsed = nullptr);  // `parse
 json result_to_json(const Scenario& s, const Result& r);
 // What bounds an op: "compute", "network", "latency" or a memory level's name.
 std::string bound_name(const Device& d, int bound);
+// The device's memory levels, nearest the cores first: name, label (what a
+// reader calls it: "HBM3e"), bandwidth and capacity; the output's device.roofs.
+json roofs_json(const Device& d);
 }  // namespace llmcalc

@@ -24,7 +24,7 @@ const METRICS = {
   ],
   common: [
     ['gpus', 'GPUs', (r) => r.gpus, fmt.int, null],
-    ['parameters', 'Parameters', (r) => r.model?.parameters, fmt.num, null],
+    ['parameters', 'Parameters', (r) => r.model?.parameters, fmt.count, null],
   ],
 };
 

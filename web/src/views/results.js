@@ -137,12 +137,12 @@ function headline(result, scenario) {
   }
   dl.append(card('GPUs', fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
   const active = result.model?.parameters_active;
-  const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.num(active)} active` : null;
+  const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.count(active)} active` : null;
   // LoRA: only the adapters train.
   const trainable = scenario.mode === 'training' ? result.training?.trainable_params : undefined;
   const trainableNote = Number.isFinite(trainable) && Number.isFinite(params) && trainable < params
-    ? `${fmt.num(trainable)} trained (${fmt.percent(trainable / params)})` : null;
-  if (Number.isFinite(params)) dl.append(card('Parameters', fmt.num(params), trainableNote || activeNote, 'parameters'));
+    ? `${fmt.count(trainable)} trained (${fmt.percent(trainable / params)})` : null;
+  if (Number.isFinite(params)) dl.append(card('Parameters', fmt.count(params), trainableNote || activeNote, 'parameters'));
   return dl;
 }
 

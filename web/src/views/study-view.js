@@ -46,6 +46,9 @@ export const SCENARIO_STUDIES = new Set(['systems', 'scaling', 'models']);
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 const str = (v) => (v === undefined || v === null ? '–' : String(v));
+// A bound as a reader names it: the row's memory level by its label ("HBM3e"
+// for the level keyed "hbm"), from the device roofs the row carries.
+const bound = (r, name) => (name === undefined || name === null ? '–' : fmt.levelLabel({ device: { roofs: r.roofs } }, name));
 const x2 = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
 const PLAN = [
   ['iteration', (r) => fmt.seconds(r.iteration_time_s)],
@@ -106,11 +109,11 @@ function technologyNodes(d) {
       ['iteration', (r) => (r.training?.fits ? fmt.seconds(r.training.iteration_time_s) : 'does not fit')],
       ['speed-up', (r) => x2(r.training?.speedup)],
       ['MFU', (r) => fmt.percent(r.training?.mfu)],
-      ['training bound', (r) => str(r.training?.bound)],
+      ['training bound', (r) => bound(r, r.training?.bound)],
       ['TTFT', (r) => fmt.seconds(r.inference?.ttft_s)],
       ['TPOT', (r) => fmt.seconds(r.inference?.tpot_s)],
-      ['prefill bound', (r) => str(r.inference?.bound?.prefill)],
-      ['decode bound', (r) => str(r.inference?.bound?.decode)],
+      ['prefill bound', (r) => bound(r, r.inference?.bound?.prefill)],
+      ['decode bound', (r) => bound(r, r.inference?.bound?.decode)],
     ], 'workloads'),
   ];
 }
@@ -134,6 +137,13 @@ function dramScaling(d) {
   ];
 }
 
+// A level's column header: its labels on the systems of the table
+// ("HBM2e / HBM3 / HBM3e" for the level keyed "hbm").
+function levelNames(systems, level) {
+  const names = systems.filter((s) => (s.levels || []).includes(level)).map((s) => bound(s, level));
+  return [...new Set(names.length ? names : [level])].join(' / ');
+}
+
 function boundedness(d) {
   const levels = [...new Set((d.systems || []).flatMap((s) => s.levels || []))];
   return [
@@ -141,9 +151,9 @@ function boundedness(d) {
       ['system', (s) => str(s.system)],
       ['device', (s) => str(s.device)],
       ['peak', (s) => fmt.flopsRate(s.peak_flops)],
-      ['prefill bound', (s) => str(s.bound?.prefill)],
-      ['decode bound', (s) => str(s.bound?.decode)],
-      ...levels.map((l) => [`ridge ${l} (FLOP/B)`, (s) => fmt.num(s.ridges?.[l])]),
+      ['prefill bound', (s) => bound(s, s.bound?.prefill)],
+      ['decode bound', (s) => bound(s, s.bound?.decode)],
+      ...levels.map((l) => [`ridge ${levelNames(d.systems || [], l)} (FLOP/B)`, (s) => fmt.num(s.ridges?.[l])]),
     ], 'systems'),
   ];
 }
@@ -263,7 +273,7 @@ function scaling(d) {
 // A model's parameters, and those a token uses when fewer (MoE): "46.7G (12.9G active)".
 function parameters(r) {
   if (!Number.isFinite(r.parameters)) return '–';
-  return r.parameters_active < r.parameters ? `${fmt.num(r.parameters)} (${fmt.num(r.parameters_active)} active)` : fmt.num(r.parameters);
+  return r.parameters_active < r.parameters ? `${fmt.count(r.parameters)} (${fmt.count(r.parameters_active)} active)` : fmt.count(r.parameters);
 }
 
 // Every model preset on the scenario's system: a bar of each one's cost per
