@@ -51,7 +51,8 @@ TEST(Schema, AdvancedFieldsAreOptionalRunSettings) {
     if (!f.advanced) continue;
     advanced.insert(f.key);
     EXPECT_TRUE(f.request.empty()) << f.key;
-    EXPECT_TRUE(f.group == "parallelism" || f.group == "training" || f.group == "inference" || f.group == "cost") << f.key;
+    EXPECT_TRUE(f.group == "parallelism" || f.group == "training" || f.group == "inference" || f.group == "cost" ||
+                f.group == "reliability") << f.key;
   }
   EXPECT_GE(advanced.size(), 20u);
   for (const char* key : {"parallelism.tp", "parallelism.pp", "parallelism.dp", "parallelism.zero", "training.global_batch",

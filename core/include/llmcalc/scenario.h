@@ -466,6 +466,16 @@ struct Costs {
   double g_co2_per_kwh = 481;
 };
 
+// Interruptions of a long training run and the checkpoints that bound the
+// work each one loses (schema `reliability.*`; the defaults are Llama 3's
+// pre-training figures, docs/sources.md [RL1]). Units converted once.
+struct Reliability {
+  double gpu_hours_per_interruption = 0;  // the job sees one every this / GPUs hours
+  double storage_Bps_per_gpu = 0;         // checkpoint write rate, per GPU
+  double restart_s = 0;                   // from an interruption to training again
+  double checkpoint_interval_s = 0;       // training time between checkpoints; 0: the best
+};
+
 struct Scenario {
   Mode mode = Mode::training;
   Model model;
@@ -474,6 +484,7 @@ struct Scenario {
   Training train;
   Inference infer;
   Costs costs;
+  Reliability reliability;
 };
 
 }  // namespace llmcalc

@@ -65,6 +65,20 @@ json cost_figures_json(const CostResult& c, const CostFigures& f) {
 // Cost and energy: per iteration and per million tokens (training; to train
 // when tokens are given), per million output tokens (serving). Dollar keys
 // only with a GPU-hour price, energy keys only where the device has a power.
+json reliability_json(const ReliabilityResult& r) {
+  json j = {{"goodput", r.goodput},
+            {"mtbf_s", r.mtbf_s},
+            {"checkpoint_bytes_per_gpu", r.checkpoint_bytes_per_gpu},
+            {"checkpoint_s", r.checkpoint_s},
+            {"checkpoint_interval_s", r.checkpoint_interval_s},
+            {"restart_s", r.restart_s}};
+  if (r.time_to_train_s > 0) {
+    j["time_to_train_s"] = r.time_to_train_s;
+    j["interruptions"] = r.interruptions;
+  }
+  return j;
+}
+
 json training_cost_json(const CostResult& c) {
   json j = {{"per_iteration", cost_figures_json(c, c.per_iteration)},
             {"per_million_tokens", cost_figures_json(c, c.per_million_tokens)}};
@@ -112,6 +126,7 @@ json training_json(const TrainingResult& t) {
     j["memory_bytes"]["host_capacity"] = m.host_capacity;
   }
   j["cost"] = training_cost_json(t.cost);
+  j["reliability"] = reliability_json(t.reliability);
   return j;
 }
 

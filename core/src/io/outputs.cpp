@@ -16,6 +16,8 @@ std::vector<OutputSpec> build() {
       {"training.mfu", "MFU", "fraction", T, [](R r) { return r.training.mfu; }, true},
       {"training.hfu", "HFU", "fraction", T, [](R r) { return r.training.hfu; }},
       {"training.time_to_train_s", "time to train", "s", T, [](R r) { return r.training.time_to_train_s; }, true},
+      {"training.reliability.goodput", "goodput (training / wall-clock time)", "fraction", T, [](R r) { return r.training.reliability.goodput; }},
+      {"training.reliability.time_to_train_s", "time to train with interruptions", "s", T, [](R r) { return r.training.reliability.time_to_train_s; }},
       {"training.trainable_params", "trained parameters", "", T, [](R r) { return r.training.trainable_params; }},
       {"training.memory_bytes.total", "memory per GPU", "bytes", T, [](R r) { return r.training.memory.total; }, true},
       {"training.memory_bytes.weights", "weights per GPU", "bytes", T, [](R r) { return r.training.memory.weights; }},

@@ -302,19 +302,6 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   return t;
 }
 
-Costs parse_costs(const nlohmann::json& root) {
-  Costs c;
-  if (!root.contains("cost")) return c;
-  StrictObject o(root.at("cost"), "cost");
-  c.gpu_hour_usd = number_field(o, "gpu_hour_usd");
-  c.power_fraction = number_field(o, "power_fraction");
-  c.pue = number_field(o, "pue");
-  c.usd_per_kwh = number_field(o, "usd_per_kwh");
-  c.g_co2_per_kwh = number_field(o, "g_co2_per_kwh");
-  o.finish();
-  return c;
-}
-
 Inference parse_inference(const nlohmann::json& root) {
   Inference inf;
   if (!root.contains("inference")) return inf;
@@ -452,6 +439,8 @@ Scenario parse_scenario(const nlohmann::json& root) {
   s.infer = parse_inference(root);
   top.has("cost");
   s.costs = parse_costs(root);
+  top.has("reliability");
+  s.reliability = parse_reliability(root);
   // A search request rides on its scenario (llmcalc search); it is checked
   // here so that a bad one is an error wherever the scenario goes.
   if (top.has("search")) parse_search_request(root);

@@ -15,6 +15,9 @@ Model parse_model(const nlohmann::json& value, const std::string& path);
 // model.mla, model.attention and model.mtp_layers of the model object `o` (parse_architecture.cpp).
 void parse_architecture(StrictObject& o, Model& m);
 System parse_system(const nlohmann::json& value, const std::string& path);
+// The cost and reliability sections, their defaults when absent (parse_run.cpp).
+Costs parse_costs(const nlohmann::json& root);
+Reliability parse_reliability(const nlohmann::json& root);
 // A "model" or "system" value as one object: a preset id, {"preset": id,
 // ...overrides} (objects merge key by key, arrays and scalars replace), or
 // a whole object. `kind` is "models" or "systems".

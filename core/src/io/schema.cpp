@@ -219,6 +219,20 @@ void cost_fields(Fields& f) {
   add({"cost.g_co2_per_kwh", "cco", "number", "g", 481, 0, 2000, {}, "Grid carbon intensity, gCO2 per kWh: 481 (world average 2023, Ember); US 390, France 56.", "cost", kBoth});
 }
 
+// Interruptions and checkpoints of a training run (docs/sources.md [RL1]):
+// Llama 3 405B pre-training on 16,384 H100 (Dubey et al. 2024, §3.3.1 and
+// §3.3.4) gives the interruption rate, the storage and the restart bound.
+void reliability_fields(Fields& f) {
+  auto add = [&](FieldSpec s, const char* label = "") {
+    s.label = label;
+    f.push_back(std::move(s));
+  };
+  add({"reliability.gpu_hours_per_interruption", "rgi", "number", "GPU-hours", 45566, 1, 1e9, {}, "GPU-hours between interruptions (failures and maintenance): a job of N GPUs stops every this / N hours. 45,566: Llama 3 405B pre-training, 466 interruptions in 54 days on 16,384 H100 (Dubey et al. 2024, §3.3.4).", "reliability", kTrain}, "between interruptions");
+  add({"reliability.storage_GBps_per_gpu", "rsb", "number", "GB/s", 0.122, 1e-4, 1e4, {}, "Checkpoint write rate per GPU (the storage's over the job's GPUs); a checkpoint pauses training while each GPU writes its share of the weights and optimizer states. 0.122: Meta's Tectonic, 2 TB/s sustained, over 16,384 GPUs (Dubey et al. 2024, §3.3.1).", "reliability", kTrain}, "checkpoint write per GPU");
+  add({"reliability.restart_s", "rrs", "number", "s", 815, 0, 1e7, {}, "Time from an interruption to training again (detect, reschedule, start, load the checkpoint). 815: the value at which this model gives Llama 3 405B on 16,384 H100 the 90% effective training time Meta reports as its floor (Dubey et al. 2024, §3.3.4), so an upper bound.", "reliability", kTrain});
+  add({"reliability.checkpoint_interval_s", "rci", "number", "s", 0, 0, 1e9, {}, "Training time between checkpoints; 0: the interval that maximises goodput (Young 1974; Daly 2006).", "reliability", kTrain});
+}
+
 // Fields of the requests that run on a scenario (search, sweep) or stand
 // alone (study, derive). They are not scenario inputs: the form skips them.
 void request_fields(Fields& f) {
@@ -265,7 +279,8 @@ void mark_advanced(Fields& fields) {
       "training.frozen_weights", "inference.weight_group_size", "inference.flash_attention",
       "inference.decode_attention", "inference.shared_prefix_tokens", "inference.token_budget",
       "inference.prefill_tp", "inference.prefill_batch", "inference.draft_layers", "inference.draft_acceptance",
-      "inference.moe_gemm", "cost.power_fraction", "cost.pue", "cost.usd_per_kwh", "cost.g_co2_per_kwh"};
+      "inference.moe_gemm", "cost.power_fraction", "cost.pue", "cost.usd_per_kwh", "cost.g_co2_per_kwh",
+      "reliability.storage_GBps_per_gpu", "reliability.restart_s", "reliability.checkpoint_interval_s"};
   for (const char* key : kAdvanced) {
     auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.key == key; });
     if (it == fields.end()) throw std::logic_error(std::string("advanced field not in the schema: ") + key);
@@ -282,6 +297,7 @@ Fields build() {
   training_fields(f);
   inference_fields(f);
   cost_fields(f);
+  reliability_fields(f);
   request_fields(f);
   mark_advanced(f);
   return f;

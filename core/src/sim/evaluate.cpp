@@ -8,6 +8,7 @@
 #include "energy_cost.h"
 #include "inference.h"
 #include "memory.h"
+#include "reliability.h"
 #include "training.h"
 
 namespace llmcalc {
@@ -59,6 +60,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)
       w.push_back("DualPipe's bubble is its steady-state figure, reached with at least pp micro-batches each way (2 x pp); fewer leave more idle time");
+    if (t.reliability.goodput < 0.5)
+      w.push_back("interruptions leave " + std::to_string(static_cast<int>(100 * t.reliability.goodput)) +
+                  "% of the wall-clock time training: restarts and lost work outweigh it (reliability.*)");
   } else {
     const InferenceResult& i = r.inference;
     if (i.memory.total > i.memory.capacity)
@@ -135,10 +139,12 @@ Result evaluate(const Scenario& given) {
     r.training.memory = training_memory(given);
     r.training.fits = false;
   }
-  if (s.mode == Mode::training)
+  if (s.mode == Mode::training) {
     r.training.cost = training_costs(s, r.training.iteration_time_s);
-  else
+    r.training.reliability = training_reliability(s, r.training.trainable_params, r.training.time_to_train_s);
+  } else {
     r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s, r.inference.replica_gpus);
+  }
   r.warnings = warnings_for(given, r);
   if (fit_layers > 0)
     r.warnings.push_back(given.par.fully_sharded()

@@ -7,6 +7,7 @@
 #include "model_math.h"
 #include "cost.h"
 #include "energy_cost.h"
+#include "reliability.h"
 
 namespace llmcalc {
 
@@ -41,6 +42,7 @@ struct TrainingResult {
   PipelineInfo pipeline;
   std::string bound;  // what limits the iteration
   CostResult cost;
+  ReliabilityResult reliability;  // interruptions, checkpoints and restarts
   std::vector<Op> ops;
 };
 

@@ -13,6 +13,7 @@ const GROUPS = [
   ['training', 'Training'],
   ['inference', 'Inference'],
   ['cost', 'Cost and energy'],
+  ['reliability', 'Interruptions and checkpoints'],
 ];
 
 const CUSTOM = '\u0000custom';

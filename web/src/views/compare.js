@@ -12,6 +12,7 @@ const METRICS = {
     ['tflops_per_gpu', 'TFLOP/s per GPU', (r) => r.training?.tflops_per_gpu, fmt.tflops, 'higher'],
     ['mfu', 'MFU', (r) => r.training?.mfu, fmt.percent, 'higher'],
     ['time_to_train_s', 'Time to train', (r) => r.training?.time_to_train_s, fmt.seconds, 'lower'],
+    ['goodput', 'Goodput (with interruptions)', (r) => r.training?.reliability?.goodput, fmt.percent, 'higher'],
     ['memory', 'Memory per GPU', (r) => r.training?.memory_bytes?.total, fmt.bytes, 'lower'],
   ],
   inference: [

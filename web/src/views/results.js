@@ -91,7 +91,13 @@ function headline(result, scenario) {
     dl.append(card('Throughput', fmt.rate(t.tokens_per_s, 'tokens/s'), null, 'tokens_per_s'));
     dl.append(card('Per GPU', fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'));
     dl.append(card('MFU', fmt.percent(t.mfu), Number.isFinite(t.hfu) ? `HFU ${fmt.percent(t.hfu)}` : null, 'mfu'));
-    if (Number.isFinite(t.time_to_train_s)) dl.append(card('Time to train', fmt.seconds(t.time_to_train_s), null, 'time_to_train_s'));
+    const rel = t.reliability;
+    const interrupted = Number.isFinite(rel?.time_to_train_s) ? `${fmt.seconds(rel.time_to_train_s)} with interruptions` : null;
+    if (Number.isFinite(t.time_to_train_s)) dl.append(card('Time to train', fmt.seconds(t.time_to_train_s), interrupted, 'time_to_train_s'));
+    // Goodput once interruptions cost a percent of the run (large jobs).
+    if (Number.isFinite(rel?.goodput) && rel.goodput < 0.99)
+      dl.append(card('Goodput', fmt.percent(rel.goodput),
+        `interrupted every ${fmt.seconds(rel.mtbf_s)}, checkpoint every ${fmt.seconds(rel.checkpoint_interval_s)}`, 'goodput'));
     const f = t.flops;
     const perIter = Number.isFinite(f) ? f : f?.model_per_iteration;
     if (Number.isFinite(perIter)) dl.append(card('FLOP / iteration', fmt.flops(perIter), null, 'flops'));

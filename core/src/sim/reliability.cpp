@@ -1,0 +1,71 @@
+#include "reliability.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "memory.h"
+
+namespace llmcalc {
+
+namespace {
+
+// Expected wall-clock time of one segment, `work` seconds of training then a
+// checkpoint of `ckpt` seconds, when interruptions arrive at random (a
+// Poisson process of mean interval M) and each costs `restart` seconds and
+// the work since the last checkpoint: M e^(R/M) (e^((w+c)/M) - 1)
+// (Daly 2006, FGCS 22(3), the exponential model with a restart time).
+// Exponents are capped so that a hopeless case gives a huge finite time.
+double segment_wall_s(double work, double ckpt, double restart, double mtbf) {
+  const double grow = std::min((work + ckpt) / mtbf, 600.0);
+  return mtbf * std::exp(std::min(restart / mtbf, 100.0)) * std::expm1(grow);
+}
+
+double goodput_at(double interval, double ckpt, double restart, double mtbf) {
+  return interval / segment_wall_s(interval, ckpt, restart, mtbf);
+}
+
+// The checkpoint interval that maximises goodput. Goodput is unimodal in the
+// interval (short ones spend the time checkpointing, long ones lose more
+// work per interruption), so a golden-section search over log(interval)
+// finds it; Young's first-order optimum sqrt(2 c M) (Young 1974, CACM 17(9))
+// lies inside the bracket.
+double best_interval(double ckpt, double restart, double mtbf) {
+  double lo = std::log(1e-3), hi = std::log(100 * mtbf + 1);
+  const double r = (std::sqrt(5.0) - 1) / 2;
+  for (int i = 0; i < 120; ++i) {
+    const double a = hi - r * (hi - lo), b = lo + r * (hi - lo);
+    if (goodput_at(std::exp(a), ckpt, restart, mtbf) >= goodput_at(std::exp(b), ckpt, restart, mtbf))
+      hi = b;
+    else
+      lo = a;
+  }
+  return std::exp((lo + hi) / 2);
+}
+
+}  // namespace
+
+ReliabilityResult training_reliability(const Scenario& s, double trainable_params, double time_to_train_s) {
+  const Reliability& in = s.reliability;
+  const double gpus = static_cast<double>(std::max(1LL, s.par.gpus()));
+  ReliabilityResult r;
+  r.mtbf_s = in.gpu_hours_per_interruption * 3600 / gpus;
+  // A checkpoint holds what resumes training: the weights and the optimizer
+  // states (fp32 master copy, Adam's moments) of what trains (LoRA: the
+  // adapters; the frozen weights do not change). Each GPU writes its share
+  // (Megatron-Core distributed checkpointing, fully parallel save).
+  const ParamBytes pb = param_bytes(s.train);
+  r.checkpoint_bytes_per_gpu = trainable_params * (pb.weight + pb.optim) / gpus;
+  r.checkpoint_s = r.checkpoint_bytes_per_gpu / in.storage_Bps_per_gpu;
+  r.restart_s = in.restart_s;
+  r.checkpoint_interval_s = in.checkpoint_interval_s > 0 ? in.checkpoint_interval_s
+                                                           : best_interval(r.checkpoint_s, r.restart_s, r.mtbf_s);
+  r.goodput = goodput_at(r.checkpoint_interval_s, r.checkpoint_s, r.restart_s, r.mtbf_s);
+  // Below a billionth the run makes no progress worth a figure.
+  if (time_to_train_s > 0 && r.goodput > 1e-9) {
+    r.time_to_train_s = time_to_train_s / r.goodput;
+    r.interruptions = r.time_to_train_s / r.mtbf_s;
+  }
+  return r;
+}
+
+}  // namespace llmcalc
