@@ -129,6 +129,13 @@ test('embedded studies of the scenario: systems (bars and table), scaling (line 
   await scaling.page.locator('#results svg.scaling-chart').waitFor({ timeout: 60000 });
   assert.deepEqual(await scaling.page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view)), ['scaling']);
   assert.equal(await scaling.page.locator('#results [data-table="scaling"] tbody tr').count(), 7);
+  // a goodput column: interruptions cost more as the GPUs grow
+  const heads = await scaling.page.locator('#results [data-table="scaling"] thead th').allTextContents();
+  const col = heads.indexOf('goodput (interruptions)');
+  assert.ok(col > 0, heads.join(' | '));
+  const goodput = await scaling.page.locator(`#results [data-table="scaling"] tbody tr > :nth-child(${col + 1})`).allTextContents();
+  const values = goodput.map((t) => parseFloat(t));
+  assert.ok(values.every((v, i) => v <= 100 && (i === 0 || v <= values[i - 1])), goodput.join(' '));
   await scaling.page.close();
   assert.deepEqual(scaling.errors, []);
   // and the models study: its cost bars and its table

@@ -239,6 +239,9 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
     EXPECT_GT(row.at("efficiency").get<double>(), 0.9) << counts[i];
     EXPECT_GT(row.at("speedup").get<double>(), rows[i - 1].at("speedup").get<double>());  // more GPUs, faster
   }
+  // Interruptions come as often as the GPUs are many: goodput falls with the count.
+  for (size_t i = 1; i < rows.size(); ++i)
+    EXPECT_LT(rows[i].at("goodput").get<double>(), rows[i - 1].at("goodput").get<double>()) << counts[i];
   // Weak scaling: the global batch grows with the GPUs (16 sequences per 8 GPUs' 128 at one GPU, 1,024 at 64);
   // the scenario's own count is the same plan either way, and more batch per step never scales worse.
   const json& weak = r.at("weak");
@@ -271,6 +274,7 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
   ASSERT_FALSE(sr.contains("error")) << sr.dump().substr(0, 300);
   EXPECT_FALSE(sr.contains("weak"));
   EXPECT_FALSE(sr.at("rows").at(0).contains("global_batch"));
+  EXPECT_FALSE(sr.at("rows").at(0).contains("goodput"));
 }
 
 // The models study: the scenario's own model first, then every other model

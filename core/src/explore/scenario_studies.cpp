@@ -10,6 +10,7 @@
 #include "output.h"
 #include "parse.h"
 #include "presets.h"
+#include "reliability.h"
 #include "schema.h"
 #include "search.h"
 #include "strict_json.h"
@@ -184,6 +185,16 @@ std::vector<long long> scaling_counts(long long own) {
 // by (GPUs, global batch), shared by the strong and weak passes (they meet at
 // the scenario's own count).
 using SearchedRows = std::map<std::pair<long long, long long>, json>;
+
+// Goodput of the scenario's training on `gpus` GPUs: interruptions come as
+// often as the GPUs are many, whatever the plan (core/src/sim/reliability.cpp).
+double goodput_on(const Scenario& base, long long gpus) {
+  Scenario s = base;
+  s.par.tp = s.par.pp = s.par.cp = 1;
+  s.par.dp = static_cast<int>(std::min<long long>(gpus, 1LL << 30));
+  return training_reliability(s, 0).goodput;
+}
+
 template <class Batch>
 json scaling_rows(const json& params, const Scenario& base, const std::vector<long long>& counts, Batch global_batch,
                   SearchedRows& searched) {
@@ -205,6 +216,7 @@ json scaling_rows(const json& params, const Scenario& base, const std::vector<lo
     if (base.mode == Mode::training) row["global_batch"] = gb;
     row.erase("speed");
     if (row.contains("plan")) row["throughput"] = throughput(row.at("plan"), base.mode, n);
+    if (base.mode == Mode::training) row["goodput"] = goodput_on(base, n);
     if (n == own_gpus) {
       row["own"] = true;
       own_rate = row.value("throughput", 0.0);

@@ -115,4 +115,18 @@ LoraParams lora_layer_params(const Model& m, const Parallelism& par, const Train
   return out;
 }
 
+// Weights that train: every one, or with LoRA the adapters of all layers
+// (counted unsharded). `active`: of those, what one token runs through (a
+// routed expert's adapter serves top_k / experts of the tokens).
+double trainable_params(const Model& m, const Training& t, double* active) {
+  if (!t.lora()) return *active = count_params(m).total;
+  const Parallelism whole;  // tp 1: each adapter once
+  const double moe_layers = moe_layer_count(m);
+  const LoraParams dense = lora_layer_params(m, whole, t, false);
+  const LoraParams moe = moe_layers > 0 ? lora_layer_params(m, whole, t, true) : LoraParams{};
+  const double routed = moe_layers > 0 ? static_cast<double>(m.moe.top_k) / m.moe.experts : 0.0;
+  *active = (m.layers - moe_layers) * dense.all + moe_layers * (moe.all - moe.expert * (1 - routed));
+  return (m.layers - moe_layers) * dense.all + moe_layers * moe.all;
+}
+
 }  // namespace llmcalc

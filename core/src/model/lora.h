@@ -39,4 +39,8 @@ struct LoraParams {
 };
 LoraParams lora_layer_params(const Model& m, const Parallelism& p, const Training& t, bool moe_layer);
 
+// Weights that train: every one, or with LoRA the adapters of all layers
+// (counted unsharded). `active`: of those, what one token runs through.
+double trainable_params(const Model& m, const Training& t, double* active);
+
 }  // namespace llmcalc

@@ -141,7 +141,7 @@ Result evaluate(const Scenario& given) {
   }
   if (s.mode == Mode::training) {
     r.training.cost = training_costs(s, r.training.iteration_time_s);
-    r.training.reliability = training_reliability(s, r.training.trainable_params, r.training.time_to_train_s);
+    r.training.reliability = training_reliability(s, r.training.time_to_train_s);
   } else {
     r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s, r.inference.replica_gpus);
   }

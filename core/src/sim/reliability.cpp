@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lora.h"
 #include "memory.h"
 
 namespace llmcalc {
@@ -44,7 +45,7 @@ double best_interval(double ckpt, double restart, double mtbf) {
 
 }  // namespace
 
-ReliabilityResult training_reliability(const Scenario& s, double trainable_params, double time_to_train_s) {
+ReliabilityResult training_reliability(const Scenario& s, double time_to_train_s) {
   const Reliability& in = s.reliability;
   const double gpus = static_cast<double>(std::max(1LL, s.par.gpus()));
   ReliabilityResult r;
@@ -54,7 +55,8 @@ ReliabilityResult training_reliability(const Scenario& s, double trainable_param
   // adapters; the frozen weights do not change). Each GPU writes its share
   // (Megatron-Core distributed checkpointing, fully parallel save).
   const ParamBytes pb = param_bytes(s.train);
-  r.checkpoint_bytes_per_gpu = trainable_params * (pb.weight + pb.optim) / gpus;
+  double active = 0;
+  r.checkpoint_bytes_per_gpu = trainable_params(s.model, s.train, &active) * (pb.weight + pb.optim) / gpus;
   r.checkpoint_s = r.checkpoint_bytes_per_gpu / in.storage_Bps_per_gpu;
   r.restart_s = in.restart_s;
   r.checkpoint_interval_s = in.checkpoint_interval_s > 0 ? in.checkpoint_interval_s

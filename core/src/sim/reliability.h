@@ -16,8 +16,8 @@ struct ReliabilityResult {
   double interruptions = 0;             // expected over that time
 };
 
-// `trainable_params` sets the state to checkpoint, `time_to_train_s` (0:
-// no token budget) the run; the scenario's reliability section the rest.
-ReliabilityResult training_reliability(const Scenario& s, double trainable_params, double time_to_train_s);
+// The scenario's GPUs, what trains and its reliability section set the
+// figures; `time_to_train_s` (0: no token budget) the run.
+ReliabilityResult training_reliability(const Scenario& s, double time_to_train_s);
 
 }  // namespace llmcalc

@@ -402,21 +402,6 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   if (s.train.offload == Offload::none) single("optimizer.step", "optimizer", OpKind::elementwise, d.optimizer, "", 1);
 }
 
-// Weights that train: every one, or with LoRA the adapters of all layers
-// (counted unsharded). `active`: of those, what one token runs through (a
-// routed expert's adapter serves top_k / experts of the tokens).
-double trainable_params(const Scenario& s, double* active) {
-  const Model& m = s.model;
-  if (!s.train.lora()) return *active = count_params(m).total;
-  const Parallelism whole;  // tp 1: each adapter once
-  const double moe_layers = moe_layer_count(m);
-  const LoraParams dense = lora_layer_params(m, whole, s.train, false);
-  const LoraParams moe = moe_layers > 0 ? lora_layer_params(m, whole, s.train, true) : LoraParams{};
-  const double routed = moe_layers > 0 ? static_cast<double>(m.moe.top_k) / m.moe.experts : 0.0;
-  *active = (m.layers - moe_layers) * dense.all + moe_layers * (moe.all - moe.expert * (1 - routed));
-  return (m.layers - moe_layers) * dense.all + moe_layers * moe.all;
-}
-
 std::string largest_part(const TimeBreakdown& bd) {
   const std::pair<const char*, double> parts[] = {
       {"compute", bd.compute + bd.recompute}, {"tp_comm", bd.tp_comm}, {"cp_comm", bd.cp_comm},
@@ -468,7 +453,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   const double rec_layer = (1 - moe_frac) * dense.rec.flops + moe_frac * moe.rec.flops;
   const double rec_all = rec_layer * s.model.layers * (static_cast<double>(t.global_batch) / t.micro_batch) * par.tp * par.cp;
   double active_adapters = 0;
-  r.trainable_params = trainable_params(s, &active_adapters);
+  r.trainable_params = trainable_params(s.model, s.train, &active_adapters);
   r.model_flops = model_flops_of(s, rec_all, t.lora() ? active_adapters : 0.0, &r.hardware_flops);
   const double peak = s.system.device.matmul_flops[static_cast<int>(t.precision)];
   r.tflops_per_gpu = r.model_flops / r.iteration_time_s / gpus / 1e12;

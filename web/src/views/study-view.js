@@ -264,6 +264,7 @@ function scaling(d) {
       ...figures,
       ['speed-up', (r) => x2(r.speedup)],
       ['share of linear', share],
+      ...(training ? [['goodput (interruptions)', (r) => (Number.isFinite(r.goodput) ? fmt.percent(r.goodput) : '–')]] : []),
       ...grown,
       ...tailColumns(training, false),
     ], 'scaling'),
