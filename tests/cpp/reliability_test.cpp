@@ -113,5 +113,26 @@ TEST(Reliability, BadInputIsNamedAndHopelessRunsStayFinite) {
   EXPECT_NE(w.dump().find("interruptions leave 0% of the wall-clock time training"), std::string::npos) << w.dump();
 }
 
+// Every corner of the inputs' ranges, on one GPU and on a million: finite figures.
+TEST(Reliability, EveryCornerOfTheRangesStaysFinite) {
+  for (long long dp : {1LL, 1LL << 20})
+    for (double hours : {1.0, 1e9})
+      for (double storage : {1e-4, 1e4})
+        for (double restart : {0.0, 1e7})
+          for (double interval : {0.0, 1e-3, 1e9}) {
+            json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"parallelism", {{"dp", dp}}},
+                      {"training", {{"global_batch", dp}, {"seq_len", 1024}, {"tokens", 1e12}}},
+                      {"reliability", {{"gpu_hours_per_interruption", hours}, {"storage_GBps_per_gpu", storage},
+                                       {"restart_s", restart}, {"checkpoint_interval_s", interval}}}};
+            const json out = eval_ok(s);
+            if (!out.contains("training")) continue;
+            const json& r = out["training"]["reliability"];
+            for (auto it = r.begin(); it != r.end(); ++it)
+              EXPECT_TRUE(std::isfinite(it.value().get<double>())) << it.key() << " " << s["reliability"].dump();
+            EXPECT_GE(r["goodput"].get<double>(), 0);
+            EXPECT_LE(r["goodput"].get<double>(), 1);
+          }
+}
+
 }  // namespace
 }  // namespace llmcalc::test
