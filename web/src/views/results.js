@@ -97,7 +97,7 @@ function headline(result, scenario) {
     // Goodput once interruptions cost a percent of the run (large jobs).
     if (Number.isFinite(rel?.goodput) && rel.goodput < 0.99)
       dl.append(card('Goodput', fmt.percent(rel.goodput),
-        `interrupted every ${fmt.seconds(rel.mtbf_s)}, checkpoint every ${fmt.seconds(rel.checkpoint_interval_s)}`, 'goodput'));
+        `an interruption every ${fmt.seconds(rel.mtbf_s)}; a ${fmt.bytes(rel.checkpoint_bytes_per_gpu * gpus(result, scenario))} checkpoint every ${fmt.seconds(rel.checkpoint_interval_s)}`, 'goodput'));
     const f = t.flops;
     const perIter = Number.isFinite(f) ? f : f?.model_per_iteration;
     if (Number.isFinite(perIter)) dl.append(card('FLOP / iteration', fmt.flops(perIter), null, 'flops'));
