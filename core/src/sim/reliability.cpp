@@ -28,12 +28,13 @@ double goodput_at(double interval, double ckpt, double restart, double mtbf) {
 // The checkpoint interval that maximises goodput. Goodput is unimodal in the
 // interval (short ones spend the time checkpointing, long ones lose more
 // work per interruption), so a golden-section search over log(interval)
-// finds it; Young's first-order optimum sqrt(2 c M) (Young 1974, CACM 17(9))
-// lies inside the bracket.
+// finds it, from a millisecond (no run checkpoints more often) to a hundred
+// MTBFs; Young's first-order optimum is sqrt(2 c M) (Young 1974, CACM 17(9)).
+// 80 steps narrow the bracket's ~50 units of log to under 1e-14.
 double best_interval(double ckpt, double restart, double mtbf) {
   double lo = std::log(1e-3), hi = std::log(100 * mtbf + 1);
   const double r = (std::sqrt(5.0) - 1) / 2;
-  for (int i = 0; i < 120; ++i) {
+  for (int i = 0; i < 80; ++i) {
     const double a = hi - r * (hi - lo), b = lo + r * (hi - lo);
     if (goodput_at(std::exp(a), ckpt, restart, mtbf) >= goodput_at(std::exp(b), ckpt, restart, mtbf))
       hi = b;
