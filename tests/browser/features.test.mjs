@@ -374,6 +374,11 @@ test('a 16k-GPU run: goodput under interruptions, and the time to train with the
   // 14 bytes per parameter of 405B: a 5.2 TiB checkpoint
   assert.match(await goodput.textContent(), /an interruption every 2\.78\sh; a 5\.\d\d\sTiB checkpoint every \d/);
   assert.match(await page.locator('.card[data-key="time_to_train_s"]').textContent(), /\d[\d.]*\sdays with interruptions/);
+  // Priced: the cost card adds what the GPUs cost while held through the interruptions.
+  await page.goto(page.url().replace(/#.*/, `#${run}&cgh=2`));
+  await page.reload();
+  await waitEvaluated(page);
+  assert.match(await page.locator('.card[data-key="cost_to_train"]').textContent(), /GPU-hours; \$\d[\d.]*M with interruptions/);
   // A faster restart (from the link) loses less.
   await page.goto(page.url().replace(/#.*/, `#${run}&rrs=60`));
   await page.reload();

@@ -72,6 +72,13 @@ TEST(Reliability, TimeToTrainCountsTheLostTime) {
   const json& r = t["reliability"];
   EXPECT_NEAR(r["time_to_train_s"].get<double>(), t["time_to_train_s"].get<double>() / r["goodput"].get<double>(), 1e-3);
   EXPECT_NEAR(r["interruptions"].get<double>(), r["time_to_train_s"].get<double>() / r["mtbf_s"].get<double>(), 1e-9);
+  // The GPUs are held while the job restarts: GPU-hours (and dollars) over the wall-clock time.
+  EXPECT_NEAR(r["gpu_hours"].get<double>(), t["cost"]["to_train"]["gpu_hours"].get<double>() / r["goodput"].get<double>(), 1e-3);
+  EXPECT_FALSE(r.contains("usd")) << "no price given";
+  json priced = llama405(128);
+  priced["cost"] = {{"gpu_hour_usd", 2}};
+  const json p = eval_ok(priced)["training"]["reliability"];
+  EXPECT_NEAR(p["usd"].get<double>(), 2 * p["gpu_hours"].get<double>(), 1e-3);
   // Without a token budget there is no run to count interruptions over.
   json s = llama405(128);
   s["training"].erase("tokens");

@@ -65,7 +65,9 @@ json cost_figures_json(const CostResult& c, const CostFigures& f) {
 // Cost and energy: per iteration and per million tokens (training; to train
 // when tokens are given), per million output tokens (serving). Dollar keys
 // only with a GPU-hour price, energy keys only where the device has a power.
-json reliability_json(const ReliabilityResult& r) {
+// With a token budget, the run's GPU-hours (and dollars) over its wall-clock
+// time with interruptions: the GPUs are held while the job restarts.
+json reliability_json(const ReliabilityResult& r, const CostResult& c) {
   json j = {{"goodput", r.goodput},
             {"mtbf_s", r.mtbf_s},
             {"checkpoint_bytes_per_gpu", r.checkpoint_bytes_per_gpu},
@@ -75,6 +77,10 @@ json reliability_json(const ReliabilityResult& r) {
   if (r.time_to_train_s > 0) {
     j["time_to_train_s"] = r.time_to_train_s;
     j["interruptions"] = r.interruptions;
+    if (c.has_to_train) {
+      j["gpu_hours"] = c.to_train.gpu_hours / r.goodput;
+      if (c.priced) j["usd"] = c.to_train.usd / r.goodput;
+    }
   }
   return j;
 }
@@ -126,7 +132,7 @@ json training_json(const TrainingResult& t) {
     j["memory_bytes"]["host_capacity"] = m.host_capacity;
   }
   j["cost"] = training_cost_json(t.cost);
-  j["reliability"] = reliability_json(t.reliability);
+  j["reliability"] = reliability_json(t.reliability, t.cost);
   return j;
 }
 

@@ -161,7 +161,9 @@ function costCards(result, scenario) {
     const c = result.training.cost;
     const run = c.to_train;
     const m = c.per_million_tokens || {};
-    if (Number.isFinite(run?.usd)) cards.push(card('Cost to train', fmt.usd(run.usd), `${fmt.num(run.gpu_hours)} GPU-hours`, 'cost_to_train'));
+    const rel = result.training.reliability || {};
+    const held = Number.isFinite(rel.usd) ? `; ${fmt.usd(rel.usd)} with interruptions` : '';
+    if (Number.isFinite(run?.usd)) cards.push(card('Cost to train', fmt.usd(run.usd), `${fmt.num(run.gpu_hours)} GPU-hours${held}`, 'cost_to_train'));
     else if (Number.isFinite(m.usd)) cards.push(card('Cost / M tokens', fmt.usd(m.usd), null, 'cost_per_million_tokens'));
     if (Number.isFinite(run?.kwh)) cards.push(card('Energy to train', fmt.energy(run.kwh), `${fmt.mass(run.co2_kg)} CO₂`, 'energy_to_train'));
     else if (Number.isFinite(m.kwh)) cards.push(card('Energy / M tokens', fmt.energy(m.kwh), `${fmt.mass(m.co2_kg)} CO₂`, 'energy_per_million_tokens'));
