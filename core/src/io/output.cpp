@@ -62,11 +62,9 @@ json cost_figures_json(const CostResult& c, const CostFigures& f) {
   return j;
 }
 
-// Cost and energy: per iteration and per million tokens (training; to train
-// when tokens are given), per million output tokens (serving). Dollar keys
-// only with a GPU-hour price, energy keys only where the device has a power.
-// With a token budget, the run's GPU-hours (and dollars) over its wall-clock
-// time with interruptions: the GPUs are held while the job restarts.
+// Interruptions, checkpoints and goodput; with a token budget also the run's
+// GPU-hours (and dollars) over its wall-clock time with interruptions: the
+// GPUs are held while the job restarts.
 json reliability_json(const ReliabilityResult& r, const CostResult& c) {
   json j = {{"goodput", r.goodput},
             {"mtbf_s", r.mtbf_s},
@@ -85,6 +83,9 @@ json reliability_json(const ReliabilityResult& r, const CostResult& c) {
   return j;
 }
 
+// Cost and energy: per iteration and per million tokens (training; to train
+// when tokens are given), per million output tokens (serving). Dollar keys
+// only with a GPU-hour price, energy keys only where the device has a power.
 json training_cost_json(const CostResult& c) {
   json j = {{"per_iteration", cost_figures_json(c, c.per_iteration)},
             {"per_million_tokens", cost_figures_json(c, c.per_million_tokens)}};
