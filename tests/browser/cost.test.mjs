@@ -12,7 +12,11 @@ const cardText = (page, key) => page.locator(`.headline .card[data-key="${key}"]
 test('training with tokens and a GPU-hour price: cost and energy to train in the headline', async () => {
   const { page, errors } = await openPage('v=1&dp=8&gb=256&sl=8192&mb=2&tk=15e12&cgh=2.5');
   await waitEvaluated(page);
-  assert.match(await cardText(page, 'cost_to_train'), /^\$[0-9.]+[kMG]?\s[0-9.]+[kMG]?\sGPU-hours$/);
+  // the GPU-hours and, held through the interruptions, a little more (8 GPUs are rarely interrupted)
+  const cost = await cardText(page, 'cost_to_train');
+  const m = cost.match(/^\$([0-9.]+)k\s[0-9.]+[kMG]?\sGPU-hours; \$([0-9.]+)k with interruptions$/);
+  assert.ok(m, cost);
+  assert.ok(+m[2] >= +m[1] && +m[2] < 1.01 * +m[1], cost);
   assert.match(await cardText(page, 'energy_to_train'), /MWh\s.*CO₂$/);
   assert.ok(await page.locator('details.group-cost').count(), 'the form has the cost group');
   assert.deepEqual(errors, []);
