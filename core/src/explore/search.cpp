@@ -26,12 +26,6 @@ namespace llmcalc {
 
 namespace {
 
-json parallelism_json_impl(const Parallelism& p) {
-  const char* sched = name_of(schedule_names(), p.schedule);
-  return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"sp", p.sp},
-          {"pp_schedule", sched}, {"virtual_stages", p.virtual_stages}, {"zero", p.zero}};
-}
-
 std::vector<long long> divisors(long long n) {
   std::vector<long long> d;
   for (long long i = 1; i * i <= n; ++i)
@@ -378,7 +372,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
   s.par = c.par;
   s.train.recompute_to_fit = false;
   json j;
-  j["parallelism"] = parallelism_json_impl(c.par);
+  j["parallelism"] = parallelism_to_json(c.par);
   if (s.mode == Mode::training) {
     s.train.micro_batch = c.micro_batch;
     s.train.recompute = c.rc;
@@ -435,28 +429,6 @@ json closest_json(const Scenario& base, const SearchSpec& spec, const Candidate&
 }
 
 }  // namespace
-
-json parallelism_to_json(const Parallelism& p) { return parallelism_json_impl(p); }
-
-json training_to_json(const Training& t) {
-  json j = {{"global_batch", t.global_batch}, {"micro_batch", t.micro_batch}, {"seq_len", t.seq_len},
-            {"precision", training_precision_name(t)}, {"recompute", name_of(recompute_names(), t.recompute)},
-            {"optimizer", t.optimizer == Optimizer::adam ? "adam" : "sgd"}, {"flash_attention", t.flash_attention},
-            {"overlap", {{"dp", t.overlap.dp}, {"tp", t.overlap.tp}, {"pp", t.overlap.pp}}}};
-  if (t.tokens > 0) j["tokens"] = t.tokens;
-  if (t.offload != Offload::none) j["offload"] = name_of(offload_names(), t.offload);
-  if (t.offload_activations > 0) j["offload_activations"] = t.offload_activations;
-  return j;
-}
-
-// The plan to recommend among the best: the fastest the calculator has no
-// warning for (the very fastest often fit with under 5% to spare), else the
-// fastest. The page's "Find a plan that fits" and the scenario studies take it.
-long long recommended_plan(const json& best) {
-  for (size_t i = 0; i < best.size(); ++i)
-    if (best[i].value("warnings", json::array()).empty()) return static_cast<long long>(i);
-  return 0;
-}
 
 json search_scenario(const json& input, long long max_configs) {
   const auto start = std::chrono::steady_clock::now();

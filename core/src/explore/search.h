@@ -52,4 +52,7 @@ nlohmann::json search_scenario(const nlohmann::json& input, long long max_config
 nlohmann::json parallelism_to_json(const Parallelism& p);
 nlohmann::json training_to_json(const Training& t);
 
+// Index of the plan to recommend among a search's `best` list (plan_json.cpp).
+long long recommended_plan(const nlohmann::json& best);
+
 }  // namespace llmcalc

@@ -244,6 +244,15 @@ json boundedness() {
           {"systems", systems}};
 }
 
+// A memory level's label ("HBM3e") from a device's roofs, for its key ("hbm");
+// other bounds (compute, network, latency, host) as they are.
+std::string level_label(const json& roofs, const json& bound) {
+  const std::string name = bound.get<std::string>();
+  for (const json& roof : roofs)
+    if (roof.value("name", "") == name) return roof.value("label", name);
+  return name;
+}
+
 std::string boundedness_text(const json& r) {
   std::string out = "Inference boundedness: " + r["workload"].get<std::string>() + "\n";
   out += "arithmetic intensity (FLOP/B) at each level vs its ridge point (peak / bandwidth)\n";
@@ -251,7 +260,7 @@ std::string boundedness_text(const json& r) {
     std::vector<std::string> head{"phase op"};
     std::vector<std::string> levels;
     for (const json& l : s["levels"]) levels.push_back(l.get<std::string>());
-    for (const auto& l : levels) head.push_back("AI " + l);
+    for (const auto& l : levels) head.push_back("AI " + level_label(s["roofs"], l));
     head.push_back("bound");
     std::vector<std::vector<std::string>> rows{head};
     std::vector<std::string> ridge{"ridge"};
@@ -262,11 +271,12 @@ std::string boundedness_text(const json& r) {
       std::vector<std::string> row{op["phase"].get<std::string>() + " " + op["name"].get<std::string>()};
       for (const auto& l : levels)
         row.push_back(op["intensity"].contains(l) ? fmt("%.1f", op["intensity"][l].get<double>()) : "-");
-      row.push_back(op["bound"].get<std::string>());
+      row.push_back(level_label(s["roofs"], op["bound"]));
       rows.push_back(row);
     }
     out += "\n" + s["system"].get<std::string>() + " (" + s["device"].get<std::string>() + "), prefill bound: " +
-           s["bound"]["prefill"].get<std::string>() + ", decode bound: " + s["bound"]["decode"].get<std::string>() + "\n\n";
+           level_label(s["roofs"], s["bound"]["prefill"]) + ", decode bound: " + level_label(s["roofs"], s["bound"]["decode"]) +
+           "\n\n";
     out += table(rows);
   }
   return out;
@@ -343,9 +353,9 @@ std::string technology_nodes_text(const json& r) {
     const bool fits = t.value("fits", false);
     run.push_back({node, fits ? fmt("%.2f s", t["iteration_time_s"].get<double>()) : "does not fit",
                    fits ? fmt("%.2fx", t["speedup"].get<double>()) : "-", fits ? fmt("%.2f", t["mfu"].get<double>()) : "-",
-                   fits ? t["bound"].get<std::string>() : "-", fmt("%.1f", 1e3 * i["ttft_s"].get<double>()),
-                   fmt("%.2f", 1e3 * i["tpot_s"].get<double>()), i["bound"]["prefill"].get<std::string>(),
-                   i["bound"]["decode"].get<std::string>()});
+                   fits ? level_label(x["roofs"], t["bound"]) : "-", fmt("%.1f", 1e3 * i["ttft_s"].get<double>()),
+                   fmt("%.2f", 1e3 * i["tpot_s"].get<double>()), level_label(x["roofs"], i["bound"]["prefill"]),
+                   level_label(x["roofs"], i["bound"]["decode"])});
   }
   return "Technology nodes: " + r["workload"].get<std::string>() + "\n\nDerived devices\n\n" + table(dev) +
          "\nWorkloads on them\n\n" + table(run);
