@@ -9,6 +9,7 @@
 #include "enum_names.h"
 #include "evaluate.h"
 #include "parse.h"
+#include "what_if.h"
 
 namespace llmcalc {
 
@@ -257,56 +258,13 @@ Result evaluate_input(const json& input, Scenario* parsed) {
   return r;
 }
 
-namespace {
-
-// Fused attention's share of a training step's op time, and the iteration
-// time under each attention kernel generation the device runs (FlashAttention
-// 1 / Triton, 2 (Dao 2023), 3 / cuDNN (Shah et al. 2024), at the rates in the
-// device preset's efficiency.attention_kernels and their sources), when
-// attention is at least a tenth of the step. Published runs of one model and
-// plan differ by the kernel they ran (the MPT rows of the validation set fit
-// within 6% with FlashAttention 1 / Triton), which a scenario names in
-// training.attention_kernel. Null otherwise. Run beside a single evaluation
-// only (one more evaluation per kernel), not in search, sweeps or studies.
-json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
-  if (s.mode != Mode::training || !s.train.flash_attention) return nullptr;
-  double attention = 0, all = 0;
-  for (const Op& op : r.training.ops) {
-    if (op.kind == OpKind::comm) continue;
-    const double t = op.cost.time_s * op.count;
-    all += t;
-    if (op.kind == OpKind::attention) attention += t;
-  }
-  if (all <= 0 || attention < 0.1 * all) return nullptr;
-  json times = json::object();
-  for (const auto& [kernel, name] : attention_kernel_names()) {
-    if (kernel == AttentionKernel::best || s.system.device.efficiency.attention_kernel[static_cast<size_t>(kernel)][0] <= 0)
-      continue;
-    if (kernel == s.train.attention_kernel) {  // the one this result ran
-      times[name] = r.training.iteration_time_s;
-      continue;
-    }
-    Scenario k = s;
-    k.train.attention_kernel = kernel;
-    try {
-      const double t = evaluate(k).training.iteration_time_s;
-      if (std::isfinite(t)) times[name] = t;
-    } catch (const std::exception&) {
-      // a kernel that cannot run this scenario has no time; the result stands
-    }
-  }
-  if (times.empty()) return nullptr;
-  return {{"attention_share", attention / all}, {"iteration_time_s", times}};
-}
-
-}  // namespace
-
 json evaluate_to_json(const json& input) {
   const Scenario s = parse_scenario(input);
   const Result r = evaluate(s);
   json out = result_to_json(s, r);
   const json kernels = attention_kernel_sensitivity(s, r);
   if (!kernels.is_null()) out["training"]["attention_kernel_sensitivity"] = kernels;
+  out["what_if"] = doubled_parts(s, r);
   const std::string bad = find_non_finite(out);
   if (!bad.empty()) return error_json(bad, "the model produced a non-finite number for this input");
   return out;

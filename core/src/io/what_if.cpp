@@ -1,0 +1,123 @@
+#include "what_if.h"
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "enum_names.h"
+
+namespace llmcalc {
+
+using json = nlohmann::json;
+
+// Fused attention's share of a training step's op time, and the iteration
+// time under each attention kernel generation the device runs (FlashAttention
+// 1 / Triton, 2 (Dao 2023), 3 / cuDNN (Shah et al. 2024), at the rates in the
+// device preset's efficiency.attention_kernels and their sources), when
+// attention is at least a tenth of the step. Published runs of one model and
+// plan differ by the kernel they ran (the MPT rows of the validation set fit
+// within 6% with FlashAttention 1 / Triton), which a scenario names in
+// training.attention_kernel. Null otherwise.
+json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
+  if (s.mode != Mode::training || !s.train.flash_attention) return nullptr;
+  double attention = 0, all = 0;
+  for (const Op& op : r.training.ops) {
+    if (op.kind == OpKind::comm) continue;
+    const double t = op.cost.time_s * op.count;
+    all += t;
+    if (op.kind == OpKind::attention) attention += t;
+  }
+  if (all <= 0 || attention < 0.1 * all) return nullptr;
+  json times = json::object();
+  for (const auto& [kernel, name] : attention_kernel_names()) {
+    if (kernel == AttentionKernel::best || s.system.device.efficiency.attention_kernel[static_cast<size_t>(kernel)][0] <= 0)
+      continue;
+    if (kernel == s.train.attention_kernel) {  // the one this result ran
+      times[name] = r.training.iteration_time_s;
+      continue;
+    }
+    Scenario k = s;
+    k.train.attention_kernel = kernel;
+    try {
+      const double t = evaluate(k).training.iteration_time_s;
+      if (std::isfinite(t)) times[name] = t;
+    } catch (const std::exception&) {
+      // a kernel that cannot run this scenario has no time; the result stands
+    }
+  }
+  if (times.empty()) return nullptr;
+  return {{"attention_share", attention / all}, {"iteration_time_s", times}};
+}
+
+namespace {
+
+// One part of the system and how to make it twice as fast in a scenario.
+struct Part {
+  std::string part, label;
+  std::function<void(Scenario&)> double_it;
+};
+
+// The parts a result depends on. Network tiers count from the innermost; a
+// job reaches tier i when its GPUs outnumber tier i-1's span (the scale-out
+// tier of a one-node job carries nothing).
+std::vector<Part> parts_of(const Scenario& s) {
+  std::vector<Part> parts;
+  parts.push_back({"compute", "compute (every peak)", [](Scenario& x) {
+                     for (double& f : x.system.device.matmul_flops) f *= 2;
+                     for (double& f : x.system.device.vector_flops) f *= 2;
+                     x.system.device.sfu_ops *= 2;
+                   }});
+  const MemoryLevel& dram = s.system.device.dram();
+  parts.push_back({"memory", (dram.label.empty() ? dram.name : dram.label) + " bandwidth",
+                   [](Scenario& x) { x.system.device.memory.back().bandwidth_Bps *= 2; }});
+  const long long gpus = s.mode == Mode::training ? s.par.gpus() : 1LL * s.par.tp * s.par.pp * s.par.dp * s.par.cp;
+  long long inner = 1;
+  for (size_t i = 0; i < s.system.network.size(); ++i) {
+    const NetworkTier& t = s.system.network[i];
+    if (gpus <= inner && s.infer.prefill_tp <= inner) break;
+    parts.push_back({"network." + std::to_string(i), t.name + " bandwidth",
+                     [i](Scenario& x) { x.system.network[i].bandwidth_Bps *= 2; }});
+    inner = t.span_gpus > 0 ? t.span_gpus : gpus;
+  }
+  if (s.mode == Mode::training && s.train.host_overhead_s > 0)
+    parts.push_back({"host", "host launch time (halved)", [](Scenario& x) { x.train.host_overhead_s /= 2; }});
+  return parts;
+}
+
+// The headline times of a result: the iteration, or the first token and each next one.
+json times_of(const Scenario& s, const Result& r) {
+  if (s.mode == Mode::training) return {{"iteration_time_s", r.training.iteration_time_s}};
+  return {{"ttft_s", r.inference.ttft_s}, {"tpot_s", r.inference.tpot_s}};
+}
+
+}  // namespace
+
+// Doubling a part and evaluating again is the marginal question behind "what
+// limits it": the breakdown says where the time goes, but overlapped work
+// hides behind the slowest part, and only removing a limit shows the next.
+// (The roofline argument of Williams et al. 2009, asked of the whole run.)
+json doubled_parts(const Scenario& s, const Result& r) {
+  const json base = times_of(s, r);
+  json out = json::array();
+  for (const Part& p : parts_of(s)) {
+    Scenario x = s;
+    p.double_it(x);
+    json times, speedup = json::object();
+    try {
+      times = times_of(x, evaluate(x));
+    } catch (const std::exception&) {
+      continue;  // a part that cannot be doubled here has no row; the result stands
+    }
+    bool finite = true;
+    for (const auto& [metric, t] : times.items()) {
+      const double b = base.at(metric).get<double>(), v = t.get<double>();
+      finite = finite && std::isfinite(v) && v > 0;
+      if (finite) speedup[metric] = b / v;
+    }
+    if (finite) out.push_back({{"part", p.part}, {"label", p.label}, {"times", times}, {"speedup", speedup}});
+  }
+  return {{"factor", 2}, {"base", base}, {"parts", out}};
+}
+
+}  // namespace llmcalc
