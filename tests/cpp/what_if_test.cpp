@@ -101,6 +101,11 @@ TEST(WhatIf, ListsOnlyThePartsTheJobUses) {
   const json graphs = eval_ok({{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                                {"parallelism", {{"dp", 8}}}, {"training", {{"global_batch", 64}, {"host_overhead_us", 0}}}});
   EXPECT_EQ(part_names(graphs), (std::vector<std::string>{"compute", "memory", "network.0"}));
+  // Disaggregated: a prefill instance of 8 beside a decode replica of 8 sends the K/V between nodes.
+  const json split = eval_ok({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                              {"parallelism", {{"tp", 8}}}, {"inference", {{"batch", 16}, {"prefill_tp", 8}}}});
+  EXPECT_EQ(part_names(split), (std::vector<std::string>{"compute", "memory", "network.0", "network.1"}));
+  EXPECT_GT(part_named(split, "network.1")["speedup"]["ttft_s"].get<double>(), 1.0);
 }
 
 }  // namespace

@@ -71,11 +71,14 @@ std::vector<Part> parts_of(const Scenario& s) {
   const MemoryLevel& dram = s.system.device.dram();
   parts.push_back({"memory", (dram.label.empty() ? dram.name : dram.label) + " bandwidth",
                    [](Scenario& x) { x.system.device.memory.back().bandwidth_Bps *= 2; }});
-  const long long gpus = s.mode == Mode::training ? s.par.gpus() : 1LL * s.par.tp * s.par.pp * s.par.dp * s.par.cp;
+  // Disaggregated serving sends each prompt's K/V from a prefill instance
+  // to the decode replica: together they reach the tiers that hold both.
+  const long long prefill = s.mode == Mode::inference ? s.infer.prefill_tp : 0;
+  const long long gpus = s.par.gpus() + prefill;
   long long inner = 1;
   for (size_t i = 0; i < s.system.network.size(); ++i) {
     const NetworkTier& t = s.system.network[i];
-    if (gpus <= inner && s.infer.prefill_tp <= inner) break;
+    if (gpus <= inner) break;
     parts.push_back({"network." + std::to_string(i), t.name + " bandwidth",
                      [i](Scenario& x) { x.system.network[i].bandwidth_Bps *= 2; }});
     inner = t.span_gpus > 0 ? t.span_gpus : gpus;
