@@ -177,3 +177,31 @@ test('time breakdown: every part in a colour of its own, legend matching the bar
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('what twice as fast buys: a bar per part the job uses, HBM for decode, compute for prefill', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=1');
+  await waitEvaluated(page);
+  const fig = page.locator('figure.chart-what-if');
+  await fig.waitFor();
+  const bars = await page.$$eval('figure.chart-what-if rect.seg', (rs) => rs.map((r) => ({ part: r.dataset.part, metric: r.dataset.metric, s: Number(r.dataset.speedup), w: Number(r.getAttribute('width')) })));
+  // compute, HBM, NVLink (8 GPUs in one node) and the fixed latencies, for each of the two headline times
+  assert.deepEqual([...new Set(bars.map((b) => b.part))], ['compute', 'memory', 'network.0', 'latency']);
+  assert.deepEqual([...new Set(bars.map((b) => b.metric))], ['ttft_s', 'tpot_s']);
+  for (const b of bars) assert.ok(b.s >= 1 && b.s <= 2, JSON.stringify(b));
+  const at = (part, metric) => bars.find((b) => b.part === part && b.metric === metric);
+  assert.ok(at('memory', 'tpot_s').s > at('compute', 'tpot_s').s, 'decode is memory-bound');
+  assert.ok(at('memory', 'tpot_s').w > at('compute', 'tpot_s').w, 'the longer bar for the larger speed-up');
+  assert.ok(at('compute', 'ttft_s').s > at('memory', 'ttft_s').s, 'prefill is compute-bound');
+  const labels = await fig.locator('svg text').allTextContents();
+  assert.ok(labels.includes('HBM3 bandwidth') && labels.includes('scale-up link (nvlink)'), labels.join(' | '));
+  assert.match(await fig.locator('p.chart-note').textContent(), /The time per output token gains most from HBM3 bandwidth: 1\.\d+× \(\d+(\.\d)?% less time\)\./);
+  // the same chart as an embed view
+  const embed = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=1&embed=1&view=whatif');
+  await waitEvaluated(embed.page);
+  assert.equal(await embed.page.locator('figure.chart-what-if').count(), 1);
+  assert.equal(await embed.page.locator('figure.chart-memory').count(), 0);
+  await embed.page.close();
+  await shot(page, 'what-if');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -37,8 +37,9 @@ TEST(WhatIf, EachPartIsTheScenarioWithThatPartDoubled) {
   json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", preset_system("dgx-h100")},
             {"parallelism", {{"tp", 2}, {"dp", 8}}}, {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
   const json out = eval_ok(s);
-  EXPECT_EQ(part_names(out), (std::vector<std::string>{"compute", "memory", "network.0", "network.1", "host"}));
+  EXPECT_EQ(part_names(out), (std::vector<std::string>{"compute", "memory", "network.0", "network.1", "latency", "host"}));
   EXPECT_EQ(part_named(out, "memory")["label"], "HBM3 bandwidth");
+  EXPECT_EQ(part_named(out, "network.1")["label"], "scale-out link (infiniband)");
   const auto time_with = [&](auto change) {
     json x = s;
     change(x);
@@ -54,6 +55,15 @@ TEST(WhatIf, EachPartIsTheScenarioWithThatPartDoubled) {
       {"memory", time_with([&](json& x) { doubled(x["system"]["device"]["memory"].back()["bandwidth_GBps"]); })},
       {"network.0", time_with([&](json& x) { doubled(x["system"]["network"][0]["bandwidth_GBps"]); })},
       {"network.1", time_with([&](json& x) { doubled(x["system"]["network"][1]["bandwidth_GBps"]); })},
+      {"latency", time_with([&](json& x) {
+         auto& e = x["system"]["device"]["efficiency"];
+         e["launch_overhead_us"] = e.value("launch_overhead_us", 0.0) / 2;
+         if (e.contains("decode_step_overhead_us")) e["decode_step_overhead_us"] = e["decode_step_overhead_us"].get<double>() / 2;
+         for (auto& t : x["system"]["network"]) {
+           t["latency_us"] = t["latency_us"].get<double>() / 2;
+           if (t.contains("nvls")) t["nvls"]["latency_us"] = t["nvls"]["latency_us"].get<double>() / 2;
+         }
+       })},
       {"host", time_with([&](json& x) { x["training"]["host_overhead_us"] = 10; })}};
   const double base = out["training"]["iteration_time_s"].get<double>();
   EXPECT_DOUBLE_EQ(out["what_if"]["base"]["iteration_time_s"].get<double>(), base);
@@ -77,6 +87,8 @@ TEST(WhatIf, NamesWhatLimitsTheRun) {
   EXPECT_GT(mem["speedup"]["tpot_s"].get<double>(), part_named(serve, "network.0")["speedup"]["tpot_s"].get<double>());
   EXPECT_LT(compute["speedup"]["tpot_s"].get<double>(), 1.05);
   EXPECT_GT(compute["speedup"]["ttft_s"].get<double>(), mem["speedup"]["ttft_s"].get<double>());
+  // One sequence's step is short enough for kernel launches and collective latencies to weigh.
+  EXPECT_GT(part_named(serve, "latency")["speedup"]["tpot_s"].get<double>(), 1.1);
   expect_in_range(serve);
   const json train = eval_ok({{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
                               {"parallelism", {{"tp", 8}, {"pp", 16}, {"dp", 8}, {"sp", true}}},
@@ -94,17 +106,17 @@ TEST(WhatIf, NamesWhatLimitsTheRun) {
 // and inference has no host row (its launches are not modelled).
 TEST(WhatIf, ListsOnlyThePartsTheJobUses) {
   const json one = eval_ok({{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}});
-  EXPECT_EQ(part_names(one), (std::vector<std::string>{"compute", "memory"}));
+  EXPECT_EQ(part_names(one), (std::vector<std::string>{"compute", "memory", "latency"}));
   const json node = eval_ok({{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                              {"parallelism", {{"dp", 8}}}, {"training", {{"global_batch", 64}}}});
-  EXPECT_EQ(part_names(node), (std::vector<std::string>{"compute", "memory", "network.0", "host"}));
+  EXPECT_EQ(part_names(node), (std::vector<std::string>{"compute", "memory", "network.0", "latency", "host"}));
   const json graphs = eval_ok({{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                                {"parallelism", {{"dp", 8}}}, {"training", {{"global_batch", 64}, {"host_overhead_us", 0}}}});
-  EXPECT_EQ(part_names(graphs), (std::vector<std::string>{"compute", "memory", "network.0"}));
+  EXPECT_EQ(part_names(graphs), (std::vector<std::string>{"compute", "memory", "network.0", "latency"}));
   // Disaggregated: a prefill instance of 8 beside a decode replica of 8 sends the K/V between nodes.
   const json split = eval_ok({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
                               {"parallelism", {{"tp", 8}}}, {"inference", {{"batch", 16}, {"prefill_tp", 8}}}});
-  EXPECT_EQ(part_names(split), (std::vector<std::string>{"compute", "memory", "network.0", "network.1"}));
+  EXPECT_EQ(part_names(split), (std::vector<std::string>{"compute", "memory", "network.0", "network.1", "latency"}));
   EXPECT_GT(part_named(split, "network.1")["speedup"]["ttft_s"].get<double>(), 1.0);
 }
 

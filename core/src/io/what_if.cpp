@@ -63,7 +63,7 @@ struct Part {
 // tier of a one-node job carries nothing).
 std::vector<Part> parts_of(const Scenario& s) {
   std::vector<Part> parts;
-  parts.push_back({"compute", "compute (every peak)", [](Scenario& x) {
+  parts.push_back({"compute", "compute (all peaks)", [](Scenario& x) {
                      for (double& f : x.system.device.matmul_flops) f *= 2;
                      for (double& f : x.system.device.vector_flops) f *= 2;
                      x.system.device.sfu_ops *= 2;
@@ -79,10 +79,19 @@ std::vector<Part> parts_of(const Scenario& s) {
   for (size_t i = 0; i < s.system.network.size(); ++i) {
     const NetworkTier& t = s.system.network[i];
     if (gpus <= inner) break;
-    parts.push_back({"network." + std::to_string(i), t.name + " bandwidth",
+    const std::string tier = i == 0 ? "scale-up link" : i == 1 ? "scale-out link" : "network tier " + std::to_string(i);
+    parts.push_back({"network." + std::to_string(i), tier + " (" + t.name + ")",
                      [i](Scenario& x) { x.system.network[i].bandwidth_Bps *= 2; }});
     inner = t.span_gpus > 0 ? t.span_gpus : gpus;
   }
+  // Fixed costs that do not shrink with bandwidth or FLOPs: a kernel's launch,
+  // a collective step's latency, a serving step's scheduling and sampling.
+  parts.push_back({"latency", "latencies (halved)", [](Scenario& x) {
+                     DeviceEfficiency& e = x.system.device.efficiency;
+                     e.launch_overhead_s /= 2;
+                     e.decode_step_overhead_s /= 2;
+                     for (NetworkTier& t : x.system.network) t.latency_s /= 2, t.nvls_latency_s /= 2;
+                   }});
   if (s.mode == Mode::training && s.train.host_overhead_s > 0)
     parts.push_back({"host", "host launch time (halved)", [](Scenario& x) { x.train.host_overhead_s /= 2; }});
   return parts;

@@ -21,6 +21,7 @@ const VIEW_LABELS = {
   summary: 'Summary (headline numbers)',
   memory: 'Memory per GPU',
   time: 'Time breakdown / latency',
+  whatif: 'What twice as fast buys',
   pipeline: 'Pipeline schedule (training)',
   phases: 'Prefill vs decode (inference)',
   kv: 'KV cache per layer type (inference)',

@@ -5,6 +5,7 @@ import * as fmt from '../format.js';
 import { stackedBar, roofline } from '../charts/charts.js';
 import { pipelineChart } from '../charts/pipeline-chart.js';
 import { phaseChart } from '../charts/phase-chart.js';
+import { whatIfChart } from '../charts/what-if-chart.js';
 import { OpTable } from './op-table.js';
 
 const LABELS = {
@@ -443,6 +444,8 @@ export class ResultsView {
         className: 'chart-time',
       }), 'time'));
     }
+    const whatIf = whatIfChart(result);
+    if (whatIf) v.set('whatif', tool(whatIf, 'whatif'));
     const pipe = result.training?.pipeline;
     if (scenario.mode === 'training' && pipe && typeof pipe === 'object') {
       const fig = pipelineChart(pipe);
@@ -475,7 +478,7 @@ export class ResultsView {
       nodes.push(v.get('summary'));
       if (v.has('compare')) nodes.push(v.get('compare'));
       const charts = el('div', { class: 'charts' });
-      for (const name of ['memory', 'time', 'pipeline', 'phases', 'kv', 'roofline']) if (v.has(name)) charts.append(v.get(name));
+      for (const name of ['memory', 'time', 'whatif', 'pipeline', 'phases', 'kv', 'roofline']) if (v.has(name)) charts.append(v.get(name));
       nodes.push(charts);
       if (Array.isArray(result.warnings) && result.warnings.length) {
         const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });

@@ -1,0 +1,88 @@
+// What a part of the system twice as fast buys (the result's what_if): one
+// bar per part, from 1× (the part does not limit this run) towards 2× (the
+// run is that part alone). Inference draws one strip per headline time,
+// first token and each next one, since prefill and decode are limited by
+// different parts.
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
+import { Plot, plotSvg, tag } from './plot-kit.js';
+
+const METRICS = {
+  iteration_time_s: 'iteration',
+  ttft_s: 'time to first token',
+  tpot_s: 'time per output token',
+};
+const ORDER = ['iteration_time_s', 'ttft_s', 'tpot_s'];
+
+const times = (x) => `${fmt.num(x, 3)}×`;
+
+// Rows: [{part, label, metric, speedup, time}] of the parts with a finite speed-up.
+export function whatIfRows(whatIf) {
+  const parts = Array.isArray(whatIf?.parts) ? whatIf.parts : [];
+  const rows = [];
+  for (const metric of ORDER)
+    parts.forEach((p, i) => {
+      const s = p?.speedup?.[metric];
+      if (Number.isFinite(s) && s > 0) rows.push({ part: p.part, label: p.label || p.part, metric, speedup: s, time: p.times?.[metric], ci: i });
+    });
+  return rows;
+}
+
+// One chart (one SVG, so that it exports whole): a facet per headline time.
+function chart(rows, metrics, base) {
+  const top = Math.max(2, ...rows.map((r) => r.speedup));
+  const heads = metrics.map((m) => ({ metric: m, text: `${METRICS[m] || m}${Number.isFinite(base?.[m]) ? ` (${fmt.seconds(base[m])})` : ''}` }));
+  const labels = [...new Set(rows.map((r) => r.label))];
+  const desc = heads.map((h) => `${h.text}: ${rows.filter((r) => r.metric === h.metric).map((r) => `${r.label} ${times(r.speedup)}`).join(', ')}`).join('; ');
+  return plotSvg(
+    {
+      height: 40 + metrics.length * (30 + 24 * labels.length),
+      marginLeft: 200,
+      marginRight: 56,
+      marginTop: 8,
+      marginBottom: 30,
+      x: { domain: [1, top], ticks: [1, 1.25, 1.5, 1.75, 2].filter((t) => t <= top), tickFormat: (v) => `${v}×`, label: 'speed-up', grid: true },
+      y: { domain: labels, label: null, tickSize: 0, inset: 0 },
+      fy: { domain: metrics, axis: null, paddingInner: 0.25 },
+      marks: [
+        Plot.barX(rows, {
+          x1: 1,
+          x2: 'speedup',
+          y: 'label',
+          fy: 'metric',
+          title: (r) => `${r.label} twice as fast: ${METRICS[r.metric]} ${times(r.speedup)}${Number.isFinite(r.time) ? ` (${fmt.seconds(r.time)})` : ''}`,
+          render: tag(rows, (r) => ({ class: `seg c${r.ci % 11}`, 'data-part': r.part, 'data-metric': r.metric, 'data-speedup': r.speedup.toFixed(4) })),
+        }),
+        Plot.text(rows, { x: 'speedup', y: 'label', fy: 'metric', dx: 4, textAnchor: 'start', text: (r) => times(r.speedup), render: tag(rows, () => ({ class: 'tick-label' })) }),
+        ...(metrics.length > 1
+          ? [Plot.text(heads, { fy: 'metric', frameAnchor: 'top-left', dx: -192, dy: -2, text: 'text', render: tag(heads, () => ({ class: 'axis-label' })) })]
+          : []),
+      ],
+    },
+    { className: 'what-if', label: `Each part of the system twice as fast. ${desc}` },
+  );
+}
+
+// One sentence per strip: the part that buys the most, and how much of the time it takes off.
+function verdict(mine, metric) {
+  const best = mine.reduce((a, r) => (!a || r.speedup > a.speedup ? r : a), null);
+  if (!best) return '';
+  const what = METRICS[metric] || metric;
+  if (best.speedup < 1.02) return `No single part limits the ${what}: twice any of them buys under 2%.`;
+  return `The ${what} gains most from ${best.label}: ${times(best.speedup)} (${fmt.percent(1 - 1 / best.speedup)} less time).`;
+}
+
+export function whatIfChart(result) {
+  const w = result?.what_if;
+  const rows = whatIfRows(w);
+  if (!rows.length) return null;
+  const metrics = ORDER.filter((m) => rows.some((r) => r.metric === m));
+  const figure = el('figure', { class: 'chart-box chart-what-if', 'data-view': 'whatif' }, [
+    el('figcaption', { text: 'What twice as fast buys' }),
+    chart(rows, metrics, w.base),
+  ]);
+  const notes = metrics.map((m) => verdict(rows.filter((r) => r.metric === m), m));
+  notes.push('Each bar: one part of the system twice as fast, the plan and memory unchanged. The time breakdown shows where the time goes; this shows what limits it.');
+  figure.append(el('p', { class: 'chart-note', text: notes.filter(Boolean).join(' ') }));
+  return figure;
+}
