@@ -36,10 +36,11 @@ function chart(rows, metrics, base) {
   const desc = heads.map((h) => `${h.text}: ${rows.filter((r) => r.metric === h.metric).map((r) => `${r.label} ${times(r.speedup)}`).join(', ')}`).join('; ');
   return plotSvg(
     {
-      height: 40 + metrics.length * (30 + 24 * labels.length),
+      // A row of 26 px per part in each strip; a strip's title takes 28 more when there are two.
+      height: 38 + metrics.length * 26 * labels.length + (metrics.length > 1 ? 28 * metrics.length : 0),
       marginLeft: 200,
       marginRight: 56,
-      marginTop: 8,
+      marginTop: metrics.length > 1 ? 24 : 4,
       marginBottom: 30,
       x: { domain: [1, top], ticks: [1, 1.25, 1.5, 1.75, 2].filter((t) => t <= top), tickFormat: (v) => `${v}×`, label: 'speed-up', grid: true },
       y: { domain: labels, label: null, tickSize: 0, inset: 0 },
@@ -55,7 +56,7 @@ function chart(rows, metrics, base) {
         }),
         Plot.text(rows, { x: 'speedup', y: 'label', fy: 'metric', dx: 4, textAnchor: 'start', text: (r) => times(r.speedup), render: tag(rows, () => ({ class: 'tick-label' })) }),
         ...(metrics.length > 1
-          ? [Plot.text(heads, { fy: 'metric', frameAnchor: 'top-left', dx: -192, dy: -2, text: 'text', render: tag(heads, () => ({ class: 'axis-label' })) })]
+          ? [Plot.text(heads, { fy: 'metric', frameAnchor: 'top-left', lineAnchor: 'bottom', dx: -192, dy: -4, text: 'text', render: tag(heads, () => ({ class: 'axis-label' })) })]
           : []),
       ],
     },
