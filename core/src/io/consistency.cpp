@@ -83,6 +83,11 @@ std::optional<Inconsistency> inference_inconsistency(const Scenario& s) {
   using I = Inconsistency;
   if (s.system.device.matmul_flops[static_cast<int>(i.compute_precision)] <= 0)
     return I{"inference.compute_precision", std::string("the device has no ") + to_string(i.compute_precision) + " matmul peak"};
+  // Integer GEMMs multiply integer weights by the activations quantised per
+  // token (SmoothQuant W8A8, Xiao et al. 2023; 4-bit weights unpacked to int8).
+  if (i.compute_precision == Precision::int8 && i.weight_precision != Precision::int8 && i.weight_precision != Precision::int4)
+    return I{"inference.compute_precision", std::string("int8 math (W8A8) needs inference.weight_precision int8 or int4, not ") +
+                                                to_string(i.weight_precision)};
   if (1.0 * i.batch * (1.0 * i.input_tokens + i.output_tokens) > 1e12)
     return I{"inference.batch", "batch x (input + output tokens) exceeds 1e12"};
   if (i.shared_prefix_tokens >= i.input_tokens)

@@ -193,7 +193,7 @@ std::string weight_precision_name(const Inference& in) {
 
 const EnumTable<Precision>& math_precision_names() {
   using P = Precision;
-  static const EnumTable<Precision> t = precisions({P::bf16, P::fp16, P::fp8, P::fp4});
+  static const EnumTable<Precision> t = precisions({P::bf16, P::fp16, P::fp8, P::int8, P::fp4});
   return t;
 }
 
