@@ -113,6 +113,12 @@ TEST(WhatIf, ListsOnlyThePartsTheJobUses) {
   const json graphs = eval_ok({{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                                {"parallelism", {{"dp", 8}}}, {"training", {{"global_batch", 64}, {"host_overhead_us", 0}}}});
   EXPECT_EQ(part_names(graphs), (std::vector<std::string>{"compute", "memory", "network.0", "latency"}));
+  // ZeRO-Offload: the states cross the host link and the CPUs step them.
+  const json offload = eval_ok({{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-a100-80gb"},
+                                {"parallelism", {{"dp", 8}, {"zero", 3}}},
+                                {"training", {{"global_batch", 32}, {"seq_len", 4096}, {"recompute", "full"}, {"offload", "optimizer"}}}});
+  EXPECT_EQ(part_names(offload), (std::vector<std::string>{"compute", "memory", "network.0", "latency", "host_link", "host"}));
+  EXPECT_GT(part_named(offload, "host_link")["speedup"]["iteration_time_s"].get<double>(), 1.02);
   // Disaggregated: a prefill instance of 8 beside a decode replica of 8 sends the K/V between nodes.
   const json split = eval_ok({{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
                               {"parallelism", {{"tp", 8}}}, {"inference", {{"batch", 16}, {"prefill_tp", 8}}}});

@@ -92,6 +92,13 @@ std::vector<Part> parts_of(const Scenario& s) {
                      e.decode_step_overhead_s /= 2;
                      for (NetworkTier& t : x.system.network) t.latency_s /= 2, t.nvls_latency_s /= 2;
                    }});
+  // Offloaded states and activations cross the host link; the CPUs step the
+  // offloaded optimizer at the host memory's rate.
+  if (s.mode == Mode::training && (s.train.offload != Offload::none || s.train.offload_activations > 0))
+    parts.push_back({"host_link", "host link and host memory", [](Scenario& x) {
+                       x.system.host.link_Bps *= 2;
+                       x.system.host.memory_Bps *= 2;
+                     }});
   if (s.mode == Mode::training && s.train.host_overhead_s > 0)
     parts.push_back({"host", "host launch time (halved)", [](Scenario& x) { x.train.host_overhead_s /= 2; }});
   return parts;
