@@ -195,6 +195,8 @@ test('what twice as fast buys: a bar per part the job uses, HBM for decode, comp
   const labels = await fig.locator('svg text').allTextContents();
   assert.ok(labels.includes('HBM3 bandwidth') && labels.includes('scale-up link (nvlink)'), labels.join(' | '));
   assert.match(await fig.locator('p.chart-note').textContent(), /The time per output token gains most from HBM3 bandwidth: 1\.\d+× \(\d+(\.\d)?% less time\)\./);
+  // the verdict names the part that buys most for each headline time
+  assert.match(await page.locator('.verdict').textContent(), /Of each part twice as fast, \S.* gains the first token the most \(1\.\d+×\), HBM3 bandwidth each next token \(1\.\d+×\)\./);
   // the same chart as an embed view
   const embed = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=1&embed=1&view=whatif');
   await waitEvaluated(embed.page);

@@ -73,6 +73,19 @@ function verdict(mine, metric) {
   return `The ${what} gains most from ${best.label}: ${times(best.speedup)} (${fmt.percent(1 - 1 / best.speedup)} less time).`;
 }
 
+// One sentence for the verdict line: the part that buys the most for each
+// headline time, or null when the result has no what_if.
+const SHORT = { ttft_s: 'the first token', tpot_s: 'each next token' };
+export function limitSentence(result) {
+  const rows = whatIfRows(result?.what_if);
+  const best = ORDER.map((m) => rows.filter((r) => r.metric === m).reduce((a, r) => (!a || r.speedup > a.speedup ? r : a), null))
+    .filter((b) => b && b.speedup >= 1.02);
+  if (!best.length) return null;
+  if (!SHORT[best[0].metric]) return `Of each part twice as fast, ${best[0].label} gains the most: ${times(best[0].speedup)}.`;
+  const said = best.map((b, i) => `${b.label} ${i === 0 ? `gains ${SHORT[b.metric]} the most` : SHORT[b.metric]} (${times(b.speedup)})`);
+  return `Of each part twice as fast, ${said.join(', ')}.`;
+}
+
 export function whatIfChart(result) {
   const w = result?.what_if;
   const rows = whatIfRows(w);

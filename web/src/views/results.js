@@ -5,7 +5,7 @@ import * as fmt from '../format.js';
 import { stackedBar, roofline } from '../charts/charts.js';
 import { pipelineChart } from '../charts/pipeline-chart.js';
 import { phaseChart } from '../charts/phase-chart.js';
-import { whatIfChart } from '../charts/what-if-chart.js';
+import { limitSentence, whatIfChart } from '../charts/what-if-chart.js';
 import { OpTable } from './op-table.js';
 
 const LABELS = {
@@ -211,6 +211,8 @@ function verdict(result, scenario, onFit) {
     else if (sec.moe_gemm === 'native')
       bits.push(sec.moe_gemm_fallback ? "Experts run on the device's own GEMM kernels: the legacy kernel's 16-bit experts would not fit." : "Experts run on the device's own GEMM kernels.");
   }
+  const limit = limitSentence(result);
+  if (limit) bits.push(limit);
   const ok = (mv ? mv.ok : true) && (pv ? pv.ok : true);
   const line = el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
   const n = gpus(result, scenario);
