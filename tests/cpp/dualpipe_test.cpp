@@ -114,5 +114,26 @@ TEST(DualPipe, OverlappedAllToAllCostsItsSmShare) {
   EXPECT_NEAR(eval_ok(s)["training"]["time_breakdown_s"]["ep_comm"].get<double>(), deepep * 20 / 132, 1e-9 * deepep);
 }
 
+// DualPipe bound by its all-to-all (DeepSeek-V3 on 2,048 H800 without the
+// fp8 dispatch): twice the compute leaves each micro-batch slot as long (the
+// all-to-all binds it) and must not lengthen the bubble. The chunks the
+// bubble formula moves (a forward, the weight gradients) count for what the
+// slot saves without them, which the all-to-all leaves near zero; counted
+// at their compute time they grew the bubble as the compute shrank.
+TEST(DualPipe, FasterComputeNeverGrowsTheBubble) {
+  json s = {{"mode", "training"}, {"model", "deepseek-v3"},
+            {"system", json::parse(presets_json())["systems"]["dgx-h800"]["system"]},
+            {"parallelism", {{"tp", 1}, {"pp", 16}, {"dp", 128}, {"ep", 64}, {"pp_schedule", "dualpipe"}}},
+            {"training", {{"global_batch", 15360}, {"seq_len", 4096}, {"precision", "fp8"}, {"recompute", "none"}}}};
+  const json base = eval_ok(s)["training"];
+  ASSERT_GT(base["time_breakdown_s"]["ep_comm"].get<double>(), base["time_breakdown_s"]["compute"].get<double>() * 0.5)
+      << "the all-to-all binds the slot";
+  for (auto& [_, v] : s["system"]["device"]["matmul_tflops"].items()) v = 2 * v.get<double>();
+  for (auto& [_, v] : s["system"]["device"]["vector_tflops"].items()) v = 2 * v.get<double>();
+  const json fast = eval_ok(s)["training"];
+  EXPECT_LE(fast["time_breakdown_s"]["pp_bubble"].get<double>(), base["time_breakdown_s"]["pp_bubble"].get<double>() * (1 + 1e-9));
+  EXPECT_LE(fast["iteration_time_s"].get<double>(), base["iteration_time_s"].get<double>() * 1.002);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -7,7 +7,7 @@ namespace llmcalc {
 // Idle time of the slowest stage over one iteration. per_mb: one
 // micro-batch's forward and backward there (its exposed communication
 // included); fwd: the forward part of it; wgrad: the weight-gradient GEMMs
-// inside the backward.
+// inside the backward (each as the time the slot saves without it).
 double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double wgrad);
 
 }  // namespace llmcalc

@@ -41,6 +41,7 @@ StepWaits step_waits(const Scenario& s, const DpParts& d, const DpCompute& c, co
   }
   r.host = std::max(0.0, host_chain - gpu_chain);
   r.per_mb = std::max(host_mb, w.gpu + waits_mb);
+  r.waits_per_mb = waits_mb;
   return r;
 }
 

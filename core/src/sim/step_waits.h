@@ -17,6 +17,7 @@ struct StepWaits {
   double offload = 0;  // exposed activation copies
   double host = 0;     // the GPU idle, waiting for the host's launches
   double per_mb = 0;   // one micro-batch's time, for the pipeline bubble
+  double waits_per_mb = 0;  // of it, the GPU's waits (ZeRO-3 gathers, activation copies)
 };
 
 // `c` carries the GPU's times: c.fwd_total its first forward, c.last_bwd its

@@ -304,15 +304,27 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   bd.ep_comm = mb * EP;
   const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
   const double W = stage(&PassTime::wgrad, &LayerTimes::bwd);
-  bd.pp_bubble = pipeline_bubble(par, per_mb, F + TP_f + CP_f, W);
+  // ZB-H1 and DualPipe move chunks of a slot (the forward, the weight
+  // gradients) into the bubble; what that saves is what the slot shrinks by
+  // without them: all of their time while compute binds the slot, less where
+  // the overlapped all-to-all or the host binds it (more work never shortens
+  // the step, nor less work lengthens it).
+  const auto slot_without = [&](double compute, double exposed, double all_to_all) {
+    const double rest = F + B + R - compute, a2a = EP_all - all_to_all;
+    const double ep = ep_overlap ? overlapped_unit(rest, a2a, ep_share) - rest : a2a;
+    return std::max(work.host_fwd + work.host_bwd, rest + TP + CP + ep - exposed + waits.waits_per_mb);
+  };
+  const double EP_f = stage(&PassTime::ep, &LayerTimes::fwd);
+  const double fwd_slot = per_mb - slot_without(F, TP_f + CP_f, EP_f), w_slot = per_mb - slot_without(W, 0, 0);
+  bd.pp_bubble = pipeline_bubble(par, per_mb, fwd_slot, w_slot);
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
   if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
   const DpParts& d = *parts.dp;
   bd.optimizer = s.train.offload != Offload::none ? offloaded_optimizer_time(s, d, dc.last_bwd, mb) : d.optimizer.time_s;
-  it.t_fwd_s = F + TP_f + CP_f;
+  it.t_fwd_s = fwd_slot;  // as the bubble counts them, so the chart's idle time is the bubble's
   it.t_bwd_s = per_mb - it.t_fwd_s;
-  it.t_wgrad_s = std::min(W, it.t_bwd_s);
+  it.t_wgrad_s = std::min(w_slot, it.t_bwd_s);
   return it;
 }
 
