@@ -315,7 +315,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
     return std::max(work.host_fwd + work.host_bwd, rest + TP + CP + ep - exposed + waits.waits_per_mb);
   };
   const double EP_f = stage(&PassTime::ep, &LayerTimes::fwd);
-  const double fwd_slot = per_mb - slot_without(F, TP_f + CP_f, EP_f), w_slot = per_mb - slot_without(W, 0, 0);
+  const double fwd_slot = std::max(0.0, per_mb - slot_without(F, TP_f + CP_f, EP_f));
+  const double w_slot = std::max(0.0, per_mb - slot_without(W, 0, 0));
   bd.pp_bubble = pipeline_bubble(par, per_mb, fwd_slot, w_slot);
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
