@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "schedule.h"
 #include "search.h"
 #include "training.h"
 

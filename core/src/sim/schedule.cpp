@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "network.h"
+#include "training.h"
+
 namespace llmcalc {
 
 double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double wgrad) {
@@ -27,6 +30,16 @@ double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double
       break;
   }
   return (p - 1) * per_mb;  // 1F1B and GPipe: p-1 micro-batch slots
+}
+
+// One pipeline hop: a micro-batch's activations (or their gradients) to the next stage.
+double pipeline_hop_time(const Scenario& s) {
+  const Parallelism& par = s.par;
+  if (par.pp <= 1) return 0;
+  // Megatron sends [s/cp, b, h] split across the tp ranks (scatter-gather) with sp.
+  const double act = s.train.micro_batch * (s.train.seq_len / static_cast<double>(par.cp)) * s.model.hidden * 2.0 /
+                     (par.sp && par.tp > 1 ? par.tp : 1);
+  return collective_time(s.system, Collective::p2p, make_groups(par).pp, act);
 }
 
 }  // namespace llmcalc

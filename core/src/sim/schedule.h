@@ -10,4 +10,7 @@ namespace llmcalc {
 // inside the backward (each as the time the slot saves without it).
 double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double wgrad);
 
+// Time of one point-to-point hop between stages (0 without pipeline parallelism).
+double pipeline_hop_time(const Scenario& s);
+
 }  // namespace llmcalc

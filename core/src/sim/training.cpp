@@ -224,15 +224,6 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
   return t;
 }
 
-double pipeline_hop_time(const Scenario& s) {
-  const Parallelism& par = s.par;
-  if (par.pp <= 1) return 0;
-  // Megatron sends [s/cp, b, h] split across the tp ranks (scatter-gather) with sp.
-  const double act = s.train.micro_batch * (s.train.seq_len / static_cast<double>(par.cp)) * s.model.hidden * 2.0 /
-                     (par.sp && par.tp > 1 ? par.tp : 1);
-  return collective_time(s.system, Collective::p2p, make_groups(par).pp, act);
-}
-
 Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const Model& m = s.model;
   const Parallelism& par = s.par;
@@ -281,9 +272,12 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   work.host_bwd = (stage(&PassTime::kernels, &LayerTimes::bwd) +
                    recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec)) *
                   t.host_overhead_s;
+  // ZeRO-3 prefetches the next unit beside a layer's wall time: its compute
+  // and the communication it waits on (no second collective hides there).
+  const double ep_f = EP_all > 0 ? EP * stage(&PassTime::ep, &LayerTimes::fwd) / EP_all : 0.0;
   DpCompute dc;
-  dc.fwd = F / layers;
-  dc.bwd = (B_layers + R) / layers;
+  dc.fwd = (F + TP_f + CP_f + ep_f) / layers;
+  dc.bwd = (B_layers + R + TP - TP_f + CP - CP_f + EP - ep_f) / layers;
   dc.edge_bwd = edge;
   dc.fwd_total = F;
   dc.last_bwd = B + R + TP;

@@ -39,9 +39,6 @@ Groups make_groups(const Parallelism& p);
 // forward and backward of one micro-batch.
 PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* ops);
 
-// Point-to-point hop of one micro-batch's activations between pipeline stages.
-double pipeline_hop_time(const Scenario& s);
-
 // Data-parallel collectives of one stage's parameters and the optimizer step.
 struct DpParts {
   double reduce = 0, bucket_reduce = 0, gather = 0, bucket_gather = 0;
