@@ -279,8 +279,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   dc.fwd = (F + TP_f + CP_f + ep_f) / layers;
   dc.bwd = (B_layers + R + TP - TP_f + CP - CP_f + EP - ep_f) / layers;
   dc.edge_bwd = edge;
-  dc.fwd_total = F;
-  dc.last_bwd = B + R + TP;
+  dc.fwd_total = F + TP_f + CP_f + ep_f;  // wall times, as the ZeRO-3 windows above
+  dc.last_bwd = B + R + TP - TP_f + CP - CP_f + EP - ep_f;
   dc.layers = layers;
   dc.microbatches = mb;
   const StepWaits waits = step_waits(s, *parts.dp, dc, work);
@@ -301,16 +301,20 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // ZB-H1 and DualPipe move chunks of a slot (the forward, the weight
   // gradients) into the bubble; what that saves is what the slot shrinks by
   // without them: all of their time while compute binds the slot, less where
-  // the overlapped all-to-all or the host binds it (more work never shortens
-  // the step, nor less work lengthens it).
-  const auto slot_without = [&](double compute, double exposed, double all_to_all) {
+  // the overlapped all-to-all, ZeRO-3's gathers or the host bind it (more
+  // work never shortens the step, nor less work lengthens it).
+  const auto slot_without = [&](double compute, double exposed, double all_to_all, double waits_mb) {
     const double rest = F + B + R - compute, a2a = EP_all - all_to_all;
     const double ep = ep_overlap ? overlapped_unit(rest, a2a, ep_share) - rest : a2a;
-    return std::max(work.host_fwd + work.host_bwd, rest + TP + CP + ep - exposed + waits.waits_per_mb);
+    return std::max(work.host_fwd + work.host_bwd, rest + TP + CP + ep - exposed + waits_mb);
   };
+  DpCompute no_w = dc;  // the backward windows ZeRO-3 hides its traffic behind, without W
+  no_w.bwd = std::max(0.0, dc.bwd - W / layers);
+  const DpExposure dpx = exposed_dp_time(s, *parts.dp, no_w);
+  const double w_waits = dpx.per_microbatch ? (waits.offload + dpx.total()) / mb : waits.waits_per_mb;
   const double EP_f = stage(&PassTime::ep, &LayerTimes::fwd);
-  const double fwd_slot = std::max(0.0, per_mb - slot_without(F, TP_f + CP_f, EP_f));
-  const double w_slot = std::max(0.0, per_mb - slot_without(W, 0, 0));
+  const double fwd_slot = std::max(0.0, per_mb - slot_without(F, TP_f + CP_f, EP_f, waits.waits_per_mb));
+  const double w_slot = std::max(0.0, per_mb - slot_without(W, 0, 0, w_waits));
   bd.pp_bubble = pipeline_bubble(par, per_mb, fwd_slot, w_slot);
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
