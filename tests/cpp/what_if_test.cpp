@@ -128,8 +128,8 @@ TEST(WhatIf, ListsOnlyThePartsTheJobUses) {
 
 // Plans where collectives hide behind compute in more than one way (ZeRO-3
 // gathers beside an overlapped all-to-all, ZB-H1 and DualPipe moving chunks
-// into the bubble): twice any part never makes them slower by more than a
-// few thousandths. Before the layer wall-time windows and the slot savings,
+// into the bubble): twice any part makes them slower by half a percent at
+// most. Before the layer wall-time windows and the slot savings,
 // twice the compute made these 0.6-2% slower.
 TEST(WhatIf, OverlapHeavyPlansAreNotSlowedByFasterParts) {
   const std::vector<json> plans = {

@@ -274,7 +274,9 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
                   t.host_overhead_s;
   // ZeRO-3 prefetches the next unit beside a layer's wall time: its compute
   // and the communication it waits on (no second collective hides there).
-  const double ep_f = EP_all > 0 ? EP * stage(&PassTime::ep, &LayerTimes::fwd) / EP_all : 0.0;
+  // An overlapped all-to-all shows across the paired passes as their compute does.
+  const double ep_f = ep_overlap ? EP * F / std::max(F + B + R, 1e-30)
+                                 : EP_all > 0 ? EP * stage(&PassTime::ep, &LayerTimes::fwd) / EP_all : 0.0;
   DpCompute dc;
   dc.fwd = (F + TP_f + CP_f + ep_f) / layers;
   dc.bwd = (B_layers + R + TP - TP_f + CP - CP_f + EP - ep_f) / layers;
