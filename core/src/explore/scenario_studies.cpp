@@ -52,7 +52,9 @@ json per_million_tokens(json run, const json& plan, Mode mode) {
   run.erase("search");
   run["parallelism"] = plan.at("parallelism");
   run[section] = plan.at(section);
-  const json cost = evaluate_to_json(run).at(section).at("cost");
+  Scenario parsed;  // the result alone: no what-if or kernel variants beside it
+  const Result r = evaluate_input(run, &parsed);
+  const json cost = result_to_json(parsed, r).at(section).at("cost");
   const json& f = cost.at(mode == Mode::training ? "per_million_tokens" : "per_million_output_tokens");
   json out = {{"gpu_hours", f.at("gpu_hours")}};
   if (f.contains("kwh")) out["kwh"] = f.at("kwh");
