@@ -195,6 +195,10 @@ test('what twice as fast buys: a bar per part the job uses, HBM for decode, comp
   const labels = await fig.locator('svg text').allTextContents();
   assert.ok(labels.includes('HBM3 bandwidth') && labels.includes('scale-up link (nvlink)'), labels.join(' | '));
   assert.match(await fig.locator('p.chart-note').textContent(), /The time per output token gains most from HBM3 bandwidth: 1\.\d+× \(\d+(\.\d)?% less time\)\./);
+  // each part keeps its colour: HBM's bar is the same colour in both strips and on a two-node plan
+  const colour = (sel) => page.$$eval(sel, (rs) => rs.map((r) => getComputedStyle(r).fill));
+  const hbm = await colour('figure.chart-what-if rect.seg[data-part="memory"]');
+  assert.equal(new Set(hbm).size, 1, hbm.join(' '));
   // the verdict names the part that buys most for each headline time
   assert.match(await page.locator('.verdict').textContent(), /Of each part twice as fast, \S.* gains the first token the most \(1\.\d+×\), HBM3 bandwidth each next token \(1\.\d+×\)\./);
   // the same chart as an embed view
@@ -203,6 +207,12 @@ test('what twice as fast buys: a bar per part the job uses, HBM for decode, comp
   assert.equal(await embed.page.locator('figure.chart-what-if').count(), 1);
   assert.equal(await embed.page.locator('figure.chart-memory').count(), 0);
   await embed.page.close();
+  const wide = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=16&ptp=8');
+  await waitEvaluated(wide.page);
+  const latency = async (p) => p.$eval('figure.chart-what-if rect.seg[data-part="latency"]', (r) => getComputedStyle(r).fill);
+  assert.ok((await wide.page.locator('figure.chart-what-if rect.seg[data-part="network.1"]').count()) > 0, 'the prefill instance reaches InfiniBand');
+  assert.equal(await latency(wide.page), await latency(page), 'the latency bar keeps its colour with a scale-out row');
+  await wide.page.close();
   await shot(page, 'what-if');
   assert.deepEqual(errors, []);
   await page.close();

@@ -16,6 +16,10 @@ const ORDER = ['iteration_time_s', 'ttft_s', 'tpot_s'];
 
 const times = (x) => `${fmt.num(x, 3)}×`;
 
+// A part keeps its colour from one result to the next (a scale-out row does
+// not shift the latency bar's colour).
+const PART_COLOUR = { compute: 0, memory: 1, 'network.0': 2, 'network.1': 3, 'network.2': 4, latency: 5, host_link: 6, host: 7 };
+
 // Rows: [{part, label, metric, speedup, time}] of the parts with a finite speed-up.
 export function whatIfRows(whatIf) {
   const parts = Array.isArray(whatIf?.parts) ? whatIf.parts : [];
@@ -23,7 +27,7 @@ export function whatIfRows(whatIf) {
   for (const metric of ORDER)
     parts.forEach((p, i) => {
       const s = p?.speedup?.[metric];
-      if (Number.isFinite(s) && s > 0) rows.push({ part: p.part, label: p.label || p.part, metric, speedup: s, time: p.times?.[metric], ci: i });
+      if (Number.isFinite(s) && s > 0) rows.push({ part: p.part, label: p.label || p.part, metric, speedup: s, time: p.times?.[metric], ci: PART_COLOUR[p.part] ?? 8 + (i % 3) });
     });
   return rows;
 }
