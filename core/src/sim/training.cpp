@@ -246,7 +246,8 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
                                : 0.0;
   const double CP_f = stage(&PassTime::cp, &LayerTimes::fwd);
   const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
-  const double EP_all = stage(&PassTime::ep, &LayerTimes::fwd) + stage(&PassTime::ep, &LayerTimes::bwd) +
+  const double EP_f = stage(&PassTime::ep, &LayerTimes::fwd);
+  const double EP_all = EP_f + stage(&PassTime::ep, &LayerTimes::bwd) +
                         recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
   // The end stages' extra work beyond the slowest stage's layers: a stage
   // with a layer fewer saves that layer's compute and exposed communication.
@@ -275,14 +276,15 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   // ZeRO-3 prefetches the next unit beside a layer's wall time: its compute
   // and the communication it waits on (no second collective hides there).
   // An overlapped all-to-all shows across the paired passes as their compute does.
-  const double ep_f = ep_overlap ? EP * F / std::max(F + B + R, 1e-30)
-                                 : EP_all > 0 ? EP * stage(&PassTime::ep, &LayerTimes::fwd) / EP_all : 0.0;
+  const double EP_shown_f = ep_overlap ? EP * F / std::max(F + B + R, 1e-30) : EP_all > 0 ? EP * EP_f / EP_all : 0.0;
+  const double fwd_wall = F + TP_f + CP_f + EP_shown_f;
+  const double bwd_wall = B_layers + R + TP - TP_f + CP - CP_f + EP - EP_shown_f;
   DpCompute dc;
-  dc.fwd = (F + TP_f + CP_f + ep_f) / layers;
-  dc.bwd = (B_layers + R + TP - TP_f + CP - CP_f + EP - ep_f) / layers;
+  dc.fwd = fwd_wall / layers;
+  dc.bwd = bwd_wall / layers;
   dc.edge_bwd = edge;
-  dc.fwd_total = F + TP_f + CP_f + ep_f;  // wall times, as the ZeRO-3 windows above
-  dc.last_bwd = B + R + TP - TP_f + CP - CP_f + EP - ep_f;
+  dc.fwd_total = fwd_wall;  // the data-parallel gather and reduction hide behind wall times too
+  dc.last_bwd = bwd_wall + edge;
   dc.layers = layers;
   dc.microbatches = mb;
   const StepWaits waits = step_waits(s, *parts.dp, dc, work);
@@ -314,7 +316,6 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   no_w.bwd = std::max(0.0, dc.bwd - W / layers);
   const DpExposure dpx = exposed_dp_time(s, *parts.dp, no_w);
   const double w_waits = dpx.per_microbatch ? (waits.offload + dpx.total()) / mb : waits.waits_per_mb;
-  const double EP_f = stage(&PassTime::ep, &LayerTimes::fwd);
   const double fwd_slot = std::max(0.0, per_mb - slot_without(F, TP_f + CP_f, EP_f, waits.waits_per_mb));
   const double w_slot = std::max(0.0, per_mb - slot_without(W, 0, 0, w_waits));
   bd.pp_bubble = pipeline_bubble(par, per_mb, fwd_slot, w_slot);

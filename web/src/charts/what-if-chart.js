@@ -68,9 +68,11 @@ function chart(rows, metrics, base) {
   );
 }
 
+// The part that buys the most for a headline time (null when none is listed).
+const bestOf = (rows, metric) => rows.filter((r) => r.metric === metric).reduce((a, r) => (!a || r.speedup > a.speedup ? r : a), null);
+
 // One sentence per strip: the part that buys the most, and how much of the time it takes off.
-function verdict(mine, metric) {
-  const best = mine.reduce((a, r) => (!a || r.speedup > a.speedup ? r : a), null);
+function verdict(best, metric) {
   if (!best) return '';
   const what = METRICS[metric] || metric;
   if (best.speedup < 1.02) return `No single part limits the ${what}: twice any of them buys under 2%.`;
@@ -82,8 +84,7 @@ function verdict(mine, metric) {
 const SHORT = { ttft_s: 'the first token', tpot_s: 'each next token' };
 export function limitSentence(result) {
   const rows = whatIfRows(result?.what_if);
-  const best = ORDER.map((m) => rows.filter((r) => r.metric === m).reduce((a, r) => (!a || r.speedup > a.speedup ? r : a), null))
-    .filter((b) => b && b.speedup >= 1.02);
+  const best = ORDER.map((m) => bestOf(rows, m)).filter((b) => b && b.speedup >= 1.02);
   if (!best.length) return null;
   if (!SHORT[best[0].metric]) return `Of each part twice as fast, ${best[0].label} gains the most: ${times(best[0].speedup)}.`;
   const said = best.map((b, i) => `${b.label} ${i === 0 ? `gains ${SHORT[b.metric]} the most` : SHORT[b.metric]} (${times(b.speedup)})`);
@@ -99,7 +100,7 @@ export function whatIfChart(result) {
     el('figcaption', { text: 'What twice as fast buys' }),
     chart(rows, metrics, w.base),
   ]);
-  const notes = metrics.map((m) => verdict(rows.filter((r) => r.metric === m), m));
+  const notes = metrics.map((m) => verdict(bestOf(rows, m), m));
   notes.push('Each bar: one part of the system twice as fast, the plan and memory unchanged. The time breakdown shows where the time goes; this shows what limits it.');
   figure.append(el('p', { class: 'chart-note', text: notes.filter(Boolean).join(' ') }));
   return figure;
