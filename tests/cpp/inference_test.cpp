@@ -127,5 +127,35 @@ TEST(Inference, Int8MathRunsOnTheIntegerTensorCores) {
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("needs inference.weight_precision int8 or int4"), std::string::npos);
 }
 
+// Every pipeline stage serves the same sequences, and the most loaded one
+// decides what fits: a stage holds at least its share of the weights. The
+// first stage of DeepSeek-V3 or GLM-4.5 holds the small leading dense layers,
+// so its weights alone under-counted the last stage's (DeepSeek-V3 at pp 8:
+// 72% of the even share), and such plans were said to fit.
+TEST(Inference, ServingMemoryIsTheMostLoadedStages) {
+  const json presets = json::parse(presets_json());
+  const auto weights = [](const std::string& model, int pp) {
+    json sc = inference(model, "dgx-h100", 1, {{"batch", 1}, {"input_tokens", 128}, {"output_tokens", 16}});
+    sc["parallelism"]["pp"] = pp;
+    return eval_ok(sc)["inference"]["memory_bytes"]["weights"].get<double>();
+  };
+  int checked = 0;
+  for (auto m = presets["models"].begin(); m != presets["models"].end(); ++m) {
+    const double whole = weights(m.key(), 1);
+    for (int pp : {2, 4, 8}) {
+      EXPECT_GE(weights(m.key(), pp) * pp, 0.999 * whole) << m.key() << " pp " << pp;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 90);
+  // GLM-4.5 in 16 bits on eight H100 stages: its last stage's twelve MoE
+  // layers and LM head (about 96 GB) do not fit in 80 GiB.
+  json glm = inference("glm4.5", "dgx-h100", 1, {{"batch", 1}, {"input_tokens", 128}, {"output_tokens", 16}});
+  glm["parallelism"]["pp"] = 8;
+  const json out = eval_ok(glm);
+  EXPECT_FALSE(out["inference"]["fits"].get<bool>());
+  EXPECT_EQ(out["inference"]["max_batch"].get<long long>(), 0);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

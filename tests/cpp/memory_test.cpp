@@ -229,5 +229,32 @@ TEST(Memory, TightFitIsFlaggedInBothModes) {
   }
 }
 
+// Rank 1 of a pipeline holds a micro-batch less than rank 0 and no
+// embedding, but its layers can be the heaviest: leading dense layers
+// (DeepSeek-V3, GLM-4.5) sit on rank 0. Here rank 0 holds the two thin dense
+// layers, rank 1 two MoE layers with three of the four micro-batches (1F1B),
+// the last stage two MoE layers with one: rank 1 is the most loaded. Its
+// figures are those of rank 1 of the same model without dense layers (whose
+// rank 0, with the embedding of a tiny vocabulary and four micro-batches, is
+// reported there): the same weights, 3/4 of the activations.
+TEST(TrainingMemory, RankOneWithTheHeavierLayersIsTheMostLoaded) {
+  const auto moe_model = [](int dense_layers) {
+    return json{{"name", "moe"}, {"layers", 8}, {"hidden", 1024}, {"heads", 8}, {"vocab", 128},
+                {"seq_len", 512}, {"ffn_hidden", 256}, {"ffn_type", "swiglu"}, {"norm", "rmsnorm"},
+                {"moe", {{"experts", 32}, {"top_k", 2}, {"ffn_hidden", 2048}, {"dense_layers", dense_layers}}}};
+  };
+  const auto memory = [&](int dense_layers) {
+    json sc = {{"mode", "training"}, {"model", moe_model(dense_layers)}, {"system", "dgx-h100"},
+               {"parallelism", {{"pp", 4}}},
+               {"training", {{"global_batch", 8}, {"micro_batch", 2}, {"seq_len", 512}, {"recompute", "none"},
+                             {"moe_balance", "forced"}}}};
+    return eval_ok(sc)["training"]["memory_bytes"];
+  };
+  const json leading = memory(2), uniform = memory(0);
+  EXPECT_NEAR(leading["weights"].get<double>(), uniform["weights"].get<double>(), 0.001 * uniform["weights"].get<double>());
+  EXPECT_NEAR(leading["activations"].get<double>(), 0.75 * uniform["activations"].get<double>(),
+              1e-9 * uniform["activations"].get<double>());
+}
+
 }  // namespace
 }  // namespace llmcalc::test

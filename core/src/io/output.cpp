@@ -172,14 +172,13 @@ json inference_json(const InferenceResult& r) {
           {"cost", inference_cost_json(r.cost, r.output_tokens_per_s)}};
 }
 
-// The KV cache of the first (most loaded) stage's layers on one GPU, by layer
-// type, at the full context: sums to memory_bytes.kv_cache per sequence.
-json kv_layer_types_json(const Scenario& s) {
+// The KV cache of the most loaded stage's layers on one GPU, by layer type,
+// at the full context: sums to memory_bytes.kv_cache per sequence.
+json kv_layer_types_json(const Scenario& s, const InferenceMemory& mem) {
   const Inference& in = s.infer;
-  const int layers = stage_layout(s.model, s.par).max_layers;
   json a = json::array();
   for (const KvLayerType& t : kv_cache_by_layer_type(s.model, s.par.tp, in.kv_precision,
-                                                     1.0 * in.input_tokens + in.output_tokens, 0, layers))
+                                                     1.0 * in.input_tokens + in.output_tokens, mem.first_layer, mem.layers))
     a.push_back({{"type", t.type}, {"layers", t.layers}, {"bytes_per_token_per_layer", t.bytes_per_token_per_layer},
                  {"bytes_per_token", t.bytes_per_token}, {"tokens_cached", t.tokens_cached},
                  {"bytes_per_sequence", t.bytes_per_sequence}});
@@ -217,7 +216,7 @@ json result_to_json(const Scenario& s, const Result& r) {
     out["ops"] = ops_json(s.system.device, r.training.ops);
   } else {
     out["inference"] = inference_json(r.inference);
-    out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s);
+    out["inference"]["kv_cache_by_layer_type"] = kv_layer_types_json(s, r.inference.memory);
     // The expert kernel that ran ("auto" resolved for this plan), and whether
     // auto took the native kernels only because 16-bit experts do not fit
     // (a plan where they fit runs the slower legacy kernel).

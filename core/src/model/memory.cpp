@@ -113,19 +113,16 @@ double recomputed_share(const Training& t, double layers) {
   return std::min(1.0, t.recompute_layers / layers);
 }
 
-// The most layer x micro-batch activations a stage holds. Rank 0 holds the
-// most micro-batches; when pp does not divide the layers and both ends are
-// short (end_stage_excess), it holds a layer fewer, and rank 1, with all its
-// layers and the micro-batches of one stage less, can hold more.
-double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches) {
-  const StageLayout l = stage_layout(m, p);
-  const double layers = l.max_layers, first = l.short_stages >= 2 ? layers - 1 : layers;
-  const double mb = static_cast<double>(microbatches);
+namespace {
+
+// Layer x micro-batch activations rank `rank` of the pipeline holds with
+// `layers` layers.
+double rank_inflight(const Parallelism& p, double mb, int rank, double layers) {
   switch (p.schedule) {
     case PipeSchedule::gpipe: return layers * mb;  // every forward before any backward
     case PipeSchedule::one_f_one_b:
     case PipeSchedule::zb_h1:  // the same in-flight micro-batches (Qi et al. 2024, ZB-H1)
-      return std::max(first * std::min(mb, 1.0 * p.pp), layers * std::min(mb, p.pp - 1.0));
+      return layers * std::min(mb, 1.0 * (p.pp - rank));
     case PipeSchedule::dualpipe:
       // DeepSeek-V3 §3.2.1 Table 2: PP + 1 micro-batches' activations of a
       // stage on every rank (rank i holds pp - i of one direction's, i + 1 of
@@ -136,12 +133,24 @@ double inflight_layer_microbatches(const Model& m, const Parallelism& p, long lo
       // plus the one in steady state (Korthikanti et al. 2022 §4.2.3:
       // a factor 1 + (p-1)/(pv) over 1F1B for rank 0).
       const double v = p.virtual_stages;
-      const double rank0 = std::min(mb * v, 2.0 * (p.pp - 1) + (v - 1) * p.pp + 1);
-      const double rank1 = std::min(mb * v, 2.0 * (p.pp - 2) + (v - 1) * p.pp + 1);
-      return std::max(rank0 * first / v, p.pp > 1 ? rank1 * layers / v : 0.0);
+      return std::min(mb * v, 2.0 * (p.pp - 1 - rank) + (v - 1) * p.pp + 1) * layers / v;
     }
   }
   return layers;
+}
+
+}  // namespace
+
+// The most layer x micro-batch activations a stage holds. Rank 0 holds the
+// most micro-batches; when pp does not divide the layers and both ends are
+// short (end_stage_excess), it holds a layer fewer, and rank 1, with all its
+// layers and the micro-batches of one stage less, can hold more.
+double inflight_layer_microbatches(const Model& m, const Parallelism& p, long long microbatches) {
+  const StageLayout l = stage_layout(m, p);
+  const double layers = l.max_layers, first = l.short_stages >= 2 ? layers - 1 : layers;
+  const double mb = static_cast<double>(microbatches);
+  const double rank0 = rank_inflight(p, mb, 0, first);
+  return p.pp > 1 ? std::max(rank0, rank_inflight(p, mb, 1, layers)) : rank0;
 }
 
 namespace {
@@ -283,24 +292,35 @@ double last_stage_activations(const Scenario& s) {
 
 }  // namespace
 
-TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches) {
+namespace {
+
+// One GPU of the stage whose layers start at `first_layer`, holding
+// `inflight` layer x micro-batch activations.
+TrainingMemory stage_memory_at(const Scenario& s, const StageParams& sp, int first_layer, double inflight, bool last) {
   const Model& m = s.model;
-  const Parallelism& p = s.par;
-  const int max_layers = stage_layout(m, p).max_layers;
+  const int max_layers = stage_layout(m, s.par).max_layers;
   TrainingMemory r;
   r.params_on_gpu = sp.dense + sp.expert;
   r.expert_params_on_gpu = sp.expert;
   r.adapter_params_on_gpu = sp.adapters;
   r.expert_adapter_params_on_gpu = sp.expert_adapters;
   add_model_states(s, sp, max_layers, r);
-  const int first_layer = first ? 0 : m.layers - max_layers;
-  const bool moe_here = m.is_moe() && moe_layer_count(m) > 0 && m.layers - m.moe.dense_layers > first_layer;
-  const bool dualpipe = p.schedule == PipeSchedule::dualpipe;  // every rank holds as many in flight
-  const double inflight = first || dualpipe ? inflight_layer_microbatches(m, p, microbatches) : max_layers;
+  bool moe_here = false;
+  for (int l = first_layer; l < std::min(m.layers, first_layer + max_layers); ++l) moe_here = moe_here || is_moe_layer(m, l);
   add_layer_activations(s, max_layers, moe_here, inflight, r);
   if (last) r.activations += last_stage_activations(s);
   r.total = r.weights + r.gradients + r.optimizer + r.activations;
   return r;
+}
+
+}  // namespace
+
+TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches) {
+  const Model& m = s.model;
+  const int max_layers = stage_layout(m, s.par).max_layers;
+  const bool dualpipe = s.par.schedule == PipeSchedule::dualpipe;  // every rank holds as many in flight
+  const double inflight = first || dualpipe ? inflight_layer_microbatches(m, s.par, microbatches) : max_layers;
+  return stage_memory_at(s, sp, first ? 0 : m.layers - max_layers, inflight, last);
 }
 
 namespace {
@@ -322,10 +342,13 @@ void add_stage_adapters(const Model& m, const Parallelism& p, const Training& t,
 
 StageParamsPair stage_params(const Model& m, const Parallelism& p, const Training& t) {
   const int layers = stage_layout(m, p).max_layers;
+  const int second = std::clamp(m.layers - layers, 0, layers);  // rank 1's layers, after rank 0's
   StageParamsPair sp{params_of_stage(m, p, 0, layers, true, p.pp == 1),
-                     params_of_stage(m, p, m.layers - layers, layers, false, true)};
+                     params_of_stage(m, p, m.layers - layers, layers, false, true),
+                     params_of_stage(m, p, layers, second, false, false)};
   add_stage_adapters(m, p, t, 0, layers, sp.first);
   add_stage_adapters(m, p, t, m.layers - layers, layers, sp.last);
+  add_stage_adapters(m, p, t, layers, second, sp.second);
   if (m.mtp_layers > 0) {
     // The MTP modules train on the last stage: experts split like the others.
     const bool moe = is_moe_layer(m, m.layers - 1);
@@ -374,6 +397,15 @@ TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, l
     TrainingMemory last = stage_memory(s, sp.last, false, true, microbatches);
     if (last.total > result.total) result = last;
   }
+  // Rank 1 holds a micro-batch less than rank 0 but no embedding, and its
+  // layers may be heavier: the leading dense layers of DeepSeek-V3 or GLM-4.5
+  // sit on rank 0 (with few experts per rank, a dense layer holds more).
+  if (s.par.pp >= 3 && !dualpipe) {
+    const int layers = stage_layout(s.model, s.par).max_layers;
+    const double inflight = rank_inflight(s.par, static_cast<double>(microbatches), 1, layers);
+    TrainingMemory second = stage_memory_at(s, sp.second, layers, inflight, false);
+    if (second.total > result.total) result = second;
+  }
   result.capacity = s.system.device.dram().capacity_bytes;
   if (s.train.offload != Offload::none || s.train.offload_activations > 0)
     result.host_capacity = s.system.host.capacity_bytes * host_share(s);
@@ -389,87 +421,5 @@ TrainingMemory training_memory(const Scenario& s) {
   const long long microbatches = s.train.global_batch / (static_cast<long long>(s.train.micro_batch) * s.par.dp);
   return most_loaded_stage(s, stage_params(s.model, s.par, s.train), microbatches);
 }
-
-// Weight-only formats carry block scales: int4 (asymmetric group
-// quantisation: GPTQ, Frantar et al. 2022; AWQ, Lin et al. 2023; gpt-fast's
-// scales_and_zeros) a 16-bit scale and a 16-bit zero point per group of
-// `group` weights; fp4 (NVFP4) one fp8 scale per 16 (NVIDIA Blackwell docs).
-// MXFP4 (OCP Microscaling Formats spec v1.0) shares one E8M0 byte per 32.
-double stored_weight_bytes(Precision p, int group, bool mx) {
-  double b = bytes_per_element(p);
-  if (p == Precision::int4) b += 4.0 / std::max(1, group);
-  if (p == Precision::fp4) b += mx ? 1.0 / 32 : 1.0 / 16;
-  return b;
-}
-
-Precision expert_weight_precision(const Inference& in) {
-  const bool tensor_core_format = in.weight_precision == Precision::fp8 || in.weight_precision == Precision::fp4;
-  return in.moe_gemm == MoeGemm::legacy16 && tensor_core_format ? Precision::bf16 : in.weight_precision;
-}
-
-namespace {
-
-// K/V bytes of a shared prefix in the first stage's full-context layers (the
-// ones that keep it whole; "full" and "mla" in kv_cache_by_layer_type).
-double shared_prefix_kv_bytes(const Model& m, int tp, Precision kv, double prefix, int layers) {
-  double bytes = 0;
-  for (const KvLayerType& t : kv_cache_by_layer_type(m, tp, kv, prefix, 0, layers))
-    if (t.type == "full" || t.type == "mla") bytes += t.bytes_per_sequence;
-  return bytes;
-}
-
-}  // namespace
-
-InferenceMemory inference_memory_at(const Scenario& s, double batch) {
-  const Model& m = s.model;
-  const Parallelism& p = s.par;
-  const Inference& in = s.infer;
-  const StageLayout lay = stage_layout(m, p);
-  InferenceMemory r;
-  const StageParams sp = params_of_stage(m, p, 0, lay.max_layers, true, p.pp == 1);
-  const double embed = 1.0 * m.vocab * m.hidden / p.tp;  // stays 16-bit: a lookup table
-  const double wb = stored_weight_bytes(in.weight_precision, in.weight_group_size, in.weight_mx);
-  // Experts as laid out for serving: sp.expert is this rank's etp x ep share.
-  const double eb = stored_weight_bytes(expert_weight_precision(in), in.weight_group_size, expert_weight_precision(in) == in.weight_precision && in.weight_mx);
-  r.weights = (sp.dense - embed) * wb + sp.expert * eb + embed * 2;
-  const double context = 1.0 * in.input_tokens + in.output_tokens;
-  // A speculative draft head: draft_layers more layers shaped as the target's
-  // last ones (its LM head is the target's), with their own KV cache.
-  const int draft = in.draft_tokens > 0 ? std::min(in.draft_layers, m.layers) : 0;
-  if (draft > 0) {
-    const StageParams dp = params_of_stage(m, p, m.layers - draft, draft, false, false);
-    r.weights += dp.dense * wb + dp.expert * eb;
-  }
-  // Per layer type: local layers keep at most their span (attention_pattern.h).
-  const bool plain = !m.mla.on() && !has_local_layers(m) && !m.linear.on() && in.kv_precision != Precision::fp4;
-  r.kv_per_sequence = plain ? 2.0 * (lay.max_layers + draft) * kv_dim_local(m, p.tp) * bytes_per_element(in.kv_precision) * context
-                            : kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, 0, lay.max_layers) +
-                                  kv_bytes_per_sequence(m, p.tp, in.kv_precision, context, m.layers - draft, draft);
-  // Working set of the prefill: the widest intermediate of one layer for the
-  // prompt, plus the fp32 logits of the last token.
-  const double f_local = (m.is_moe() ? m.moe.ffn_hidden : m.ffn_hidden) / static_cast<double>(p.tp);
-  const double widest = std::max({4.0 * m.hidden, f_local * (is_gated(m.ffn_type) ? 3.0 : 2.0),
-                                  (m.heads * (m.attention.output_gate ? 2.0 : 1.0) + 2.0 * m.kv_heads) * m.head_dim / p.tp,
-                                  linear_in_proj_width(m, p.tp)});
-  // (only the prompt's uncached part is prefilled; a disaggregated decode
-  // instance runs one row per sequence)
-  const double prefill_rows = in.disaggregated() ? 1.0 : in.input_tokens - in.shared_prefix_tokens;
-  r.act_per_sequence = prefill_rows * widest * 2.0 + 4.0 * m.vocab / p.tp;
-  // A shared prefix's K/V sits once in the cache for the whole batch (vLLM,
-  // SGLang: sequences reference the same blocks); in the full-context layers
-  // only, as a local layer's window slides off the prefix.
-  const double shared = in.shared_prefix_tokens > 0 ? shared_prefix_kv_bytes(m, p.tp, in.kv_precision, in.shared_prefix_tokens, lay.max_layers) : 0.0;
-  r.kv_cache = r.kv_per_sequence * batch - shared * std::max(0.0, batch - 1);
-  r.activations = r.act_per_sequence * batch;
-  r.total = r.weights + r.kv_cache + r.activations;
-  r.capacity = s.system.device.dram().capacity_bytes;
-  // batch B needs B (per_seq - shared) + shared.
-  const double free_bytes = r.capacity - r.weights - shared;
-  const double per_seq = r.kv_per_sequence + r.act_per_sequence - shared;
-  r.max_batch = free_bytes > 0 ? static_cast<long long>(std::min(1e15, std::floor(free_bytes / per_seq))) : 0;
-  return r;
-}
-
-InferenceMemory inference_memory(const Scenario& s) { return inference_memory_at(s, s.infer.batch); }
 
 }  // namespace llmcalc

@@ -46,6 +46,7 @@ struct StageParams {
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last);
 struct StageParamsPair {
   StageParams first, last;
+  StageParams second;  // rank 1's stage (weighed with pp >= 3)
 };
 // Depends on (tp, pp, ep, etp) and, for LoRA adapters, the training's lora fields only.
 StageParamsPair stage_params(const Model& m, const Parallelism& p, const Training& t);
@@ -57,6 +58,7 @@ struct InferenceMemory {
   double kv_per_sequence = 0;   // at full context
   double act_per_sequence = 0;
   long long max_batch = 0;
+  int first_layer = 0, layers = 0;  // the stage these figures are of (the most loaded)
 };
 // Bytes per stored weight, block scales included (int4: per `group` weights).
 double stored_weight_bytes(Precision p, int group, bool mx = false);

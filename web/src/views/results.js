@@ -318,7 +318,7 @@ export function accuracyNote(result) {
 }
 
 // KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the
-// first stage, per sequence; the types sum, times the sequences in flight, to
+// most loaded stage, per sequence; the types sum, times the sequences in flight, to
 // the memory chart's KV cache.
 const KV_TYPES = {
   mla: ['MLA latent', 'latent + RoPE key, shared by the heads'],
@@ -366,7 +366,7 @@ export function kvTable(result) {
   return el('figure', { class: 'chart-box kv-box', 'data-view': 'kv' }, [
     el('figcaption', { text: 'KV cache per layer type' }),
     table,
-    el('p', { class: 'chart-note', text: 'One GPU of the first stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state.' }),
+    el('p', { class: 'chart-note', text: 'One GPU of the most loaded stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state.' }),
   ]);
 }
 
