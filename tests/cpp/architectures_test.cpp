@@ -237,5 +237,26 @@ TEST(Architectures, FormatsAndErrors) {
   EXPECT_EQ(err(t), "training.fp8_recipe");
 }
 
+// The table of KV cache by layer type is the reported stage's: its bytes
+// per sequence, times the sequences, are memory_bytes.kv_cache, whichever
+// stage is the most loaded and with a draft head's layers beside them.
+TEST(Architectures, KvCacheTableSumsToTheReportedCache) {
+  int checked = 0;
+  for (const char* model : {"qwen3-8b", "gemma3-27b", "deepseek-v3", "qwen3-next-80b-a3b", "llama4-scout"})
+    for (int pp : {1, 2, 4})
+      for (int draft : {0, 2}) {
+        const json out = eval_ok({{"mode", "inference"}, {"model", model}, {"system", "gb200-nvl72"},
+                                  {"parallelism", {{"tp", 2}, {"pp", pp}}},
+                                  {"inference", {{"batch", 4}, {"input_tokens", 2048}, {"output_tokens", 256},
+                                                 {"draft_tokens", draft}}}});
+        double per_sequence = 0;
+        for (const json& t : out["inference"]["kv_cache_by_layer_type"]) per_sequence += t["bytes_per_sequence"].get<double>();
+        const double kv = out["inference"]["memory_bytes"]["kv_cache"].get<double>();
+        EXPECT_NEAR(4 * per_sequence, kv, 1e-9 * kv) << model << " pp " << pp << " draft " << draft;
+        ++checked;
+      }
+  EXPECT_EQ(checked, 30);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -1,6 +1,7 @@
 // Result -> output JSON (docs/scenario.md "Output"), base units throughout.
 #include "output.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "accuracy.h"
@@ -172,13 +173,27 @@ json inference_json(const InferenceResult& r) {
           {"cost", inference_cost_json(r.cost, r.output_tokens_per_s)}};
 }
 
-// The KV cache of the most loaded stage's layers on one GPU, by layer type,
-// at the full context: sums to memory_bytes.kv_cache per sequence.
+// The KV cache of the most loaded stage's layers on one GPU (a draft head's
+// beside them), by layer type, at the full context: sums to
+// memory_bytes.kv_cache per sequence.
 json kv_layer_types_json(const Scenario& s, const InferenceMemory& mem) {
   const Inference& in = s.infer;
+  const double context = 1.0 * in.input_tokens + in.output_tokens;
+  std::vector<KvLayerType> types = kv_cache_by_layer_type(s.model, s.par.tp, in.kv_precision, context, mem.first_layer, mem.layers);
+  if (mem.draft_layers > 0)
+    for (const KvLayerType& d : kv_cache_by_layer_type(s.model, s.par.tp, in.kv_precision, context,
+                                                       s.model.layers - mem.draft_layers, mem.draft_layers)) {
+      auto same = std::find_if(types.begin(), types.end(), [&](const KvLayerType& t) { return t.type == d.type; });
+      if (same == types.end()) {
+        types.push_back(d);
+        continue;
+      }
+      same->layers += d.layers;
+      same->bytes_per_token += d.bytes_per_token;
+      same->bytes_per_sequence += d.bytes_per_sequence;
+    }
   json a = json::array();
-  for (const KvLayerType& t : kv_cache_by_layer_type(s.model, s.par.tp, in.kv_precision,
-                                                     1.0 * in.input_tokens + in.output_tokens, mem.first_layer, mem.layers))
+  for (const KvLayerType& t : types)
     a.push_back({{"type", t.type}, {"layers", t.layers}, {"bytes_per_token_per_layer", t.bytes_per_token_per_layer},
                  {"bytes_per_token", t.bytes_per_token}, {"tokens_cached", t.tokens_cached},
                  {"bytes_per_sequence", t.bytes_per_sequence}});

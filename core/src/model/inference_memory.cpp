@@ -65,6 +65,7 @@ InferenceMemory stage_inference_memory(const Scenario& s, double batch, int firs
   // A speculative draft head: draft_layers more layers shaped as the target's
   // last ones (its LM head is the target's), with their own KV cache.
   const int draft = last && in.draft_tokens > 0 ? std::min(in.draft_layers, m.layers) : 0;
+  r.draft_layers = draft;
   if (draft > 0) {
     const StageParams dp = params_of_stage(m, p, m.layers - draft, draft, false, false);
     r.weights += dp.dense * wb + dp.expert * eb;

@@ -59,6 +59,7 @@ struct InferenceMemory {
   double act_per_sequence = 0;
   long long max_batch = 0;
   int first_layer = 0, layers = 0;  // the stage these figures are of (the most loaded)
+  int draft_layers = 0;             // a draft head's layers on it (shaped as the model's last ones)
 };
 // Bytes per stored weight, block scales included (int4: per `group` weights).
 double stored_weight_bytes(Precision p, int group, bool mx = false);
