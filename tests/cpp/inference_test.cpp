@@ -157,5 +157,29 @@ TEST(Inference, ServingMemoryIsTheMostLoadedStages) {
   EXPECT_EQ(out["inference"]["max_batch"].get<long long>(), 0);
 }
 
+// A batch passes every pipeline stage once: its latency is the model's work
+// once and the hops between stages, not pp times the slowest stage (which
+// counted Llama 3.1 8B's 128k-vocabulary LM head once per stage: +20% per
+// token at pp 4). With pp batches in flight the slowest stage (its layers
+// and the head) sets the pace, so the pipelined rate grows nearly pp-fold.
+TEST(Inference, PipelineLatencyIsEveryStageOnce) {
+  const auto run = [](int pp) {
+    json sc = inference("llama3.1-8b", "dgx-h100", 1, {{"batch", 8}, {"input_tokens", 1024}, {"output_tokens", 128}});
+    sc["parallelism"]["pp"] = pp;
+    return eval_ok(sc)["inference"];
+  };
+  const json one = run(1);
+  for (int pp : {2, 4, 8}) {
+    const json piped = run(pp);
+    for (const char* k : {"ttft_s", "tpot_s"}) {
+      EXPECT_GT(piped[k].get<double>(), one[k].get<double>()) << k << " pp " << pp << ": the hops add";
+      EXPECT_LT(piped[k].get<double>(), 1.01 * one[k].get<double>()) << k << " pp " << pp;
+    }
+    const double rate = piped["pipelined_output_tokens_per_s"].get<double>() / one["output_tokens_per_s"].get<double>();
+    EXPECT_GT(rate, 0.75 * pp) << pp;
+    EXPECT_LT(rate, pp) << pp;
+  }
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -71,7 +71,9 @@ bool decode_per_head(const Scenario& s) {
 }
 
 struct PhaseCost {
-  double time = 0, flops = 0;
+  double time = 0, flops = 0;  // the slowest stage's (see through_pipeline)
+  double pass_time = 0;        // one batch through every stage's work: the layers and the head once
+  double cycle = 0;            // through_pipeline: pp batches in flight complete once per cycle
   std::vector<Op> ops;
   std::string bound;
 };
@@ -115,6 +117,7 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
   for (const OpSpec& f : dense_ops) account(f, layers * (1 - moe_frac));
   if (m.is_moe())
     for (const OpSpec& f : moe_ops) account(f, layers * moe_frac);
+  const double stage_layers = pc.time;
   // LM head over the rows that need logits (the last token of each sequence).
   OpSpec head;
   head.name = "lm_head";
@@ -132,6 +135,7 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
     gather.comm_axis = "tp";
     account(gather, 1);
   }
+  pc.pass_time = stage_layers * m.layers / layers + (pc.time - stage_layers);
   const size_t worst = static_cast<size_t>(std::max_element(by_bound.begin(), by_bound.end()) - by_bound.begin());
   const int code = static_cast<int>(worst) - 3;
   pc.bound = code == kBoundCompute ? "compute" : code == kBoundNetwork ? "network" : code == kBoundLatency ? "latency"
@@ -145,13 +149,19 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
   return run_phase_ops(s, phase, serving_layer_ops(s, dense_pass), moe_ops, dense_pass, head_rows);
 }
 
-// Pipeline stages run one after another for one batch; activations hop
-// between stages point to point (stride tp in the rank order).
-double pipeline_latency(const Scenario& s, double stage_time, double rows) {
-  if (s.par.pp <= 1) return stage_time;
+// Pipeline stages run one after another for one batch, activations hopping
+// between them point to point (stride tp in the rank order): its latency is
+// every stage's work once. With pp batches in flight each stage works on its
+// own and the slowest sets the pace: pp batches complete per pp of its times
+// (Narayanan et al. 2021 §2.2, no bubble in steady state). Sets pc.time to
+// the latency and pc.cycle to the pace.
+void through_pipeline(const Scenario& s, PhaseCost& pc, double rows) {
+  pc.cycle = pc.time;
+  if (s.par.pp <= 1) return;
   const double hop = collective_time(s.system, Collective::p2p, {2, s.par.tp, 1LL * s.par.tp * s.par.pp * s.par.dp},
                                      rows * s.model.hidden * 2.0);
-  return s.par.pp * stage_time + (s.par.pp - 1) * hop;
+  pc.cycle = s.par.pp * pc.time + (s.par.pp - 1) * hop;
+  pc.time = pc.pass_time + (s.par.pp - 1) * hop;
 }
 
 // Expected tokens a speculative step emits: the accepted prefix of n drafts,
@@ -224,7 +234,7 @@ PhaseCost prefill_phase(const Scenario& s) {
   LayerPass pre_moe = pre;
   pre_moe.moe_layer = true;
   PhaseCost prefill = run_phase(s, "prefill", pre, pre_moe, in.batch);
-  prefill.time = pipeline_latency(s, prefill.time, in.batch * fresh);
+  through_pipeline(s, prefill, in.batch * fresh);
   return prefill;
 }
 
@@ -264,7 +274,8 @@ Op kv_transfer(const Scenario& s, double* bytes) {
 // between its steps), so it finishes batch / ((output - 1) x tpot) requests
 // per second (the first token comes from prefill), and the prefill instances
 // that keep it fed are that rate over one instance's prefill_batch / prefill time.
-void add_prefill_pool(const Scenario& s, const Scenario& instance, double prefill_time, InferenceResult& r) {
+void add_prefill_pool(const Scenario& s, const Scenario& instance, double prefill_time, double tpot_cycle,
+                      InferenceResult& r) {
   const Inference& in = s.infer;
   PrefillPool& pool = r.prefill_pool;
   pool.prefill_time_s = prefill_time;
@@ -278,7 +289,7 @@ void add_prefill_pool(const Scenario& s, const Scenario& instance, double prefil
   r.ttft_s += pool.kv_transfer_s;
   r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
   r.output_tokens_per_s = decode_rps * in.output_tokens;
-  r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
+  r.pipelined_output_tokens_per_s = s.par.pp * in.batch * in.output_tokens / (std::max(1, in.output_tokens - 1) * tpot_cycle);
   r.replica_gpus = 1.0 * s.par.tp * s.par.pp + pool.instances * in.prefill_tp;
   r.fits = r.fits && pool.fits;
   // The op table: the prefill instance's ops, the transfer, then decode's.
@@ -314,11 +325,13 @@ InferenceResult evaluate_batch(const Scenario& s) {
   ver.q_len = ver_moe.q_len = n + 1;
   if (n > 0) touch_experts(s, ver_moe, b * (n + 1));
   PhaseCost decode = run_phase(s, "decode", ver, ver_moe, b * (n + 1));
-  double step = pipeline_latency(s, decode.time, b * (n + 1)) + step_overhead;
+  through_pipeline(s, decode, b * (n + 1));
+  double step = decode.time + step_overhead, cycle = decode.cycle + step_overhead;
   r.tokens_per_step = tokens_per_step(n, in.draft_acceptance);
   if (n > 0) {
     PhaseCost draft = draft_pass(s, dec, dec_moe, b);
     step += n * draft.time;
+    cycle += n * draft.time;
     decode.flops += n * draft.flops;
     for (Op& op : draft.ops) {
       op.count *= n;
@@ -331,16 +344,17 @@ InferenceResult evaluate_batch(const Scenario& s) {
 
   r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
   r.output_tokens_per_s = b * in.output_tokens / r.e2e_latency_s;
-  // With the pipeline full, each stage works on its own batch: pp batches
-  // complete per request latency (Narayanan et al. 2021 §2.2, no bubble in steady state).
-  r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
+  // With the pipeline full, pp batches complete per cycle (through_pipeline).
+  const double tpot_cycle = cycle / r.tokens_per_step;
+  const double e2e_cycle = prefill.cycle + step_overhead + (in.output_tokens - 1) * tpot_cycle;
+  r.pipelined_output_tokens_per_s = s.par.pp * b * in.output_tokens / e2e_cycle;
   r.memory = inference_memory(s);
   r.fits = r.memory.total <= r.memory.capacity;
   r.ops = std::move(prefill.ops);
   r.ops.insert(r.ops.end(), decode.ops.begin(), decode.ops.end());
   r.concurrency = b;
   r.replica_gpus = 1.0 * s.par.tp * s.par.pp;
-  if (in.disaggregated()) add_prefill_pool(s, instance, prefill_time, r);
+  if (in.disaggregated()) add_prefill_pool(s, instance, prefill_time, tpot_cycle, r);
   return r;
 }
 
@@ -412,14 +426,15 @@ InferenceResult evaluate_chunked(const Scenario& s) {
   PhaseCost step = run_phase_ops(s, "decode", mixed_layer_ops(s, rows, dec, chunk), moe_ops, rows, d + c / P);
 
   InferenceResult r;
-  const double T = pipeline_latency(s, step.time, d + c) + s.system.device.efficiency.decode_step_overhead_s;
+  through_pipeline(s, step, d + c);
+  const double overhead = s.system.device.efficiency.decode_step_overhead_s, T = step.time + overhead;
   r.chunked = true;
   r.chunked_step = {d, c, std::max(1.0, P / c)};
   r.tpot_s = T;
   r.ttft_s = r.chunked_step.steps_per_prompt * T;
   r.e2e_latency_s = r.ttft_s + (O - 1) * T;
   r.output_tokens_per_s = c / P * O / T;  // c / P requests finish per step
-  r.pipelined_output_tokens_per_s = r.output_tokens_per_s * s.par.pp;
+  r.pipelined_output_tokens_per_s = s.par.pp * c / P * O / (step.cycle + overhead);
   r.decode_flops_per_step = step.flops;
   r.prefill_flops = step.flops * P / (d + c);  // a prompt's P rows' share of the step work
   r.prefill_bound = r.decode_bound = step.bound;
