@@ -305,8 +305,9 @@ TrainingMemory stage_memory_at(const Scenario& s, const StageParams& sp, int fir
   r.adapter_params_on_gpu = sp.adapters;
   r.expert_adapter_params_on_gpu = sp.expert_adapters;
   add_model_states(s, sp, max_layers, r);
-  bool moe_here = false;
-  for (int l = first_layer; l < std::min(m.layers, first_layer + max_layers); ++l) moe_here = moe_here || is_moe_layer(m, l);
+  bool moe_here = false;  // any MoE layer on the stage (the search asks this of every plan: stop at the first)
+  if (m.is_moe())
+    for (int l = first_layer; l < std::min(m.layers, first_layer + max_layers) && !moe_here; ++l) moe_here = is_moe_layer(m, l);
   add_layer_activations(s, max_layers, moe_here, inflight, r);
   if (last) r.activations += last_stage_activations(s);
   r.total = r.weights + r.gradients + r.optimizer + r.activations;
@@ -400,7 +401,9 @@ TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, l
   // Rank 1 holds a micro-batch less than rank 0 but no embedding, and its
   // layers may be heavier: the leading dense layers of DeepSeek-V3 or GLM-4.5
   // sit on rank 0 (with few experts per rank, a dense layer holds more).
-  if (s.par.pp >= 3 && !dualpipe) {
+  const StageParams &r0 = sp.first, &r1 = sp.second;  // rank 1 with no more weights than rank 0 holds less
+  const bool heavier = r1.dense > r0.dense || r1.expert > r0.expert || r1.adapters > r0.adapters;
+  if (s.par.pp >= 3 && !dualpipe && heavier) {
     const int layers = stage_layout(s.model, s.par).max_layers;
     const double inflight = rank_inflight(s.par, static_cast<double>(microbatches), 1, layers);
     TrainingMemory second = stage_memory_at(s, sp.second, layers, inflight, false);
