@@ -150,11 +150,9 @@ PhaseCost run_phase(const Scenario& s, const std::string& phase, const LayerPass
 }
 
 // Pipeline stages run one after another for one batch, activations hopping
-// between them point to point (stride tp in the rank order): its latency is
-// every stage's work once. With pp batches in flight each stage works on its
-// own and the slowest sets the pace: pp batches complete per pp of its times
-// (Narayanan et al. 2021 §2.2, no bubble in steady state). Sets pc.time to
-// the latency and pc.cycle to the pace.
+// between them point to point (stride tp in the rank order): pc.time becomes
+// every stage's work once. With pp batches in flight the slowest stage sets
+// the pace, pp batches per pp of its times (pc.cycle; Narayanan et al. 2021 §2.2).
 void through_pipeline(const Scenario& s, PhaseCost& pc, double rows) {
   pc.cycle = pc.time;
   if (s.par.pp <= 1) return;
@@ -467,6 +465,9 @@ InferenceResult evaluate_inference(const Scenario& s) {
     c.infer.batch = static_cast<int>(std::max(1LL, std::min<long long>(s.infer.batch, fit)));
     r = s.infer.token_budget > 0 ? evaluate_chunked(c) : evaluate_batch(c);
   }
+  // Each batch in flight keeps its K/V on every stage: the memory bounds how many fill the pipeline.
+  const double in_flight = std::clamp(std::floor(r.memory.max_batch / std::max(1.0, r.concurrency)), 1.0, 1.0 * s.par.pp);
+  r.pipelined_output_tokens_per_s = std::min(r.pipelined_output_tokens_per_s, in_flight * r.output_tokens_per_s);
   if (s.infer.target_requests_per_s > 0) r.capacity = serving_capacity(s, r);
   return r;
 }
