@@ -466,7 +466,8 @@ InferenceResult evaluate_inference(const Scenario& s) {
     r = s.infer.token_budget > 0 ? evaluate_chunked(c) : evaluate_batch(c);
   }
   // Each batch in flight keeps its K/V on every stage: the memory bounds how many fill the pipeline.
-  const double in_flight = std::clamp(std::floor(r.memory.max_batch / std::max(1.0, r.concurrency)), 1.0, 1.0 * s.par.pp);
+  const double held = std::floor(static_cast<double>(r.memory.max_batch) / std::max(1.0, r.concurrency));
+  const double in_flight = std::clamp(held, 1.0, 1.0 * s.par.pp);
   r.pipelined_output_tokens_per_s = std::min(r.pipelined_output_tokens_per_s, in_flight * r.output_tokens_per_s);
   if (s.infer.target_requests_per_s > 0) r.capacity = serving_capacity(s, r);
   return r;
