@@ -1,14 +1,12 @@
+// Serving memory per GPU: weights as stored, the KV cache, the prefill's
+// working set (declared in memory.h).
 #include <algorithm>
 #include <cmath>
 
 #include "attention_pattern.h"
 #include "linear_attention.h"
 #include "memory.h"
-#include "mla.h"
 #include "model_math.h"
-
-// Serving memory per GPU: weights as stored, the KV cache, the prefill's
-// working set (memory.h).
 
 namespace llmcalc {
 

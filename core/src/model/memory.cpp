@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention_pattern.h"
 #include "linear_attention.h"
 #include "lora.h"
 #include "mla.h"

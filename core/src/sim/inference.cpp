@@ -287,7 +287,7 @@ void add_prefill_pool(const Scenario& s, const Scenario& instance, double prefil
   r.ttft_s += pool.kv_transfer_s;
   r.e2e_latency_s = r.ttft_s + (in.output_tokens - 1) * r.tpot_s;
   r.output_tokens_per_s = decode_rps * in.output_tokens;
-  r.pipelined_output_tokens_per_s = s.par.pp * in.batch * in.output_tokens / (std::max(1, in.output_tokens - 1) * tpot_cycle);
+  r.pipelined_output_tokens_per_s = decode_rps * in.output_tokens * s.par.pp * r.tpot_s / tpot_cycle;
   r.replica_gpus = 1.0 * s.par.tp * s.par.pp + pool.instances * in.prefill_tp;
   r.fits = r.fits && pool.fits;
   // The op table: the prefill instance's ops, the transfer, then decode's.
