@@ -52,7 +52,7 @@ struct FastTraining::Impl {
   Scenario s;  // scratch: par and train change per call
   Memo<LayerTimes> dense, moe;
   Memo<double> edge, hop;
-  Memo<StageParamsPair> stages;
+  Memo<EdgeStageParams> stages;
   Memo<DpParts> dp;
 
   // Per-layer times depend on (tp, sp, cp, ep, micro-batch, recompute) and
@@ -79,7 +79,7 @@ struct FastTraining::Impl {
     const Key k{p.pp, p.tp, p.cp, p.dp, p.sp && p.tp > 1, s.train.micro_batch, 0};
     return hop.get(k, [&] { return pipeline_hop_time(s); });
   }
-  const StageParamsPair& cached_stage_params() {
+  const EdgeStageParams& cached_stage_params() {
     const Parallelism& p = s.par;
     return stages.get(Key{p.tp, p.ep, p.pp, p.expert_tp(), 0, 0, 0}, [&] { return stage_params(s.model, p, s.train); });
   }

@@ -340,10 +340,10 @@ void add_stage_adapters(const Model& m, const Parallelism& p, const Training& t,
 
 }  // namespace
 
-StageParamsPair stage_params(const Model& m, const Parallelism& p, const Training& t) {
+EdgeStageParams stage_params(const Model& m, const Parallelism& p, const Training& t) {
   const int layers = stage_layout(m, p).max_layers;
   const int second = std::clamp(m.layers - layers, 0, layers);  // rank 1's layers, after rank 0's
-  StageParamsPair sp{params_of_stage(m, p, 0, layers, true, p.pp == 1),
+  EdgeStageParams sp{params_of_stage(m, p, 0, layers, true, p.pp == 1),
                      params_of_stage(m, p, m.layers - layers, layers, false, true),
                      params_of_stage(m, p, layers, second, false, false)};
   add_stage_adapters(m, p, t, 0, layers, sp.first);
@@ -375,7 +375,7 @@ StageParams both(StageParams a, const StageParams& b) {
 // DualPipe (DeepSeek-V3 §3.2.1, Table 2: parameters 2x): rank i holds stage
 // i and stage pp-1-i, the end ranks the embedding and the LM head; a middle
 // rank (pp >= 4) two full stages.
-TrainingMemory dualpipe_rank(const Scenario& s, const StageParamsPair& sp, long long microbatches) {
+TrainingMemory dualpipe_rank(const Scenario& s, const EdgeStageParams& sp, long long microbatches) {
   const Model& m = s.model;
   TrainingMemory end = stage_memory(s, both(sp.first, sp.last), true, true, microbatches);
   const int layers = stage_layout(m, s.par).max_layers;
@@ -389,7 +389,7 @@ TrainingMemory dualpipe_rank(const Scenario& s, const StageParamsPair& sp, long 
 
 }  // namespace
 
-TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches) {
+TrainingMemory most_loaded_stage(const Scenario& s, const EdgeStageParams& sp, long long microbatches) {
   const bool single = s.par.pp == 1;
   const bool dualpipe = s.par.schedule == PipeSchedule::dualpipe && !single;
   TrainingMemory result = dualpipe ? dualpipe_rank(s, sp, microbatches) : stage_memory(s, sp.first, true, single, microbatches);

@@ -44,14 +44,17 @@ struct StageParams {
   double expert_adapters = 0;  // of adapters: beside routed experts (split over ep like them)
 };
 StageParams params_of_stage(const Model& m, const Parallelism& p, int first_layer, int layers, bool first, bool last);
-struct StageParamsPair {
+// The stages that can be the most loaded: the first (embedding, most
+// micro-batches in flight), the second (rank 1: its layers may be heavier
+// than the first's leading dense ones; weighed with pp >= 3) and the last.
+struct EdgeStageParams {
   StageParams first, last;
-  StageParams second;  // rank 1's stage (weighed with pp >= 3)
+  StageParams second;
 };
 // Depends on (tp, pp, ep, etp) and, for LoRA adapters, the training's lora fields only.
-StageParamsPair stage_params(const Model& m, const Parallelism& p, const Training& t);
+EdgeStageParams stage_params(const Model& m, const Parallelism& p, const Training& t);
 TrainingMemory stage_memory(const Scenario& s, const StageParams& sp, bool first, bool last, long long microbatches);
-TrainingMemory most_loaded_stage(const Scenario& s, const StageParamsPair& sp, long long microbatches);
+TrainingMemory most_loaded_stage(const Scenario& s, const EdgeStageParams& sp, long long microbatches);
 
 struct InferenceMemory {
   double weights = 0, kv_cache = 0, activations = 0, total = 0, capacity = 0;
