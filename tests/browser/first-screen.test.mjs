@@ -148,3 +148,22 @@ test('when the leanest plan needs many GPUs, the button skips the counts that ca
   await page.close();
   assert.deepEqual(errors, []);
 });
+
+test('DeepSeek-V3 in bf16 on eight H200: the button finds no 16-bit plan and applies one with fp8 weights and math', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=deepseek-v3&s=dgx-h200&tp=8');
+  await waitEvaluated(page);
+  assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
+  await page.locator('#fit-plan').click();
+  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
+  await waitEvaluated(page);
+  assert.match(
+    await page.locator('#results .plan-note').textContent(),
+    /^No plan fits with bf16 weights; with fp8 weights and fp8 math \(W8A8\), the best of [\d,]+ tried on 8 GPUs[^:]*: TP \d+ · .*it does not judge the output quality they keep\./,
+  );
+  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  assert.equal(await card(page, 'gpus'), '8', 'on the same GPUs');
+  assert.match(page.url(), /[#&]wp=fp8(&|$)/, 'the weight precision is in the link');
+  assert.match(page.url(), /[#&]ic=fp8(&|$)/, 'and the math precision');
+  await page.close();
+  assert.deepEqual(errors, []);
+});

@@ -8,7 +8,7 @@ import { decodeStateReport, encodeState } from '../../web/src/state/url-state.js
 import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/explore-state.js';
 import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
-import { heatmapAxes, nextGpuCount, searchSpec } from '../../web/src/views/search-view.js';
+import { heatmapAxes, narrowedText, narrowerWeights, nextGpuCount, searchSpec } from '../../web/src/views/search-view.js';
 import { sweepInputs } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
@@ -193,4 +193,17 @@ test('parameter counts read as model cards write them (B for billions)', async (
   assert.equal(fmt.count(3.5e8), '350M');
   assert.equal(fmt.count(12), '12.0');
   assert.equal(fmt.count(Infinity), '–');
+});
+
+test('no serving plan fits: the weight precisions tried next are the narrower ones, fp8 then int4', () => {
+  assert.deepEqual(narrowerWeights('bf16'), ['fp8', 'int4']);
+  assert.deepEqual(narrowerWeights('fp32'), ['fp8', 'int4']);
+  assert.deepEqual(narrowerWeights(undefined), ['fp8', 'int4'], 'the default is bf16');
+  assert.deepEqual(narrowerWeights('fp8'), ['int4']);
+  assert.deepEqual(narrowerWeights('int8'), ['int4']);
+  assert.deepEqual(narrowerWeights('int4'), []);
+  assert.deepEqual(narrowerWeights('fp4'), []);
+  assert.equal(narrowedText('fp8', { inference: { compute_precision: 'fp8' } }), 'fp8 weights and fp8 math (W8A8)');
+  assert.equal(narrowedText('fp8', { inference: { compute_precision: 'bf16' } }), 'fp8 weights (weight-only kernels, bf16 math)');
+  assert.equal(narrowedText('int4', { inference: {} }), 'int4 weights (weight-only kernels, bf16 math)');
 });

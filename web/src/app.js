@@ -11,7 +11,7 @@ import { baseline } from './state/scenario.js';
 import { ResultsView } from './views/results.js';
 import { compareView } from './views/compare.js';
 import { Explorer } from './views/explorer.js';
-import { closestText, nextGpuCount, planText } from './views/search-view.js';
+import { closestText, narrowedText, nextGpuCount, planText } from './views/search-view.js';
 import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
 
@@ -167,14 +167,17 @@ export class App {
     status.textContent = '';
     let next = label;
     try {
-      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried, hostShort } = await search.fit(gpus);
+      const weightsBefore = this.store.scenario().scenario?.inference?.weight_precision ?? 'bf16';
+      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried, hostShort, narrowed, narrowTried = [] } = await search.fit(gpus);
       if (best) {
         const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
         const tried = `the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}`;
         const what = offloaded === 'parameters' ? 'the weights and optimizer offloaded to host memory (ZeRO-Infinity)' : 'the optimizer offloaded to host memory (ZeRO-Offload)';
         const note = offloaded
           ? `No plan fits in GPU memory alone; with ${what}, ${tried}: ${planText(best)}. Back returns to the previous one.`
-          : `Plan found by the search (${tried}): ${planText(best)}. Back returns to the previous one.`;
+          : narrowed
+            ? `No plan fits with ${weightsBefore} weights; with ${narrowedText(narrowed, best)}, ${tried}: ${planText(best)}. The model times the narrower kernels; it does not judge the output quality they keep. Back returns to the previous one.`
+            : `Plan found by the search (${tried}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
         return;
       }
@@ -186,7 +189,9 @@ export class App {
       box.gpus = up.gpus;
       next = `Find a plan that fits on ${count(box.gpus)}`;
       const closest = closestPlan ? ` ${closestText(closestPlan)}` : '';
-      const also = { optimizer: ', also with the optimizer offloaded to host memory', parameters: ', also with the optimizer and then the weights offloaded to host memory' }[offloadTried] || '';
+      const also =
+        { optimizer: ', also with the optimizer offloaded to host memory', parameters: ', also with the optimizer and then the weights offloaded to host memory' }[offloadTried] ||
+        (narrowTried.length ? `, also with ${narrowTried.join(' and then ')} weights` : '');
       const more = up.atLeast > gpus + 1 ? `More GPUs (at least ${fmt.int(up.atLeast)} to hold that memory)` : 'More GPUs';
       const host = hostShort ? ` ${fmt.int(hostShort)} of them fit in GPU memory but offload more than the host memory holds.` : '';
       status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${host}${closest} ${more}, a smaller batch or a shorter sequence would help.`;

@@ -145,6 +145,9 @@ export class Store {
     } else {
       set('inference.batch', entry.inference?.batch);
       set('inference.prefill_tp', entry.inference?.prefill_tp);
+      // "Find a plan that fits" may store the weights narrower (views/search-view.js).
+      set('inference.weight_precision', entry.inference?.weight_precision);
+      set('inference.compute_precision', entry.inference?.compute_precision);
     }
     delete state.view;
     this.commit('replace', detail);

@@ -88,6 +88,31 @@ export function nextGpuCount(gpus, node, need, allowed) {
   return { gpus: n, atLeast };
 }
 
+// Stored weight precisions narrower than `current`, in the order "Find a plan
+// that fits" tries them: fp8, then int4.
+const WEIGHT_BITS = { fp32: 32, bf16: 16, fp16: 16, fp8: 8, int8: 8, int4: 4, fp4: 4 };
+export function narrowerWeights(current = 'bf16') {
+  const bits = WEIGHT_BITS[current] ?? 16;
+  return ['fp8', 'int4'].filter((w) => WEIGHT_BITS[w] < bits);
+}
+
+// How a plan found with narrower weights computes, for the note that
+// applies it: "fp8 weights and fp8 math (W8A8)".
+export function narrowedText(weights, entry) {
+  const math = entry?.inference?.compute_precision || 'bf16';
+  if (weights === 'fp8' && math === 'fp8') return 'fp8 weights and fp8 math (W8A8)';
+  return `${weights} weights (weight-only kernels, ${math} math)`;
+}
+
+// One search of that ladder: the scenario with `weights` stored, computing
+// in `math` (undefined: the scenario's), at `batch` (undefined: free).
+function withWeights(free, sec, weights, math, batch) {
+  const inference = { ...sec, weight_precision: weights };
+  if (math !== undefined) inference.compute_precision = math;
+  if (batch !== undefined) inference.batch = batch;
+  return { ...free, inference };
+}
+
 // "No plan fits." and, when the search names one, the closest plan with
 // what it misses and an Apply button (to see it in the calculator). When the
 // fixed inputs left nothing to evaluate, the warning above says why.
@@ -284,13 +309,15 @@ export class SearchView {
   // micro-batch and recompute left free; inference keeps its batch unless no
   // plan fits with it, training tries the optimizer offloaded to host memory
   // (where the system gives its host side) when nothing fits without, then
-  // the weights too (ZeRO-3 plans).
+  // the weights too (ZeRO-3 plans); serving tries fp8, then int4 weights.
   // Resolves {best (null: none fits), evaluated, closest (when none fits: the
   // plan that misses by the least, or null), offloaded (what the plan
   // offloads: 'optimizer', 'parameters' or false), offloadTried (the last
   // offload searched too, or false), hostShort (plans of those searches that
   // fit the GPUs but offload more than the host memory holds), skipped (the
-  // faster plans passed over for their warnings)}.
+  // faster plans passed over for their warnings), narrowed (serving: the
+  // narrower weight precision the plan stores, or false), narrowTried (the
+  // narrower weight precisions searched too)}.
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -308,6 +335,7 @@ export class SearchView {
       };
       let s = await search(free);
       let evaluated = s.evaluated;
+      const batch = sec.batch;
       if (!s.best?.length && free.mode === 'inference') {
         delete sec.batch;
         s = await search(free);
@@ -338,10 +366,33 @@ export class SearchView {
           offloaded = offload;
         }
       }
+      // Serving: narrower weights, fp8 then int4 (the precisions checkpoints
+      // are commonly published and served in), the scenario's batch first.
+      // fp8 weights compute in fp8 (W8A8) where the device can, else they are
+      // weight-only at the scenario's math, as int4 always is. The message
+      // keeps the closest plan at the scenario's own precision.
+      let narrowed = false;
+      const narrowTried = [];
+      const ladderOf = free.mode === 'inference' ? narrowerWeights(sec.weight_precision) : [];
+      for (const weights of ladderOf) {
+        for (const b of batch === undefined ? [undefined] : [batch, undefined]) {
+          if (s.best?.length) break;
+          const w8a8 = weights === 'fp8' && sec.compute_precision !== 'fp8';
+          let found = w8a8 ? await search(withWeights(free, sec, weights, 'fp8', b)).catch(() => null) : null;
+          if (!found) found = await search(withWeights(free, sec, weights, undefined, b)).catch(() => null);
+          if (!found) continue;
+          if (!narrowTried.includes(weights)) narrowTried.push(weights);
+          evaluated += found.evaluated;
+          if (found.best?.length) {
+            s = found;
+            narrowed = weights;
+          }
+        }
+      }
       // The search's recommended plan: the fastest of the best without a warning
       // (the fastest plans often fit with under 5% to spare), else the fastest.
       const pick = s.recommended || 0;
-      return { best: s.best?.[pick] || null, skipped: pick, evaluated, closest: s.best?.length ? null : closest, offloaded, offloadTried, hostShort };
+      return { best: s.best?.[pick] || null, skipped: pick, evaluated, closest: s.best?.length ? null : closest, offloaded, offloadTried, hostShort, narrowed, narrowTried };
     });
   }
 
