@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "parse.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -206,6 +207,29 @@ TEST(Parse, AttentionKernelMustRunOnTheDevice) {
   expect_error(training(json::object(), {{"recompute_layers", -1}}), "training.recompute_layers");
   expect_error(training({{"zero", 3}, {"zero_shard", 0}}, json::object()), "parallelism.zero_shard");
   expect_error(training({{"zero", 3}, {"zero_shard", "8"}}, json::object()), "parallelism.zero_shard");
+}
+
+// The 16-bit defaults follow the device: a V100 (DGX-2) has fp16 tensor
+// cores and no bf16, so what the scenario leaves out runs in fp16 there;
+// a bf16 the scenario names is still an error, and elsewhere bf16 stays.
+TEST(Parse, SixteenBitDefaultsFollowTheDevice) {
+  json train = training({{"tp", 2}, {"dp", 8}}, {{"global_batch", 64}});
+  train["system"] = "dgx-2";
+  EXPECT_EQ(parse_scenario(train).train.precision, Precision::fp16);
+  EXPECT_EQ(eval_ok(train).at("device").at("precision"), "fp16");
+  train["training"]["precision"] = "bf16";
+  expect_error(train, "training.precision");
+  json serve = {{"mode", "inference"}, {"model", "llama2-7b"}, {"system", "dgx-2"}, {"parallelism", {{"tp", 2}}}};
+  const Scenario v100 = parse_scenario(serve);
+  EXPECT_EQ(v100.infer.compute_precision, Precision::fp16);
+  EXPECT_EQ(v100.infer.weight_precision, Precision::fp16);
+  EXPECT_EQ(v100.infer.kv_precision, Precision::fp16);
+  serve["inference"] = {{"weight_precision", "int8"}};
+  EXPECT_EQ(parse_scenario(serve).infer.weight_precision, Precision::int8);  // named: kept
+  EXPECT_EQ(parse_scenario(serve).infer.compute_precision, Precision::fp16);
+  serve["system"] = "dgx-h100";
+  EXPECT_EQ(parse_scenario(serve).infer.compute_precision, Precision::bf16);
+  EXPECT_EQ(parse_scenario(training({{"tp", 1}}, {{"global_batch", 8}})).train.precision, Precision::bf16);
 }
 
 }  // namespace

@@ -91,6 +91,26 @@ test('model fields take their baseline from the preset', () => {
   assert.equal(baseline(layers, state, presets), layers.default);
 });
 
+test('the 16-bit precisions are fp16 by default on a device without bf16 (V100), as the core runs them', () => {
+  const state = structuredClone(defaults);
+  const field = (k) => schema.fields.find((f) => f.key === k);
+  const keys = ['training.precision', 'inference.compute_precision', 'inference.weight_precision', 'inference.kv_precision'];
+  for (const k of keys) assert.equal(baseline(field(k), state, presets), 'bf16', `${k} on ${state.system}`);
+  state.system = 'dgx-2';
+  for (const k of keys) assert.equal(baseline(field(k), state, presets), 'fp16', `${k} on dgx-2`);
+  // what the page sends leaves the precision out, and the core runs it in fp16
+  state.values = { 'parallelism.tp': '2', 'parallelism.dp': '8' };
+  const { scenario, errors } = buildScenario(schema, state, presets);
+  assert.deepEqual(errors, []);
+  assert.equal(scenario.training?.precision, undefined);
+  const out = JSON.parse(mod.evaluate(JSON.stringify(scenario)));
+  assert.equal(out.error, undefined, JSON.stringify(out.error));
+  assert.equal(out.device.precision, 'fp16');
+  // a bf16 peak set on the system makes bf16 the default again
+  state.values['system.peak_bf16_tflops'] = '125';
+  assert.equal(baseline(field('training.precision'), state, presets), 'bf16');
+});
+
 test('error paths map to the closest field', () => {
   const keys = schema.fields.map((f) => f.key);
   assert.equal(fieldForPath(keys, 'parallelism.tp'), 'parallelism.tp');

@@ -141,6 +141,23 @@ void check_consistency(const Scenario& s) {
   if (const auto e = find_inconsistency(s)) throw InputError(e->path, e->message);
 }
 
+// The 16-bit precisions a scenario leaves out are bf16, unless the device
+// has no bf16 matmul peak but an fp16 one (V100: fp16 tensor cores only,
+// NVIDIA Volta whitepaper 2017); there the default is fp16, the format of
+// mixed-precision training with loss scaling (Micikevicius et al. 2018,
+// arXiv 1710.03740). A precision the scenario names is kept and checked.
+void default_16bit_to_device(const nlohmann::json& root, Scenario& s) {
+  const auto& peak = s.system.device.matmul_flops;
+  if (peak[static_cast<int>(Precision::bf16)] > 0 || peak[static_cast<int>(Precision::fp16)] <= 0) return;
+  auto left_out = [&](const char* section, const char* key) {
+    return !root.contains(section) || !root.at(section).is_object() || !root.at(section).contains(key);
+  };
+  if (left_out("training", "precision")) s.train.precision = Precision::fp16;
+  if (left_out("inference", "compute_precision")) s.infer.compute_precision = Precision::fp16;
+  if (left_out("inference", "weight_precision")) s.infer.weight_precision = Precision::fp16;
+  if (left_out("inference", "kv_precision")) s.infer.kv_precision = Precision::fp16;
+}
+
 // inference.moe_gemm "auto": the legacy 16-bit grouped GEMM (TensorRT-LLM's
 // MoE plugin up to 0.9) served 16-bit and fp8 checkpoints on Ampere and
 // Hopper (a distinct, slower path on Hopper only); fp4-family experts (MXFP4,

@@ -445,6 +445,7 @@ Scenario parse_scenario(const nlohmann::json& root) {
   // here so that a bad one is an error wherever the scenario goes.
   if (top.has("search")) parse_search_request(root);
   top.finish();
+  default_16bit_to_device(root, s);
   check_consistency(s);
   pick_moe_gemm(s);  // needs a consistent plan
   return s;

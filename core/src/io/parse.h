@@ -32,6 +32,8 @@ struct Inconsistency {
 std::optional<Inconsistency> find_inconsistency(const Scenario& s);
 // The same, thrown as an InputError.
 void check_consistency(const Scenario& s);
+// bf16 defaults become fp16 on a device without bf16 math (consistency.cpp).
+void default_16bit_to_device(const nlohmann::json& root, Scenario& s);
 // inference.moe_gemm "auto" resolved for a consistent scenario's plan
 // (in.moe_gemm and in.moe_gemm_fallback); a named kernel is left as given.
 void pick_moe_gemm(Scenario& s);

@@ -25,9 +25,20 @@ export function getPath(obj, path) {
   return o;
 }
 
+// The precisions whose bf16 default is fp16 on a device without bf16 math
+// (V100), as the core defaults them (default_16bit_to_device, core/src/io/consistency.cpp).
+const SIXTEEN_BIT = new Set(['training.precision', 'inference.compute_precision', 'inference.weight_precision', 'inference.kv_precision']);
+function deviceHasBf16(state, presets) {
+  const set = state.values?.['system.peak_bf16_tflops'];
+  if (set !== undefined && String(set).trim() !== '') return parseNumber(set) > 0;
+  const peaks = presets?.systems?.[state.system]?.system?.device?.matmul_tflops;
+  return !peaks || peaks.bf16 > 0 || !(peaks.fp16 > 0);
+}
+
 // What a field is when the user leaves it alone: the chosen preset's value for
 // model and system fields, else the schema default (null: derived by the core).
 export function baseline(field, state, presets) {
+  if (SIXTEEN_BIT.has(field.key) && field.default === 'bf16' && !deviceHasBf16(state, presets)) return 'fp16';
   if (isSystemField(field)) return systemValue(field, presets?.systems?.[state.system]?.system) ?? field.default;
   if (field.key.startsWith('model.') && state.model) {
     const preset = presets?.models?.[state.model];
