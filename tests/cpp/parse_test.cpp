@@ -232,5 +232,25 @@ TEST(Parse, SixteenBitDefaultsFollowTheDevice) {
   EXPECT_EQ(parse_scenario(training({{"tp", 1}}, {{"global_batch", 8}})).train.precision, Precision::bf16);
 }
 
+// A mode section left out reads as an empty one: its fields take the input
+// table's defaults (inference batch 8 of 2048 + 256 tokens, the MoE GEMM
+// picked per plan; training global batch 512), not the structs' own values.
+TEST(Parse, AbsentSectionTakesTheTableDefaults) {
+  for (const char* mode : {"training", "inference"}) {
+    json bare = {{"mode", mode}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 2}}}};
+    json empty = bare;
+    empty[mode] = json::object();
+    EXPECT_EQ(eval_ok(bare).dump(), eval_ok(empty).dump()) << mode;
+  }
+  const Scenario serve = parse_scenario({{"mode", "inference"}, {"model", "llama2-7b"}});
+  EXPECT_EQ(serve.infer.batch, 8);
+  EXPECT_EQ(serve.infer.input_tokens, 2048);
+  EXPECT_EQ(serve.infer.output_tokens, 256);
+  EXPECT_TRUE(serve.infer.moe_gemm_auto);
+  const Scenario train = parse_scenario({{"mode", "training"}, {"model", "llama2-7b"}});
+  EXPECT_EQ(train.train.global_batch, 512);
+  EXPECT_EQ(train.train.seq_len, 4096);  // the model's
+}
+
 }  // namespace
 }  // namespace llmcalc::test

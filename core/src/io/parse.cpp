@@ -252,11 +252,16 @@ Parallelism parse_parallelism(const nlohmann::json& root) {
   return p;
 }
 
+// An absent section reads as an empty one, so that its fields take the
+// input table's defaults either way (StrictObject keeps a reference: static).
+const nlohmann::json& section_or_empty(const nlohmann::json& root, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  return root.contains(key) ? root.at(key) : empty;
+}
+
 Training parse_training(const nlohmann::json& root, int model_seq) {
   Training t;
-  t.seq_len = model_seq;
-  if (!root.contains("training")) return t;
-  StrictObject o(root.at("training"), "training");
+  StrictObject o(section_or_empty(root, "training"), "training");
   t.global_batch = int_field(o, "global_batch");
   t.micro_batch = int32_field(o, "micro_batch");
   t.seq_len = static_cast<int>(optional_int(o, "seq_len", model_seq));
@@ -304,8 +309,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
 
 Inference parse_inference(const nlohmann::json& root) {
   Inference inf;
-  if (!root.contains("inference")) return inf;
-  StrictObject o(root.at("inference"), "inference");
+  StrictObject o(section_or_empty(root, "inference"), "inference");
   inf.batch = int32_field(o, "batch");
   inf.input_tokens = int32_field(o, "input_tokens");
   inf.output_tokens = int32_field(o, "output_tokens");
