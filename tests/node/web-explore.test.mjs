@@ -203,6 +203,8 @@ test('no serving plan fits: the weight precisions tried next are the narrower on
   assert.deepEqual(narrowerWeights('int8'), ['int4']);
   assert.deepEqual(narrowerWeights('int4'), []);
   assert.deepEqual(narrowerWeights('fp4'), []);
+  assert.deepEqual(narrowerWeights('mxfp4'), [], 'GPT-OSS checkpoints are 4-bit already');
+  assert.deepEqual(narrowerWeights('nvfp4'), []);
   assert.equal(narrowedText('fp8', { inference: { compute_precision: 'fp8' } }), 'fp8 weights and fp8 math (W8A8)');
   assert.equal(narrowedText('fp8', { inference: { compute_precision: 'bf16' } }), 'fp8 weights (weight-only kernels, bf16 math)');
   assert.equal(narrowedText('int4', { inference: {} }), 'int4 weights (weight-only kernels, bf16 math)');

@@ -90,9 +90,9 @@ export function nextGpuCount(gpus, node, need, allowed) {
 
 // Stored weight precisions narrower than `current`, in the order "Find a plan
 // that fits" tries them: fp8, then int4.
-const WEIGHT_BITS = { fp32: 32, bf16: 16, fp16: 16, fp8: 8, int8: 8, int4: 4, fp4: 4 };
+const WEIGHT_BITS = { fp32: 32, bf16: 16, fp16: 16, fp8: 8, int8: 8, int4: 4, fp4: 4, nvfp4: 4, mxfp4: 4 };
 export function narrowerWeights(current = 'bf16') {
-  const bits = WEIGHT_BITS[current] ?? 16;
+  const bits = WEIGHT_BITS[current] ?? 0;  // a format not listed here: none tried
   return ['fp8', 'int4'].filter((w) => WEIGHT_BITS[w] < bits);
 }
 
