@@ -72,5 +72,38 @@ TEST(Schema, AdvancedFieldsAreOptionalRunSettings) {
     EXPECT_EQ(f.value("advanced", false), advanced.count(f.at("key").get<std::string>()) == 1) << f.at("key");
 }
 
+// The table's defaults are the parser's: a scenario field set to its default
+// evaluates as one left out, and as a mode section left out whole (the web
+// form sends only what the user changed, the CLI takes files that leave
+// sections out). A MoE model on a pp x ep plan exercises the most fields.
+TEST(Schema, DefaultsAreWhatTheParserApplies) {
+  using nlohmann::json;
+  for (const char* mode : {"training", "inference"}) {
+    const json bare = {{"mode", mode}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"},
+                       {"parallelism", {{"tp", 2}, {"pp", 2}, {"dp", 2}, {"ep", 2}}}};
+    const std::string left_out = evaluate_json(bare.dump());
+    ASSERT_FALSE(json::parse(left_out).contains("error")) << left_out.substr(0, 300);
+    json empty = bare;
+    empty[mode] = json::object();
+    EXPECT_TRUE(evaluate_json(empty.dump()) == left_out) << mode << ": an empty section";
+    int checked = 0;
+    for (const auto& f : schema_fields()) {
+      const auto dot = f.key.find('.');
+      if (f.def.is_null() || !f.request.empty() || dot == std::string::npos) continue;
+      const std::string section = f.key.substr(0, dot);
+      if (section != mode && section != "parallelism" && section != "cost" && section != "reliability") continue;
+      if (section == "parallelism" && bare.at("parallelism").contains(f.key.substr(dot + 1))) continue;
+      std::string pointer = "/" + f.key;
+      std::replace(pointer.begin(), pointer.end(), '.', '/');
+      json set = bare;
+      set[json::json_pointer(pointer)] = f.def;
+      const std::string out = evaluate_json(set.dump());
+      EXPECT_TRUE(out == left_out) << mode << ": " << f.key << " = " << f.def.dump() << " -> " << out.substr(0, 160);
+      ++checked;
+    }
+    EXPECT_GE(checked, 20) << mode;
+  }
+}
+
 }  // namespace
 }  // namespace llmcalc
