@@ -167,7 +167,7 @@ export class App {
     status.textContent = '';
     let next = label;
     try {
-      const weightsBefore = this.store.scenario().scenario?.inference?.weight_precision ?? 'bf16';
+      const weightsBefore = this.store.state.values['inference.weight_precision'] ?? baseline(this.store.field('inference.weight_precision') || {}, this.store.state, this.store.presets);
       const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried, hostShort, narrowed, narrowTried = [] } = await search.fit(gpus);
       if (best) {
         const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
