@@ -80,8 +80,16 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
   await searchDone(shared.page);
   assert.match(await shared.page.locator('[data-explore="search"] .warnings').textContent(), /no configuration fits in 90% of the memory on 8 GPUs/);
   assert.match(await shared.page.locator('.closest-plan').textContent(), /needs [0-9.]+\sGiB per GPU of 72\.0\sGiB allowed \(90\.0% of 80\.0\sGiB\)\./);
+  assert.doesNotMatch(await shared.page.locator('.closest-plan').textContent(), /Narrower weights/, 'training: no weight ladder');
   await shared.page.close();
   assert.deepEqual(shared.errors, []);
+
+  // Serving with 16-bit weights: the note names the narrower weights the calculator's button tries.
+  const serving = await openPage('v=1&mode=inference&m=deepseek-v3&s=dgx-h200&view=search&qg=8');
+  await searchDone(serving.page);
+  assert.match(await serving.page.locator('.closest-plan').textContent(), /needs [0-9.]+\sGiB per GPU of 131\sGiB\. Apply Narrower weights hold less: the calculator's "Find a plan that fits" also tries fp8, then int4 weights\.$/);
+  await serving.page.close();
+  assert.deepEqual(serving.errors, []);
 });
 
 // The fixed parallelism leaves nothing to search (tp 2 x dp 2 x cp 1 x pp 1
