@@ -118,8 +118,8 @@ function withWeights(free, sec, weights, math, batch) {
 // fixed inputs left nothing to evaluate, the warning above says why.
 function noPlan(closest, onApply, evaluated) {
   if (!closest) return el('p', { class: 'view-missing', text: evaluated === 0 ? 'No plan to show.' : 'No plan fits.' });
-  // A serving plan short of memory with 16-bit weights: name the way out the
-  // calculator's button takes (App.fitPlan), which this search does not.
+  // A serving plan short of memory with weights wider than 4 bits: name the
+  // way out the calculator's button takes (App.fitPlan), which this search does not.
   const narrower = closest.inference && closest.misses?.includes('memory') ? narrowerWeights(closest.inference.weight_precision) : [];
   const hint = narrower.length ? ` Narrower weights hold less: the calculator's "Find a plan that fits" also tries ${narrower.join(', then ')} weights.` : '';
   return el('p', { class: 'view-missing closest-plan' }, [
