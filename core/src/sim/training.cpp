@@ -12,7 +12,6 @@
 #include "offload.h"
 #include "recompute.h"
 #include "schedule.h"
-#include "step_waits.h"
 #include "training_formats.h"
 
 namespace llmcalc {
@@ -222,112 +221,6 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
   }
   if (last) add_mtp(s, t, ops);
   return t;
-}
-
-Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
-  const Model& m = s.model;
-  const Parallelism& par = s.par;
-  const Training& t = s.train;
-  const StageLayout layout = stage_layout(m, par);
-  const double layers = layout.max_layers;
-  const double mb = static_cast<double>(t.global_batch / (1LL * t.micro_batch * par.dp));
-  const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
-  // The slowest stage holds `layers` layers of each kind in proportion.
-  auto stage = [&](double PassTime::*field, PassTime LayerTimes::*pass) {
-    return layers * ((1 - moe_frac) * (parts.dense->*pass).*field + (parts.moe ? moe_frac * (parts.moe->*pass).*field : 0.0));
-  };
-  const bool exposed_tp = !t.overlap.tp;
-  const double F = stage(&PassTime::compute, &LayerTimes::fwd);
-  const double B_layers = stage(&PassTime::compute, &LayerTimes::bwd);
-  const double R = recomputed_share(t, layers) * stage(&PassTime::compute, &LayerTimes::rec);
-  const double TP_f = exposed_tp ? stage(&PassTime::tp, &LayerTimes::fwd) : 0.0;
-  const double TP = exposed_tp ? TP_f + stage(&PassTime::tp, &LayerTimes::bwd) +
-                                     recomputed_share(t, layers) * stage(&PassTime::tp, &LayerTimes::rec)
-                               : 0.0;
-  const double CP_f = stage(&PassTime::cp, &LayerTimes::fwd);
-  const double CP = CP_f + stage(&PassTime::cp, &LayerTimes::bwd);
-  const double EP_f = stage(&PassTime::ep, &LayerTimes::fwd);
-  const double EP_all = EP_f + stage(&PassTime::ep, &LayerTimes::bwd) +
-                        recomputed_share(t, layers) * stage(&PassTime::ep, &LayerTimes::rec);
-  // The end stages' extra work beyond the slowest stage's layers: a stage
-  // with a layer fewer saves that layer's compute and exposed communication.
-  const double edge = end_stage_excess(layout, parts.edge_first, parts.edge_last,
-                                       (F + B_layers + R + TP + CP + EP_all) / layers,
-                                       par.schedule == PipeSchedule::dualpipe);
-  const double B = B_layers + edge;
-  // Megatron-Core's EP overlap (--overlap-moe-expert-parallel-comm) and
-  // DualPipe's forward-backward pairs run one micro-batch's forward beside
-  // another's backward, so each one's all-to-all hides behind the other's
-  // compute, which runs on the SMs the all-to-all leaves it (NCCL's channels;
-  // DeepEP's 20 SMs, DeepSeek-V3 §3.2.2): the slowdown and the excess show.
-  const bool ep_overlap = t.overlap.ep || par.schedule == PipeSchedule::dualpipe;
-  const Device& gpu = s.system.device;
-  const double ep_share = t.moe_dispatcher == MoeDispatcher::deepep ? 20.0 / gpu.sm_count : gpu.efficiency.comm_sm_share;
-  const double EP = ep_overlap ? overlapped_unit(F + B + R, EP_all, ep_share) - (F + B + R) : EP_all;
-  // The host launches every kernel; when it spends longer per kernel than
-  // the GPU runs it (small models, fine-grained MoE, eager frameworks), the
-  // GPU waits for the host (step_waits.h).
-  MicrobatchWork work;
-  work.gpu = F + B + R + TP + CP + EP;
-  work.host_fwd = stage(&PassTime::kernels, &LayerTimes::fwd) * t.host_overhead_s;
-  work.host_bwd = (stage(&PassTime::kernels, &LayerTimes::bwd) +
-                   recomputed_share(t, layers) * stage(&PassTime::kernels, &LayerTimes::rec)) *
-                  t.host_overhead_s;
-  // ZeRO-3 prefetches the next unit beside a layer's wall time: its compute
-  // and the communication it waits on (no second collective hides there).
-  // An overlapped all-to-all shows across the paired passes as their compute does.
-  const double EP_shown_f = ep_overlap ? EP * F / std::max(F + B + R, 1e-30) : EP_all > 0 ? EP * EP_f / EP_all : 0.0;
-  const double fwd_wall = F + TP_f + CP_f + EP_shown_f;
-  const double bwd_wall = B_layers + R + TP - TP_f + CP - CP_f + EP - EP_shown_f;
-  DpCompute dc;
-  dc.fwd = fwd_wall / layers;
-  dc.bwd = bwd_wall / layers;
-  dc.edge_bwd = edge;
-  dc.fwd_total = fwd_wall;  // the data-parallel gather and reduction hide behind wall times too
-  dc.last_bwd = bwd_wall + edge;
-  dc.layers = layers;
-  dc.microbatches = mb;
-  const StepWaits waits = step_waits(s, *parts.dp, dc, work);
-  const double per_mb = waits.per_mb;
-
-  Iteration it;
-  TimeBreakdown& bd = it.breakdown;
-  bd.dp_comm = waits.dp_comm;
-  bd.offload = waits.offload;
-  bd.host = waits.host;
-  bd.compute = mb * (F + B);
-  bd.recompute = mb * R;
-  bd.tp_comm = mb * TP;
-  bd.cp_comm = mb * CP;
-  bd.ep_comm = mb * EP;
-  const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
-  const double W = stage(&PassTime::wgrad, &LayerTimes::bwd);
-  // ZB-H1 and DualPipe move chunks of a slot (the forward, the weight
-  // gradients) into the bubble; what that saves is what the slot shrinks by
-  // without them: all of their time while compute binds the slot, less where
-  // the overlapped all-to-all, ZeRO-3's gathers or the host bind it (more
-  // work never shortens the step, nor less work lengthens it).
-  const auto slot_without = [&](double compute, double exposed, double all_to_all, double waits_mb) {
-    const double rest = F + B + R - compute, a2a = EP_all - all_to_all;
-    const double ep = ep_overlap ? overlapped_unit(rest, a2a, ep_share) - rest : a2a;
-    return std::max(work.host_fwd + work.host_bwd, rest + TP + CP + ep - exposed + waits_mb);
-  };
-  DpCompute no_w = dc;  // the backward windows ZeRO-3 hides its traffic behind, without W
-  no_w.bwd = std::max(0.0, dc.bwd - W / layers);
-  const DpExposure dpx = exposed_dp_time(s, *parts.dp, no_w);
-  const double w_waits = dpx.per_microbatch ? (waits.offload + dpx.total()) / mb : waits.waits_per_mb;
-  const double fwd_slot = std::max(0.0, per_mb - slot_without(F, TP_f + CP_f, EP_f, waits.waits_per_mb));
-  const double w_slot = std::max(0.0, per_mb - slot_without(W, 0, 0, w_waits));
-  bd.pp_bubble = pipeline_bubble(par, per_mb, fwd_slot, w_slot);
-  // Forward activation and backward gradient per chunk boundary; with
-  // overlap only the pipeline fill and drain stay on the critical path.
-  if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
-  const DpParts& d = *parts.dp;
-  bd.optimizer = s.train.offload != Offload::none ? offloaded_optimizer_time(s, d, dc.last_bwd, mb) : d.optimizer.time_s;
-  it.t_fwd_s = fwd_slot;  // as the bubble counts them, so the chart's idle time is the bubble's
-  it.t_bwd_s = per_mb - it.t_fwd_s;
-  it.t_wgrad_s = std::min(w_slot, it.t_bwd_s);
-  return it;
 }
 
 namespace {
