@@ -113,6 +113,65 @@ function withWeights(free, sec, weights, math, batch) {
   return { ...free, inference };
 }
 
+// The scenario with its plan left free for "Find a plan that fits": no
+// parallelism; training without its micro-batch and recompute; serving at
+// its batch (`batchDefault` when it gives none).
+function freePlan(scenario, batchDefault) {
+  const free = { ...structuredClone(scenario), parallelism: {} };
+  const sec = free[free.mode];
+  if (free.mode === 'training') {
+    delete sec.micro_batch;
+    delete sec.recompute;
+  } else if (sec.batch === undefined) sec.batch = batchDefault;
+  return free;
+}
+
+// Training, while nothing fits: the optimizer offloaded to host memory (where
+// the system gives its host side), then the weights too (ZeRO-3 plans).
+// Updates the fit's record `r` (see fit()).
+async function tryOffload(search, free, sec, r) {
+  const ladder = ['optimizer', 'parameters'];
+  for (const offload of ladder.slice(ladder.indexOf(sec.offload) + 1)) {
+    if (r.s.best?.length) break;
+    // Fetching the weights unit by unit is ZeRO-3's: the search keeps zero fixed at 3.
+    const parallelism = offload === 'parameters' ? { zero: 3 } : free.parallelism;
+    const found = await search({ ...free, parallelism, training: { ...sec, offload } }).catch(() => null);
+    if (!found) break;  // the system has no host figures
+    r.offloadTried = offload;
+    r.evaluated += found.evaluated;
+    // The leanest of the searches' closest plans: an offloaded one holds less.
+    if (found.closest && (!r.closest || found.closest.memory_bytes_total < r.closest.memory_bytes_total)) r.closest = found.closest;
+    r.hostShort += found.host_short || 0;  // plans that fit the GPUs but offload more than the host holds
+    if (found.best?.length) {
+      r.s = found;
+      r.offloaded = offload;
+    }
+  }
+}
+
+// Serving, while nothing fits: narrower weights, fp8 then int4 (the
+// precisions checkpoints are commonly published and served in), the
+// scenario's `batch` first. fp8 weights compute in fp8 (W8A8) where the
+// device can, else they are weight-only at the scenario's math, as int4
+// always is. The closest plan stays the one at the scenario's own precision.
+async function tryNarrower(search, free, sec, batch, r) {
+  for (const weights of narrowerWeights(sec.weight_precision)) {
+    for (const b of batch === undefined ? [undefined] : [batch, undefined]) {
+      if (r.s.best?.length) return;
+      const w8a8 = weights === 'fp8' && sec.compute_precision !== 'fp8';
+      let found = w8a8 ? await search(withWeights(free, sec, weights, 'fp8', b)).catch(() => null) : null;
+      if (!found) found = await search(withWeights(free, sec, weights, undefined, b)).catch(() => null);
+      if (!found) continue;
+      if (!r.narrowTried.includes(weights)) r.narrowTried.push(weights);
+      r.evaluated += found.evaluated;
+      if (found.best?.length) {
+        r.s = found;
+        r.narrowed = weights;
+      }
+    }
+  }
+}
+
 // "No plan fits." and, when the search names one, the closest plan with
 // what it misses and an Apply button (to see it in the calculator). When the
 // fixed inputs left nothing to evaluate, the warning above says why.
@@ -326,78 +385,30 @@ export class SearchView {
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
-    const free = { ...structuredClone(scenario), parallelism: {} };
+    const free = freePlan(scenario, this.ctx.store.field('inference.batch')?.default ?? 1);
     const sec = free[free.mode];
-    if (free.mode === 'training') {
-      delete sec.micro_batch;
-      delete sec.recompute;
-    } else if (sec.batch === undefined) sec.batch = this.ctx.store.field('inference.batch')?.default ?? 1;
     return this.ctx.jobs.run(async (call) => {
       const search = async (doc) => {
         const out = JSON.parse(await call('search', JSON.stringify({ ...doc, search: { gpus, top: 10 } })));
         if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
         return out.search;
       };
-      let s = await search(free);
-      let evaluated = s.evaluated;
       const batch = sec.batch;
-      if (!s.best?.length && free.mode === 'inference') {
+      const r = { s: await search(free), offloaded: false, offloadTried: false, hostShort: 0, narrowed: false, narrowTried: [] };
+      r.evaluated = r.s.evaluated;
+      if (!r.s.best?.length && free.mode === 'inference') {
         delete sec.batch;
-        s = await search(free);
-        evaluated += s.evaluated;
+        r.s = await search(free);
+        r.evaluated += r.s.evaluated;
       }
-      // The leanest of the searches' closest plans: an offloaded one holds less.
-      let closest = s.closest || null;
-      const leaner = (c) => {
-        if (c && (!closest || c.memory_bytes_total < closest.memory_bytes_total)) closest = c;
-      };
-      let offloaded = false;
-      let offloadTried = false;
-      let hostShort = 0;  // plans that fit the GPUs but offload more than the host holds
-      const ladder = ['optimizer', 'parameters'];
-      const next = free.mode === 'training' ? ladder.slice(ladder.indexOf(sec.offload) + 1) : [];
-      for (const offload of next) {
-        if (s.best?.length) break;
-        // Fetching the weights unit by unit is ZeRO-3's: the search keeps zero fixed at 3.
-        const parallelism = offload === 'parameters' ? { zero: 3 } : free.parallelism;
-        const withOffload = await search({ ...free, parallelism, training: { ...sec, offload } }).catch(() => null);
-        if (!withOffload) break;  // the system has no host figures
-        offloadTried = offload;
-        evaluated += withOffload.evaluated;
-        leaner(withOffload.closest);
-        hostShort += withOffload.host_short || 0;
-        if (withOffload.best?.length) {
-          s = withOffload;
-          offloaded = offload;
-        }
-      }
-      // Serving: narrower weights, fp8 then int4 (the precisions checkpoints
-      // are commonly published and served in), the scenario's batch first.
-      // fp8 weights compute in fp8 (W8A8) where the device can, else they are
-      // weight-only at the scenario's math, as int4 always is. The message
-      // keeps the closest plan at the scenario's own precision.
-      let narrowed = false;
-      const narrowTried = [];
-      const ladderOf = free.mode === 'inference' ? narrowerWeights(sec.weight_precision) : [];
-      for (const weights of ladderOf) {
-        for (const b of batch === undefined ? [undefined] : [batch, undefined]) {
-          if (s.best?.length) break;
-          const w8a8 = weights === 'fp8' && sec.compute_precision !== 'fp8';
-          let found = w8a8 ? await search(withWeights(free, sec, weights, 'fp8', b)).catch(() => null) : null;
-          if (!found) found = await search(withWeights(free, sec, weights, undefined, b)).catch(() => null);
-          if (!found) continue;
-          if (!narrowTried.includes(weights)) narrowTried.push(weights);
-          evaluated += found.evaluated;
-          if (found.best?.length) {
-            s = found;
-            narrowed = weights;
-          }
-        }
-      }
+      r.closest = r.s.closest || null;
+      if (free.mode === 'training') await tryOffload(search, free, sec, r);
+      else await tryNarrower(search, free, sec, batch, r);
       // The search's recommended plan: the fastest of the best without a warning
       // (the fastest plans often fit with under 5% to spare), else the fastest.
+      const { s, ...rest } = r;
       const pick = s.recommended || 0;
-      return { best: s.best?.[pick] || null, skipped: pick, evaluated, closest: s.best?.length ? null : closest, offloaded, offloadTried, hostShort, narrowed, narrowTried };
+      return { ...rest, best: s.best?.[pick] || null, skipped: pick, closest: s.best?.length ? null : r.closest };
     });
   }
 
