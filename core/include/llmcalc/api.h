@@ -7,6 +7,9 @@ namespace llmcalc {
 
 // Evaluate one scenario (docs/scenario.md) and return the result object.
 std::string evaluate_json(const std::string& scenario_json);
+// The same evaluation as a few lines of text for a terminal (`llmcalc run
+// --text`); a bad input gives one line, "error: PATH: MESSAGE".
+std::string evaluate_text(const std::string& scenario_json);
 // All presets: {"models": {id: {...}}, "systems": {id: {...}}}.
 std::string presets_json();
 // The input schema table (key, url key, type, unit, default, range, help).

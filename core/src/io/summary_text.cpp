@@ -1,0 +1,240 @@
+#include "summary_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "accuracy.h"
+#include "enum_names.h"
+#include "outputs.h"
+#include "what_if.h"
+
+namespace llmcalc {
+
+namespace {
+
+// Every number of the text passes here: one that is not finite reads "n/a".
+std::string printf_text(const char* f, double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Three significant figures, without an exponent below a million.
+std::string sig3(double v) {
+  const double a = std::fabs(v);
+  return printf_text(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+}
+
+// 166778.3 -> "166,778".
+std::string count_text(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  std::string digits = printf_text("%.0f", std::fabs(v));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  return (v < 0 ? "-" : "") + digits;
+}
+
+std::string percent_text(double fraction) { return printf_text("%.1f%%", 100 * fraction); }
+
+const OutputSpec& output(const char* key) {
+  static const OutputSpec none{"", "", "", Mode::training, nullptr};
+  const OutputSpec* o = find_output(key);
+  return o ? *o : none;
+}
+
+// "label  text", the label padded so that the texts line up.
+std::string line(const std::string& label, const std::string& text) {
+  std::string l = label;
+  l.resize(std::max<size_t>(l.size() + 2, 24), ' ');
+  return l + text + "\n";
+}
+
+// The parts of a whole, largest first, zero parts left out:
+// "compute 15.1 s (80.1%) · tp comm ...". `as` formats one part.
+std::string parts_text(std::vector<std::pair<std::string, double>> parts, double whole, std::string (*as)(double)) {
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [name, v] : parts) {
+    if (!(v > 0)) continue;
+    if (!out.empty()) out += " · ";
+    out += name + " " + as(v) + (whole > 0 ? " (" + percent_text(v / whole) + ")" : "");
+  }
+  return out.empty() ? "none" : out;
+}
+
+// The label of an output without its " per GPU" ("weights per GPU" -> "weights").
+std::string part_label(const char* key) {
+  std::string l = output(key).label;
+  const std::string tail = " per GPU";
+  if (l.size() > tail.size() && l.compare(l.size() - tail.size(), tail.size(), tail) == 0) l.resize(l.size() - tail.size());
+  return l;
+}
+
+std::string memory_text(double total, double capacity, bool fits, const std::vector<std::pair<const char*, double>>& parts) {
+  std::vector<std::pair<std::string, double>> named;
+  for (const auto& [key, v] : parts) named.emplace_back(part_label(key), v);
+  return bytes_text(total) + " of " + bytes_text(capacity) + (fits ? ", fits: " : ", does not fit: ") +
+         parts_text(named, 0, bytes_text);
+}
+
+std::string plan_text(const Scenario& s) {
+  const Parallelism& p = s.par;
+  std::string t = "tp " + std::to_string(p.tp) + " · pp " + std::to_string(p.pp) + " · dp " + std::to_string(p.dp);
+  if (p.cp > 1) t += " · cp " + std::to_string(p.cp);
+  if (p.ep > 1) t += " · ep " + std::to_string(p.ep);
+  if (s.mode == Mode::inference) {
+    const Inference& in = s.infer;
+    return t + " · batch " + std::to_string(in.batch) + " · " + count_text(in.input_tokens) + " + " +
+           count_text(in.output_tokens) + " tokens · " + name_of(batching_names(), in.inflight) + " batching";
+  }
+  if (p.sp) t += " · sp";
+  if (p.zero > 0) t += " · ZeRO " + std::to_string(p.zero);
+  const Training& tr = s.train;
+  if (tr.lora()) t += " · LoRA rank " + std::to_string(tr.lora_rank) + ", frozen weights " + name_of(frozen_weight_names(), tr.frozen_weights);
+  return t + " · " + name_of(schedule_names(), p.schedule) + " · micro-batch " + std::to_string(tr.micro_batch) + " of " +
+         count_text(static_cast<double>(tr.global_batch)) + " × " + count_text(tr.seq_len) + " tokens · recompute " +
+         name_of(recompute_names(), tr.recompute);
+}
+
+// "compute (all peaks) 1.62x · scale-up link (nvlink) 1.08x", largest first,
+// for one headline time of the what-if evaluation.
+std::string what_if_text(const nlohmann::json& w, const char* metric) {
+  std::vector<std::pair<std::string, double>> parts;
+  for (const auto& p : w.value("parts", nlohmann::json::array()))
+    if (p.contains("speedup") && p["speedup"].contains(metric))
+      parts.emplace_back(p.value("label", ""), p["speedup"][metric].get<double>());
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [label, x] : parts) out += (out.empty() ? "" : " · ") + label + " " + printf_text("%.2fx", x);
+  return out;
+}
+
+// What bounds a phase, as a reader names it: a memory level by its label
+// ("hbm" -> "HBM3"), else as the model says ("compute", "network").
+std::string bound_text(const Device& d, const std::string& bound) {
+  for (const MemoryLevel& level : d.memory)
+    if (level.name == bound && !level.label.empty()) return level.label;
+  return bound;
+}
+
+// The label of a measured output, a sum of outputs as its parts' labels:
+// "weights + gradients + optimizer states per GPU".
+std::string metric_label(const std::string& key) {
+  std::string label;
+  size_t from = 0;
+  while (from <= key.size()) {
+    const size_t plus = std::min(key.find('+', from), key.size());
+    const std::string part = key.substr(from, plus - from);
+    const OutputSpec& o = output(part.c_str());
+    label += (label.empty() ? "" : " + ") + (*o.label ? part_label(part.c_str()) : part);
+    from = plus + 1;
+  }
+  const OutputSpec& whole = output(key.c_str());
+  if (*whole.label) return whole.label;
+  return key.find('+') == std::string::npos ? label : label + " per GPU";
+}
+
+// One line per measured output of the scenario's kind of run.
+std::string accuracy_text(const Scenario& s) {
+  const nlohmann::json a = accuracy_json(s);
+  std::string out;
+  for (const auto& m : a.value("metrics", nlohmann::json::array())) {
+    out += line(out.empty() ? "published runs" : "",
+                metric_label(m.value("metric", "")) + " off by " + percent_text(m.value("mean_abs_error", 0.0)) +
+                    " on average (bias " + printf_text("%+.1f%%", 100 * m.value("mean_error", 0.0)) + ", worst " +
+                    percent_text(m.value("max_abs_error", 0.0)) + ", " + std::to_string(m.value("cases", 0)) + " runs)");
+  }
+  const std::string kind = a.value("label", "");
+  if (out.empty()) return line("published runs", "none of this kind (" + kind + ") in the validation set");
+  return line("runs of this kind", kind) + out;
+}
+
+std::string training_text(const Scenario& s, const Result& r) {
+  const TrainingResult& t = r.training;
+  const TimeBreakdown& b = t.breakdown;
+  std::string out = line(output("training.iteration_time_s").label, seconds_text(t.iteration_time_s) + ", bound by " + bound_text(s.system.device, t.bound));
+  out += line("throughput", count_text(t.tokens_per_s) + " tokens/s · " + sig3(t.tflops_per_gpu) + " TFLOP/s per GPU · MFU " +
+                                percent_text(t.mfu) + " · HFU " + percent_text(t.hfu));
+  const std::vector<std::pair<const char*, double>> times = {
+      {"compute", b.compute},   {"recompute", b.recompute}, {"tp_comm", b.tp_comm},     {"cp_comm", b.cp_comm},
+      {"ep_comm", b.ep_comm},   {"pp_comm", b.pp_comm},     {"pp_bubble", b.pp_bubble}, {"dp_comm", b.dp_comm},
+      {"optimizer", b.optimizer}, {"host", b.host},         {"offload", b.offload}};
+  std::vector<std::pair<std::string, double>> named;
+  for (const auto& [k, v] : times) named.emplace_back(output(("training.time_breakdown_s." + std::string(k)).c_str()).label, v);
+  out += line("where the time goes", parts_text(named, b.total(), seconds_text));
+  const TrainingMemory& m = t.memory;
+  out += line("memory per GPU", memory_text(m.total, m.capacity, t.fits,
+                                            {{"training.memory_bytes.weights", m.weights},
+                                             {"training.memory_bytes.gradients", m.gradients},
+                                             {"training.memory_bytes.optimizer", m.optimizer},
+                                             {"training.memory_bytes.activations", m.activations}}));
+  if (t.time_to_train_s > 0) out += line(output("training.time_to_train_s").label, seconds_text(t.time_to_train_s));
+  const std::string w = what_if_text(doubled_parts(s, r), "iteration_time_s");
+  if (!w.empty()) out += line("twice as fast buys", w);
+  return out;
+}
+
+std::string inference_text(const Scenario& s, const Result& r) {
+  const InferenceResult& i = r.inference;
+  std::string out = line(output("inference.ttft_s").label, seconds_text(i.ttft_s) + ", prefill bound by " + bound_text(s.system.device, i.prefill_bound));
+  out += line(output("inference.tpot_s").label, seconds_text(i.tpot_s) + ", decode bound by " + bound_text(s.system.device, i.decode_bound));
+  out += line(output("inference.e2e_latency_s").label, seconds_text(i.e2e_latency_s));
+  out += line(output("inference.output_tokens_per_s").label,
+              count_text(i.output_tokens_per_s) + " per replica of " + count_text(i.replica_gpus) + " GPUs · " +
+                  count_text(i.concurrency) + " sequences in flight");
+  const InferenceMemory& m = i.memory;
+  out += line("memory per GPU", memory_text(m.total, m.capacity, i.fits,
+                                            {{"inference.memory_bytes.weights", m.weights},
+                                             {"inference.memory_bytes.kv_cache", m.kv_cache},
+                                             {"inference.memory_bytes.activations", m.activations}}) +
+                                    " · largest batch that fits " + count_text(static_cast<double>(m.max_batch)));
+  if (s.infer.target_requests_per_s > 0)
+    out += line(output("inference.capacity.gpus").label, count_text(i.capacity.gpus) + " GPUs: " +
+                                                             count_text(static_cast<double>(i.capacity.replicas)) +
+                                                             (i.capacity.replicas == 1 ? " replica" : " replicas"));
+  const nlohmann::json w = doubled_parts(s, r);
+  const std::string ttft = what_if_text(w, "ttft_s"), tpot = what_if_text(w, "tpot_s");
+  if (!ttft.empty()) out += line("twice as fast buys", "first token: " + ttft);
+  if (!tpot.empty()) out += line("", "per token: " + tpot);
+  return out;
+}
+
+}  // namespace
+
+std::string seconds_text(double s) {
+  if (!std::isfinite(s)) return "n/a";
+  const double a = std::fabs(s);
+  if (a >= 2 * 86400) return sig3(s / 86400) + " days";
+  if (a >= 3600) return sig3(s / 3600) + " h";
+  if (a >= 120) return sig3(s / 60) + " min";
+  if (a >= 1 || a == 0) return sig3(s) + " s";
+  if (a >= 1e-3) return sig3(s * 1e3) + " ms";
+  return sig3(s * 1e6) + " µs";
+}
+
+std::string bytes_text(double b) {
+  if (!std::isfinite(b)) return "n/a";
+  const double gib = 1024.0 * 1024 * 1024;
+  return std::fabs(b) >= gib || b == 0 ? sig3(b / gib) + " GiB" : sig3(b / (1024.0 * 1024)) + " MiB";
+}
+
+std::string result_text(const Scenario& s, const Result& r) {
+  const bool training = s.mode == Mode::training;
+  const long long gpus = training ? s.par.gpus() : 1LL * s.par.tp * s.par.pp * s.par.dp;
+  const std::string precision = training ? training_precision_name(s.train)
+                                         : weight_precision_name(s.infer) + " weights, " +
+                                               name_of(math_precision_names(), s.infer.compute_precision) + " math";
+  std::string out = std::string(training ? "Training " : "Serving ") + s.model.name + " on " + count_text(static_cast<double>(gpus)) +
+                    " × " + s.system.device.name + " (" + s.system.name + "), " + precision + "\n";
+  out += line("plan", plan_text(s));
+  out += training ? training_text(s, r) : inference_text(s, r);
+  out += accuracy_text(s);
+  for (const std::string& w : r.warnings) out += line("warning", w);
+  return out;
+}
+
+}  // namespace llmcalc

@@ -1,0 +1,96 @@
+// `llmcalc run --text`: the summary says what the JSON result says, in the
+// output table's words, and a bad input is one error line.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "presets.h"
+#include "summary_text.h"
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+json spec(const std::string& name) {
+  std::ifstream in(std::string(LLMCALC_TEST_DATA) + "/spec/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(SummaryText, UnitsReadAsAPersonWritesThem) {
+  EXPECT_EQ(seconds_text(18.861), "18.9 s");
+  EXPECT_EQ(seconds_text(0.70007), "700 ms");
+  EXPECT_EQ(seconds_text(0.0005), "500 µs");
+  EXPECT_EQ(seconds_text(2465), "41.1 min");
+  EXPECT_EQ(seconds_text(7200), "2.00 h");
+  EXPECT_EQ(seconds_text(1798795.5), "20.8 days");
+  EXPECT_EQ(seconds_text(std::nan("")), "n/a");
+  EXPECT_EQ(bytes_text(26068041216.0), "24.3 GiB");
+  EXPECT_EQ(bytes_text(8294400.0), "7.91 MiB");
+}
+
+TEST(SummaryText, TrainingLinesCarryTheResultsNumbers) {
+  const json scenario = spec("training-gpt3-175b-a100.json");
+  const json out = eval_ok(scenario);
+  const std::string text = evaluate_text(scenario.dump());
+  const json& t = out.at("training");
+  EXPECT_TRUE(has(text, "Training GPT-3 175B on 1,024 × A100 SXM4 80GB")) << text;
+  EXPECT_TRUE(has(text, "iteration time          " + seconds_text(t.at("iteration_time_s")) + ", bound by compute")) << text;
+  EXPECT_TRUE(has(text, "tp 8 · pp 16 · dp 8 · sp · ZeRO 1 · interleaved")) << text;
+  // Every part of the step that takes time is named, with its share.
+  for (const auto& [part, label] : std::vector<std::pair<std::string, std::string>>{
+           {"compute", "compute time"}, {"tp_comm", "tensor-parallel comm."}, {"pp_bubble", "pipeline bubble"}}) {
+    const double v = t.at("time_breakdown_s").at(part);
+    ASSERT_GT(v, 0) << part;
+    EXPECT_TRUE(has(text, label + " " + seconds_text(v) + " (")) << part << "\n" << text;
+  }
+  EXPECT_TRUE(has(text, bytes_text(t.at("memory_bytes").at("total")) + " of 80.0 GiB, fits")) << text;
+  EXPECT_FALSE(has(text, "recompute time")) << "a zero part is left out\n" << text;
+  EXPECT_TRUE(has(text, "weights + gradients + optimizer states per GPU off by")) << text;
+}
+
+TEST(SummaryText, ServingNamesTheMemoryLevelThatBoundsDecode) {
+  const json scenario = spec("inference-llama3.1-70b-h100.json");
+  const json out = eval_ok(scenario);
+  const std::string text = evaluate_text(scenario.dump());
+  const json& i = out.at("inference");
+  EXPECT_EQ(i.at("bound").at("decode"), "hbm");
+  EXPECT_TRUE(has(text, "time per output token   " + seconds_text(i.at("tpot_s")) + ", decode bound by HBM3")) << text;
+  EXPECT_TRUE(has(text, "time to first token     " + seconds_text(i.at("ttft_s")))) << text;
+  EXPECT_TRUE(has(text, "largest batch that fits " + std::to_string(i.at("max_batch").get<int>()))) << text;
+  EXPECT_TRUE(has(text, "per token: HBM3 bandwidth")) << text;
+}
+
+TEST(SummaryText, APlanThatDoesNotFitSaysSoAndWarns) {
+  const json scenario = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 8}}}};
+  const std::string text = evaluate_text(scenario.dump());
+  EXPECT_TRUE(has(text, "of 80.0 GiB, does not fit")) << text;
+  EXPECT_TRUE(has(text, "\nwarning                 does not fit")) << text;
+}
+
+TEST(SummaryText, BadInputIsOneErrorLine) {
+  EXPECT_EQ(evaluate_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","training":{"bogus":1}})"),
+            "error: training.bogus: unknown key\n");
+  const std::string malformed = evaluate_text("{\"mode\":");
+  EXPECT_EQ(malformed.rfind("error: $: ", 0), 0u) << malformed;
+  EXPECT_EQ(std::count(malformed.begin(), malformed.end(), '\n'), 1) << malformed;
+}
+
+// Every model preset in both modes on one system: no "nan" or "inf" reaches
+// the text (a number the model could not give reads "n/a").
+TEST(SummaryText, NoNonFiniteNumberInAnyPresetsSummary) {
+  const json presets = json::parse(presets_json());
+  for (const auto& [model, _] : presets.at("models").items())
+    for (const char* mode : {"training", "inference"}) {
+      const json scenario = {{"mode", mode}, {"model", model}, {"system", "dgx-h100"}};
+      const std::string text = evaluate_text(scenario.dump());
+      EXPECT_FALSE(has(text, "nan") || has(text, "inf ") || has(text, "inf\n")) << model << " " << mode << "\n" << text;
+      EXPECT_EQ(text.rfind("error:", 0), std::string::npos) << model << " " << mode << "\n" << text;
+    }
+}
+
+}  // namespace
+}  // namespace llmcalc::test
