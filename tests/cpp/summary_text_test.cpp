@@ -52,6 +52,20 @@ TEST(SummaryText, TrainingLinesCarryTheResultsNumbers) {
   EXPECT_TRUE(has(text, "weights + gradients + optimizer states per GPU off by")) << text;
 }
 
+// Where attention is a tenth of the step, the step under each kernel
+// generation (training.attention_kernel_sensitivity) is a line of its own.
+TEST(SummaryText, AttentionKernelsLineGivesEachKernelsStep) {
+  const json scenario = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                         {"parallelism", {{"dp", 8}}}, {"training", {{"seq_len", 8192}, {"global_batch", 64}}}};
+  const json out = eval_ok(scenario);
+  const std::string text = evaluate_text(scenario.dump());
+  const json& k = out.at("training").at("attention_kernel_sensitivity").at("iteration_time_s");
+  ASSERT_EQ(k.size(), 3u);
+  EXPECT_TRUE(has(text, "fa2 " + seconds_text(k.at("fa2")) + " (+")) << text;
+  EXPECT_TRUE(has(text, "fa1 " + seconds_text(k.at("fa1")) + " (+")) << text;
+  EXPECT_TRUE(has(text, "fa3 " + seconds_text(k.at("fa3")) + " (this run)")) << text;
+}
+
 TEST(SummaryText, ServingNamesTheMemoryLevelThatBoundsDecode) {
   const json scenario = spec("inference-llama3.1-70b-h100.json");
   const json out = eval_ok(scenario);

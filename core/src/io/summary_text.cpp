@@ -173,6 +173,18 @@ std::string training_text(const Scenario& s, const Result& r) {
                                              {"training.memory_bytes.optimizer", m.optimizer},
                                              {"training.memory_bytes.activations", m.activations}}));
   if (t.time_to_train_s > 0) out += line(output("training.time_to_train_s").label, seconds_text(t.time_to_train_s));
+  const nlohmann::json kernels = attention_kernel_sensitivity(s, r);
+  if (!kernels.is_null()) {
+    std::string steps;
+    const nlohmann::json per_kernel = kernels.value("iteration_time_s", nlohmann::json::object());  // held: items() views it
+    for (const auto& [kernel, time] : per_kernel.items()) {
+      const double change = time.get<double>() / t.iteration_time_s - 1;
+      steps += (steps.empty() ? "" : " · ") + kernel + " " + seconds_text(time.get<double>()) + " (" +
+               (std::fabs(change) < 1e-9 ? std::string("this run") : printf_text("%+.1f%%", 100 * change)) + ")";
+    }
+    out += line("attention kernels", "fused attention is " + percent_text(kernels.value("attention_share", 0.0)) +
+                                         " of the op time; the step with each: " + steps);
+  }
   const std::string w = what_if_text(doubled_parts(s, r), "iteration_time_s");
   if (!w.empty()) out += line("twice as fast buys", w);
   return out;
