@@ -48,14 +48,14 @@ int run(const std::string& path) {
   return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
 }
 
-// run --text: the result as lines for a person.
-int run_text(const std::string& path) {
+// run --text, search --text: the result as lines for a person.
+int text_of(const std::string& path, std::string (*fn)(const std::string&)) {
   std::string text;
   if (!read_text(path, text)) {
     std::cout << "error: $: cannot read " << path << "\n";
     return 2;
   }
-  const std::string out = llmcalc::evaluate_text(text);
+  const std::string out = fn(text);
   std::cout << out;
   return out.rfind("error:", 0) == 0 ? 2 : 0;
 }
@@ -163,12 +163,15 @@ int print(const std::string& text) { return std::cout << text << "\n", 0; }
 const std::vector<Command>& commands() {
   static const std::vector<Command> k = {
       {"run", "[--text] FILE|-", "evaluate one scenario (JSON; --text: a summary to read)", 1, 2, [](const Args& a) {
-         if (a.size() == 2) return a[0] == "--text" ? run_text(a[1]) : -1;
+         if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::evaluate_text) : -1;
          return run(a[0]);
        }},
       {"validate", "[--json|--markdown|--accuracy] PATH...", "run validation cases (files or folders)", 1, 10000, validate_command},
-      {"search", "FILE|-", "search the parallelism (scenario with a \"search\" section)", 1, 1,
-       [](const Args& a) { return explore(a[0], llmcalc::search_json); }},
+      {"search", "[--text] FILE|-", "search the parallelism (scenario with a \"search\" section; --text: a table)", 1, 2,
+       [](const Args& a) {
+         if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::search_text) : -1;
+         return explore(a[0], llmcalc::search_json);
+       }},
       {"sweep", "FILE|-", "sweep one input (scenario with a \"sweep\" section)", 1, 1,
        [](const Args& a) { return explore(a[0], llmcalc::sweep_json); }},
       {"study", "[--json] NAME [PARAMS|-]",

@@ -108,3 +108,53 @@ TEST(SummaryText, NoNonFiniteNumberInAnyPresetsSummary) {
 
 }  // namespace
 }  // namespace llmcalc::test
+
+namespace llmcalc::test {
+namespace {
+
+json search_of(const json& request) { return json::parse(search_json(request.dump())); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+// search --text: one row per plan of the JSON's best list, in its order,
+// the recommended one marked ">", a plan with a warning "!".
+TEST(SearchText, RowsAreTheBestPlansInOrder) {
+  const json request = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                        {"training", {{"global_batch", 512}, {"seq_len", 8192}}}, {"search", {{"gpus", 64}, {"top", 5}}}};
+  const json s = search_of(request).at("search");
+  const std::vector<std::string> lines = lines_of(search_text(request.dump()));
+  const auto head = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("#   iteration", 0) == 0; });
+  ASSERT_NE(head, lines.end());
+  const size_t recommended = s.at("recommended");
+  for (size_t i = 0; i < s.at("best").size(); ++i) {
+    const json& e = s.at("best")[i];
+    const std::string& l = *(head + 1 + static_cast<long>(i));
+    const char mark = i == recommended ? '>' : e.at("warnings").empty() ? ' ' : '!';
+    EXPECT_EQ(l.substr(0, 2), std::to_string(i + 1) + mark) << l;
+    EXPECT_TRUE(has(l, seconds_text(e.at("iteration_time_s")))) << l;
+    const json& p = e.at("parallelism");
+    EXPECT_TRUE(has(l, std::to_string(p.at("tp").get<int>()) + "   " + std::to_string(p.at("pp").get<int>()) + "   " +
+                           std::to_string(p.at("dp").get<int>())))
+        << l;
+  }
+}
+
+TEST(SearchText, NoPlanNamesTheClosestAndWhatItMisses) {
+  const json request = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"}, {"search", {{"gpus", 8}}}};
+  const std::string text = search_text(request.dump());
+  EXPECT_TRUE(has(text, "; 0 fit.")) << text;
+  EXPECT_TRUE(has(text, "No plan fits. The closest, which misses on memory:")) << text;
+}
+
+TEST(SearchText, BadInputIsOneErrorLine) {
+  const std::string text = search_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","search":{"gpus":8,"bogus":1}})");
+  EXPECT_EQ(text, "error: search.bogus: unknown key\n");
+}
+
+}  // namespace
+}  // namespace llmcalc::test

@@ -24,6 +24,9 @@ std::string version();
 namespace llmcalc {
 // Parallelism search over a scenario with a "search" section (spec "Search").
 std::string search_json(const std::string& scenario_json);
+// The same search as a table to read (`llmcalc search --text`); a bad input
+// gives one line, "error: PATH: MESSAGE".
+std::string search_text(const std::string& scenario_json);
 // One-input sweep over a scenario with a "sweep" section.
 std::string sweep_json(const std::string& scenario_json);
 // A device derived from a technology budget {"architecture", "node",

@@ -16,6 +16,17 @@ std::string search_json(const std::string& scenario_json) {
   return guarded([&] { return search_scenario(parse_bounded(scenario_json)); });
 }
 
+std::string search_text(const std::string& scenario_json) {
+  const json out = json::parse(search_json(scenario_json));  // errors and non-finite numbers handled there
+  if (out.contains("error"))
+    return "error: " + out["error"].value("path", "$") + ": " + out["error"].value("message", "") + "\n";
+  try {
+    return search_table(out);
+  } catch (const std::exception& e) {
+    return std::string("error: $: internal error: ") + e.what() + "\n";
+  }
+}
+
 std::string sweep_json(const std::string& scenario_json) {
   return guarded([&] { return sweep_scenario(parse_bounded(scenario_json)); });
 }

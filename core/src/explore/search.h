@@ -47,6 +47,10 @@ class FastTraining {
 // output says when it was reached. Throws InputError on invalid input.
 constexpr long long kDefaultSearchLimit = 20000000;
 nlohmann::json search_scenario(const nlohmann::json& input, long long max_configs = kDefaultSearchLimit);
+// A search_scenario result as a table to read (`llmcalc search --text`):
+// the best plans, the recommended one marked, their warnings, and the
+// published runs of the recommended plan's kind.
+std::string search_table(const nlohmann::json& out);
 
 // Parallelism and training sections as scenario JSON (reusable as input).
 nlohmann::json parallelism_to_json(const Parallelism& p);

@@ -30,13 +30,6 @@ std::string sig3(double v) {
   return printf_text(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
 }
 
-// 166778.3 -> "166,778".
-std::string count_text(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  std::string digits = printf_text("%.0f", std::fabs(v));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
-  return (v < 0 ? "-" : "") + digits;
-}
 
 std::string percent_text(double fraction) { return printf_text("%.1f%%", 100 * fraction); }
 
@@ -138,21 +131,6 @@ std::string metric_label(const std::string& key) {
   return key.find('+') == std::string::npos ? label : label + " per GPU";
 }
 
-// One line per measured output of the scenario's kind of run.
-std::string accuracy_text(const Scenario& s) {
-  const nlohmann::json a = accuracy_json(s);
-  std::string out;
-  for (const auto& m : a.value("metrics", nlohmann::json::array())) {
-    out += line(out.empty() ? "published runs" : "",
-                metric_label(m.value("metric", "")) + " off by " + percent_text(m.value("mean_abs_error", 0.0)) +
-                    " on average (bias " + printf_text("%+.1f%%", 100 * m.value("mean_error", 0.0)) + ", worst " +
-                    percent_text(m.value("max_abs_error", 0.0)) + ", " + std::to_string(m.value("cases", 0)) + " runs)");
-  }
-  const std::string kind = a.value("label", "");
-  if (out.empty()) return line("published runs", "none of this kind (" + kind + ") in the validation set");
-  return line("runs of this kind", kind) + out;
-}
-
 std::string training_text(const Scenario& s, const Result& r) {
   const TrainingResult& t = r.training;
   const TimeBreakdown& b = t.breakdown;
@@ -217,6 +195,26 @@ std::string inference_text(const Scenario& s, const Result& r) {
 
 }  // namespace
 
+std::string count_text(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  std::string digits = printf_text("%.0f", std::fabs(v));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  return (v < 0 ? "-" : "") + digits;
+}
+
+std::string published_runs_text(const nlohmann::json& kind) {
+  std::string out;
+  for (const auto& m : kind.value("metrics", nlohmann::json::array())) {
+    out += line(out.empty() ? "published runs" : "",
+                metric_label(m.value("metric", "")) + " off by " + percent_text(m.value("mean_abs_error", 0.0)) +
+                    " on average (bias " + printf_text("%+.1f%%", 100 * m.value("mean_error", 0.0)) + ", worst " +
+                    percent_text(m.value("max_abs_error", 0.0)) + ", " + std::to_string(m.value("cases", 0)) + " runs)");
+  }
+  const std::string label = kind.value("label", "");
+  if (out.empty()) return line("published runs", "none of this kind (" + label + ") in the validation set");
+  return line("runs of this kind", label) + out;
+}
+
 std::string seconds_text(double s) {
   if (!std::isfinite(s)) return "n/a";
   const double a = std::fabs(s);
@@ -244,7 +242,7 @@ std::string result_text(const Scenario& s, const Result& r) {
                     " × " + s.system.device.name + " (" + s.system.name + "), " + precision + "\n";
   out += line("plan", plan_text(s));
   out += training ? training_text(s, r) : inference_text(s, r);
-  out += accuracy_text(s);
+  out += published_runs_text(accuracy_json(s));
   for (const std::string& w : r.warnings) out += line("warning", w);
   return out;
 }

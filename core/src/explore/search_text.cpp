@@ -1,0 +1,105 @@
+// `llmcalc search --text`: the search's best plans as a table to read, from
+// the same JSON the page draws (search_scenario), as study_table does for
+// the studies.
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "search.h"
+#include "summary_text.h"
+
+namespace llmcalc {
+
+namespace {
+
+using nlohmann::json;
+
+std::string num(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string gib(double bytes) { return num("%.1f", bytes / (1024.0 * 1024 * 1024)); }
+
+std::string cell(const std::string& text, int width) {
+  std::string t = text;
+  if (static_cast<int>(t.size()) < width) t.resize(static_cast<size_t>(width), ' ');
+  return t + " ";
+}
+
+// tp pp dp cp ep, and for training sp, ZeRO and the schedule.
+std::string plan_cells(const json& p, bool training) {
+  std::string out;
+  for (const char* k : {"tp", "pp", "dp", "cp", "ep"}) out += cell(std::to_string(p.value(k, 1)), 3);
+  if (!training) return out;
+  std::string schedule = p.value("pp_schedule", "1f1b");
+  if (p.value("virtual_stages", 1) > 1) schedule += " x" + std::to_string(p.value("virtual_stages", 1));
+  return out + cell(p.value("sp", false) ? "yes" : "no", 3) + cell(std::to_string(p.value("zero", 0)), 4) + cell(schedule, 16);
+}
+
+// "memory", "memory and ttft_s": what a closest plan misses.
+std::string misses(const json& closest) {
+  std::string out;
+  for (const auto& m : closest.value("misses", json::array())) out += (out.empty() ? "" : " and ") + m.get<std::string>();
+  return out.empty() ? "nothing named" : out;
+}
+
+std::string header(bool training) {
+  if (training)
+    return cell("#", 3) + cell("iteration", 10) + cell("tokens/s", 10) + cell("MFU", 6) + cell("GiB/GPU", 8) +
+           "tp  pp  dp  cp  ep  sp  ZeRO schedule         mb  recompute\n";
+  return cell("#", 3) + cell("TTFT", 9) + cell("TPOT", 9) + cell("tokens/s", 10) + cell("per GPU", 8) + cell("GiB/GPU", 8) +
+         "tp  pp  dp  cp  ep  batch  prefill\n";
+}
+
+std::string row(const json& e, bool training) {
+  const json& p = e.value("parallelism", json::object());
+  if (training) {
+    const json& t = e.value("training", json::object());
+    return cell(seconds_text(e.value("iteration_time_s", 0.0)), 10) + cell(count_text(e.value("tokens_per_s", 0.0)), 10) +
+           cell(num("%.1f%%", 100 * e.value("mfu", 0.0)), 6) + cell(gib(e.value("memory_bytes_total", 0.0)), 8) +
+           plan_cells(p, true) + cell(std::to_string(t.value("micro_batch", 1)), 3) + t.value("recompute", std::string());
+  }
+  const json& in = e.value("inference", json::object());
+  // Prefill on instances of its own (disaggregated), or beside the decodes.
+  const std::string prefill = e.contains("prefill_instances")
+                                  ? num("%.2f", e.value("prefill_instances", 0.0)) + " x tp " + std::to_string(in.value("prefill_tp", 1))
+                                  : "colocated";
+  return cell(seconds_text(e.value("ttft_s", 0.0)), 9) + cell(seconds_text(e.value("tpot_s", 0.0)), 9) +
+         cell(count_text(e.value("output_tokens_per_s", 0.0)), 10) + cell(count_text(e.value("output_tokens_per_s_per_gpu", 0.0)), 8) +
+         cell(gib(e.value("memory_bytes_total", 0.0)), 8) + plan_cells(p, false) + cell(std::to_string(in.value("batch", 1)), 6) + prefill;
+}
+
+}  // namespace
+
+std::string search_table(const json& out) {
+  const json& s = out.at("search");
+  const json& best = s.value("best", json::array());
+  const bool training = (best.empty() ? s.value("closest", json::object()) : best[0]).contains("training");
+  std::string text = "Searched " + count_text(s.value("evaluated", 0.0)) + " plans on " + count_text(s.value("gpus", 0.0)) +
+                     " GPUs in " + seconds_text(s.value("elapsed_s", 0.0)) + "; " + count_text(s.value("feasible", 0.0)) + " fit.\n";
+  for (const auto& w : s.value("warnings", json::array())) text += "warning: " + w.get<std::string>() + "\n";
+  if (best.empty()) {
+    if (s.contains("closest") && !s.at("closest").is_null())
+      text += "No plan fits. The closest, which misses on " + misses(s.at("closest")) + ":\n\n" + header(training) +
+              cell("", 3) + row(s.at("closest"), training) + "\n";
+    return text;
+  }
+  const size_t recommended = s.value("recommended", 0);
+  text += "\n" + header(training);
+  std::set<std::string> notes;
+  for (size_t i = 0; i < best.size(); ++i) {
+    const bool warned = !best[i].value("warnings", json::array()).empty();
+    for (const auto& w : best[i].value("warnings", json::array())) notes.insert(w.get<std::string>());
+    text += cell(std::to_string(i + 1) + (i == recommended ? ">" : warned ? "!" : ""), 3) + row(best[i], training) + "\n";
+  }
+  text += "\n> the recommended plan: the fastest without a warning.\n";
+  for (const std::string& n : notes) text += "! " + n + "\n";
+  // How far published runs of the recommended plan's kind have been.
+  const std::string kind = best[recommended < best.size() ? recommended : 0].value("regime", "");
+  const json& kinds = s.value("accuracy", json::object());
+  return kinds.contains(kind) ? text + "\n" + published_runs_text(kinds.at(kind)) : text;
+}
+
+}  // namespace llmcalc
