@@ -172,8 +172,11 @@ const std::vector<Command>& commands() {
          if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::search_text) : -1;
          return explore(a[0], llmcalc::search_json);
        }},
-      {"sweep", "FILE|-", "sweep one input (scenario with a \"sweep\" section)", 1, 1,
-       [](const Args& a) { return explore(a[0], llmcalc::sweep_json); }},
+      {"sweep", "[--text] FILE|-", "sweep one input (scenario with a \"sweep\" section; --text: tables)", 1, 2,
+       [](const Args& a) {
+         if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::sweep_text) : -1;
+         return explore(a[0], llmcalc::sweep_json);
+       }},
       {"study", "[--json] NAME [PARAMS|-]",
        "gpu-generations | technology-nodes | dram-scaling | inference-boundedness | systems | scaling | models; PARAMS: a JSON file (systems, scaling, models: a scenario)", 1, 3,
        study_command},

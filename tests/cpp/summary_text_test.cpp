@@ -158,3 +158,39 @@ TEST(SearchText, BadInputIsOneErrorLine) {
 
 }  // namespace
 }  // namespace llmcalc::test
+
+namespace llmcalc::test {
+namespace {
+
+// sweep --text: a row per swept value with each output in its unit, "*"
+// where the plan does not fit, one table per series.
+TEST(SweepText, RowsCarryTheSweepsValuesAndFit) {
+  const json request = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"parallelism", {{"dp", 8}}},
+                        {"training", {{"seq_len", 4096}, {"micro_batch", 1}}},
+                        {"sweep", {{"input", "parallelism.zero"}, {"from", 0}, {"to", 3}, {"steps", 2}, {"scale", "lin"},
+                                   {"outputs", {"training.iteration_time_s", "training.mfu"}},
+                                   {"series", {{"system", {"dgx-h100", "dgx-a100-40gb"}}}}}}};
+  const json s = json::parse(sweep_json(request.dump())).at("sweep");
+  ASSERT_EQ(s.at("series").size(), 2u);
+  const std::string text = sweep_text(request.dump());
+  for (const auto& series : s.at("series")) {
+    ASSERT_TRUE(has(text, "\n" + series.at("name").get<std::string>() + "\nparallelism.zero  iteration time  MFU")) << text;
+    for (size_t i = 0; i < 2; ++i) {
+      const bool fits = series.at("fits")[i];
+      const std::string time = seconds_text(series.at("values").at("training.iteration_time_s")[i]) + (fits ? "" : "*");
+      EXPECT_TRUE(has(text, "\n" + s.at("x")[i].dump() + "                 " + time)) << time << "\n" << text;
+    }
+  }
+  // ZeRO-3 shards the 8B model's states over 8 H100; without it they do not
+  // fit, so both marks are exercised.
+  EXPECT_FALSE(s.at("series")[0].at("fits")[0].get<bool>());
+  EXPECT_TRUE(s.at("series")[0].at("fits")[1].get<bool>());
+}
+
+TEST(SweepText, BadInputIsOneErrorLine) {
+  const std::string text = sweep_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","sweep":{"input":"training.global_batch","from":1,"to":2,"outputs":["training.mfu"],"bogus":1}})");
+  EXPECT_EQ(text, "error: sweep.bogus: unknown key\n");
+}
+
+}  // namespace
+}  // namespace llmcalc::test

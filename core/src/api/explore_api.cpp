@@ -16,16 +16,27 @@ std::string search_json(const std::string& scenario_json) {
   return guarded([&] { return search_scenario(parse_bounded(scenario_json)); });
 }
 
-std::string search_text(const std::string& scenario_json) {
-  const json out = json::parse(search_json(scenario_json));  // errors and non-finite numbers handled there
+namespace {
+
+// A JSON result (or error) of `json_fn` as text: the error as one line,
+// "error: PATH: MESSAGE", else `table` of it.
+std::string as_text(const std::string& input, std::string (*json_fn)(const std::string&),
+                    std::string (*table)(const json&)) {
+  const json out = json::parse(json_fn(input));  // errors and non-finite numbers are handled there
   if (out.contains("error"))
     return "error: " + out["error"].value("path", "$") + ": " + out["error"].value("message", "") + "\n";
   try {
-    return search_table(out);
+    return table(out);
   } catch (const std::exception& e) {
     return std::string("error: $: internal error: ") + e.what() + "\n";
   }
 }
+
+}  // namespace
+
+std::string search_text(const std::string& scenario_json) { return as_text(scenario_json, search_json, search_table); }
+
+std::string sweep_text(const std::string& scenario_json) { return as_text(scenario_json, sweep_json, sweep_table); }
 
 std::string sweep_json(const std::string& scenario_json) {
   return guarded([&] { return sweep_scenario(parse_bounded(scenario_json)); });

@@ -1,0 +1,101 @@
+// `llmcalc sweep --text`: a sweep_scenario result as one table per series,
+// each output in its unit from the output table.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "outputs.h"
+#include "summary_text.h"
+#include "sweep.h"
+
+namespace llmcalc {
+
+namespace {
+
+using nlohmann::json;
+
+std::string cell(const std::string& text, size_t width) {
+  std::string t = text;
+  if (t.size() < width) t.resize(width, ' ');
+  return t + "  ";
+}
+
+// A value in its output's unit: "5.94 s", "64.5%", "24.3 GiB", "80,188".
+std::string value_text(const std::string& key, const json& v) {
+  if (!v.is_number()) return "n/a";
+  const double x = v.get<double>();
+  const OutputSpec* o = find_output(key);
+  const std::string unit = o ? o->unit : "";
+  if (unit == "s") return seconds_text(x);
+  if (unit == "bytes") return bytes_text(x);
+  char buf[64];
+  if (unit == "fraction") {
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * x);
+    return buf;
+  }
+  if (std::fabs(x) >= 1000) return count_text(x);
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// A swept value: an integer as it is, else four figures ("1.111").
+std::string x_text(const json& x) {
+  if (!x.is_number_float()) return x.is_string() ? x.get<std::string>() : x.dump();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", x.get<double>());
+  return buf;
+}
+
+std::string column_label(const std::string& key) {
+  const OutputSpec* o = find_output(key);
+  return o ? o->label : key;
+}
+
+std::string series_table(const json& x, const json& series, const std::string& input) {
+  const json& values = series.value("values", json::object());
+  std::vector<std::string> keys;
+  for (const auto& [key, _] : values.items()) keys.push_back(key);
+  // Widths: each column as wide as its label or its widest cell.
+  std::vector<size_t> width(keys.size() + 1, input.size());
+  for (size_t c = 0; c < keys.size(); ++c) width[c + 1] = column_label(keys[c]).size();
+  for (size_t i = 0; i < x.size(); ++i) {
+    width[0] = std::max(width[0], x_text(x[i]).size());
+    for (size_t c = 0; c < keys.size(); ++c) width[c + 1] = std::max(width[c + 1], value_text(keys[c], values[keys[c]][i]).size() + 1);
+  }
+  std::string head = cell(input, width[0]);
+  for (size_t c = 0; c < keys.size(); ++c) head += cell(column_label(keys[c]), width[c + 1]);
+  std::string out = head.substr(0, head.find_last_not_of(' ') + 1) + "\n";
+  const json& fits = series.value("fits", json::array());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool spills = i < fits.size() && fits[i].is_boolean() && !fits[i].get<bool>();
+    std::string line = cell(x_text(x[i]), width[0]);
+    for (size_t c = 0; c < keys.size(); ++c)
+      line += cell(value_text(keys[c], values[keys[c]][i]) + (spills ? "*" : ""), width[c + 1]);
+    out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+  for (const auto& e : series.value("errors", json::array()))
+    out += "error at " + x_text(e.value("x", json())) + ": " + e.value("path", "$") + ": " + e.value("message", "") + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string sweep_table(const json& out) {
+  const json& s = out.at("sweep");
+  const std::string input = s.value("input", "");
+  const json& x = s.value("x", json::array());
+  const json& series = s.value("series", json::array());
+  std::string text = "Sweep of " + input + " (" + s.value("scale", "") + "), " + std::to_string(x.size()) + " values";
+  if (series.size() > 1) text += ", one table per " + s.value("series_input", std::string("series"));
+  text += "; * = the plan does not fit in GPU memory.\n";
+  for (const auto& one : series) {
+    text += "\n";
+    if (series.size() > 1) text += one.value("name", "") + "\n";
+    text += series_table(x, one, input);
+  }
+  return text;
+}
+
+}  // namespace llmcalc
