@@ -78,6 +78,22 @@ TEST(SummaryText, ServingNamesTheMemoryLevelThatBoundsDecode) {
   EXPECT_TRUE(has(text, "per token: HBM3 bandwidth")) << text;
 }
 
+// Dollars only where a GPU-hour price is given; GPU-hours and energy always.
+TEST(SummaryText, CostLinesFollowTheCostSection) {
+  json scenario = spec("training-gpt3-175b-a100.json");
+  const std::string unpriced = evaluate_text(scenario.dump());
+  EXPECT_TRUE(has(unpriced, "\nper million tokens      ")) << unpriced;
+  EXPECT_FALSE(has(unpriced, "$")) << unpriced;
+  scenario["cost"] = {{"gpu_hour_usd", 2.0}};
+  const json out = eval_ok(scenario);
+  const double usd = out.at("training").at("cost").at("per_million_tokens").at("usd");
+  const std::string priced = evaluate_text(scenario.dump());
+  ASSERT_TRUE(usd >= 1 && usd < 10) << usd;  // printed with two decimals
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", usd);
+  EXPECT_TRUE(has(priced, std::string("GPU-h · $") + buf)) << buf << "\n" << priced;
+}
+
 TEST(SummaryText, APlanThatDoesNotFitSaysSoAndWarns) {
   const json scenario = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 8}}}};
   const std::string text = evaluate_text(scenario.dump());

@@ -24,9 +24,10 @@ std::string printf_text(const char* f, double v) {
   return buf;
 }
 
-// Three significant figures, without an exponent below a million.
+// Three significant figures below 1,000; whole numbers with separators above.
 std::string sig3(double v) {
   const double a = std::fabs(v);
+  if (a >= 1000 && std::isfinite(v)) return count_text(v);
   return printf_text(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
 }
 
@@ -131,6 +132,24 @@ std::string metric_label(const std::string& key) {
   return key.find('+') == std::string::npos ? label : label + " per GPU";
 }
 
+// "0.0227 GPU-h · $0.05 · 32.4 Wh" of one set of cost figures; the dollars
+// only when a GPU-hour price was given, energy when the device's power is known.
+std::string cost_figures_text(const CostResult& c, const CostFigures& f) {
+  std::string out = sig3(f.gpu_hours) + " GPU-h";
+  if (c.priced) out += " · $" + sig3(f.usd);
+  if (c.metered) out += " · " + (f.kwh >= 1 ? sig3(f.kwh) + " kWh" : sig3(f.kwh * 1e3) + " Wh");
+  return out;
+}
+
+// Per million tokens, and to train (with the CO2) when tokens are given.
+std::string cost_text(const CostResult& c, const char* per) {
+  std::string out = line(std::string("per million ") + per, cost_figures_text(c, c.per_million_tokens));
+  if (c.has_to_train)
+    out += line("to train", cost_figures_text(c, c.to_train) +
+                                (c.metered ? " · " + count_text(c.to_train.co2_kg / 1000) + " t CO2" : std::string()));
+  return out;
+}
+
 std::string training_text(const Scenario& s, const Result& r) {
   const TrainingResult& t = r.training;
   const TimeBreakdown& b = t.breakdown;
@@ -163,6 +182,7 @@ std::string training_text(const Scenario& s, const Result& r) {
     out += line("attention kernels", "fused attention is " + percent_text(kernels.value("attention_share", 0.0)) +
                                          " of the op time; the step with each: " + steps);
   }
+  out += cost_text(t.cost, "tokens");
   const std::string w = what_if_text(doubled_parts(s, r), "iteration_time_s");
   if (!w.empty()) out += line("twice as fast buys", w);
   return out;
@@ -186,6 +206,8 @@ std::string inference_text(const Scenario& s, const Result& r) {
     out += line(output("inference.capacity.gpus").label, count_text(i.capacity.gpus) + " GPUs: " +
                                                              count_text(static_cast<double>(i.capacity.replicas)) +
                                                              (i.capacity.replicas == 1 ? " replica" : " replicas"));
+  out += cost_text(i.cost, "output tokens");
+  if (i.cost.metered) out += line("energy per token", sig3(i.cost.joules_per_token) + " J");
   const nlohmann::json w = doubled_parts(s, r);
   const std::string ttft = what_if_text(w, "ttft_s"), tpot = what_if_text(w, "tpot_s");
   if (!ttft.empty()) out += line("twice as fast buys", "first token: " + ttft);
