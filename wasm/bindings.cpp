@@ -64,6 +64,7 @@ struct NoArg {
 };
 const WithArg kWithArg[] = {
     {"evaluate", llmcalc::evaluate_json},          // a scenario
+    {"evaluate_text", llmcalc::evaluate_text},     // a scenario -> the CLI's run --text summary
     {"search", llmcalc::search_json},              // a scenario with "search"
     {"sweep", llmcalc::sweep_json},                // a scenario with "sweep"
     {"study", llmcalc::study_json},                // a study name

@@ -130,7 +130,7 @@ async function saved(page, click) {
   return { name: dl.suggestedFilename(), body: readFileSync(await dl.path()) };
 }
 
-test('export: scenario + result JSON, ops CSV, each chart as SVG and PNG', async () => {
+test('export: scenario + result JSON, ops CSV, text summary, each chart as SVG and PNG', async () => {
   const { page, errors } = await openPage('v=1&pp=2&gb=16');
   await waitEvaluated(page);
   const json = await saved(page, () => page.locator('#export-json').click());
@@ -143,6 +143,14 @@ test('export: scenario + result JSON, ops CSV, each chart as SVG and PNG', async
   const lines = csv.body.toString().trim().split(/\r\n/);
   assert.match(lines[0], /^index,name,phase,kind,count,flops,bytes_hbm/);
   assert.equal(lines.length - 1, doc.result.ops.length);
+
+  // The text summary is the CLI's run --text for the same scenario.
+  const txt = await saved(page, () => page.locator('#export-text').click());
+  assert.match(txt.name, /\.txt$/);
+  const summary = txt.body.toString();
+  assert.match(summary, /^Training Llama 3\.1 8B on \d+ × H100 SXM5 80GB \(DGX H100\), bf16\n/);
+  assert.match(summary, /\nplan {20}tp \d+ · pp 2 · /);
+  assert.match(summary, /\niteration time {10}\S+ (s|ms|min), bound by /);
 
   for (const view of ['memory', 'time', 'pipeline', 'roofline']) {
     const svgFile = await saved(page, () => page.locator(`[data-view="${view}"] button.export-svg`).click());

@@ -298,7 +298,7 @@ export class App {
     this.hasResult = true;
     this.markStale(false);
     $('#pin').textContent = store.state.pin ? 'Re-pin this result' : 'Pin this result';
-    for (const id of ['#pin', '#export-json', '#export-csv', '#every-system', '#every-model']) $(id).disabled = false;
+    for (const id of ['#pin', '#export-json', '#export-csv', '#export-text', '#every-system', '#every-model']) $(id).disabled = false;
     this.setStatus(`Evaluated in ${(performance.now() - t0).toFixed(0)} ms.`, 'ok');
   }
 

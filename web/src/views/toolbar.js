@@ -1,5 +1,5 @@
 // The toolbar and the result tools: copy link, embed, import, reset, pin,
-// the JSON / CSV exports and the scenario on every system or with every
+// the JSON / CSV / text exports and the scenario on every system or with every
 // model (Studies).
 import { $ } from '../dom.js';
 import { embedDialog, importDialog } from '../form/dialogs.js';
@@ -33,6 +33,17 @@ export function wireToolbar(app) {
   $('#export-csv').addEventListener('click', () => {
     const c = store.current;
     if (c) download(`${app.fileBase()}-ops.csv`, new Blob([opsToCsv(c.result)], { type: 'text/csv' }));
+  });
+  // The summary the CLI prints (run --text), evaluated again by the core.
+  $('#export-text').addEventListener('click', async () => {
+    const c = store.current;
+    if (!c) return;
+    try {
+      const text = await app.engine.call('evaluate_text', JSON.stringify(c.scenario));
+      download(`${app.fileBase()}.txt`, new Blob([text], { type: 'text/plain' }));
+    } catch (err) {
+      if (!err?.cancelled) app.setStatus(`Text summary failed: ${err.message || err}`, 'error');
+    }
   });
   // The systems and models studies of this scenario, in the Studies view.
   const openStudy = (name) => () => {
