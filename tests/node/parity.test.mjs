@@ -51,6 +51,28 @@ describe('wasm matches native on spec examples', () => {
   }
 });
 
+// The text summary (the page's Text export, the CLI's run --text) is the
+// same text, byte for byte: every number in it comes from the same core.
+describe('wasm evaluate_text matches native run --text', () => {
+  for (const f of jsonFiles(specDir)) {
+    test(f, () => {
+      const text = readFileSync(join(specDir, f), 'utf8');
+      const native = runCli(['run', '--text', join(specDir, f)]);
+      assert.equal(native.status, 0, native.stdout);
+      assert.equal(mod.evaluate_text(text), native.stdout);
+    });
+  }
+  test('a bad scenario is the same error line in both', () => {
+    const bad = '{"mode":"training","model":"llama3.1-8b","system":"dgx-h100","training":{"bogus":1}}';
+    const file = join(tmp, 'bad-text.json');
+    writeFileSync(file, bad);
+    const native = runCli(['run', '--text', file]);
+    assert.equal(native.status, 2);
+    assert.equal(mod.evaluate_text(bad), native.stdout);
+    assert.equal(native.stdout, 'error: training.bogus: unknown key\n');
+  });
+});
+
 test('schema, presets and version agree with the CLI', () => {
   assert.deepEqual(JSON.parse(mod.schema()), JSON.parse(runCli(['schema']).stdout));
   assert.deepEqual(JSON.parse(mod.presets()), JSON.parse(runCli(['presets']).stdout));
