@@ -31,7 +31,6 @@ std::string sig3(double v) {
   return printf_text(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
 }
 
-
 std::string percent_text(double fraction) { return printf_text("%.1f%%", 100 * fraction); }
 
 const OutputSpec& output(const char* key) {
@@ -63,6 +62,7 @@ std::string parts_text(std::vector<std::pair<std::string, double>> parts, double
 // The label of an output without its " per GPU" ("weights per GPU" -> "weights").
 std::string part_label(const char* key) {
   std::string l = output(key).label;
+  if (l.empty()) return key;  // not in the output table: its path
   const std::string tail = " per GPU";
   if (l.size() > tail.size() && l.compare(l.size() - tail.size(), tail.size(), tail) == 0) l.resize(l.size() - tail.size());
   return l;
@@ -89,9 +89,9 @@ std::string plan_text(const Scenario& s) {
   if (p.zero > 0) t += " · ZeRO " + std::to_string(p.zero);
   const Training& tr = s.train;
   if (tr.lora()) t += " · LoRA rank " + std::to_string(tr.lora_rank) + ", frozen weights " + name_of(frozen_weight_names(), tr.frozen_weights);
-  return t + " · " + name_of(schedule_names(), p.schedule) + " · micro-batch " + std::to_string(tr.micro_batch) + " of " +
-         count_text(static_cast<double>(tr.global_batch)) + " × " + count_text(tr.seq_len) + " tokens · recompute " +
-         name_of(recompute_names(), tr.recompute);
+  return t + " · " + name_of(schedule_names(), p.schedule) + " · micro-batch " + std::to_string(tr.micro_batch) +
+         " · global batch " + count_text(static_cast<double>(tr.global_batch)) + " × " + count_text(tr.seq_len) +
+         " tokens · recompute " + name_of(recompute_names(), tr.recompute);
 }
 
 // "compute (all peaks) 1.62x · scale-up link (nvlink) 1.08x", largest first,
@@ -115,21 +115,18 @@ std::string bound_text(const Device& d, const std::string& bound) {
   return bound;
 }
 
-// The label of a measured output, a sum of outputs as its parts' labels:
-// "weights + gradients + optimizer states per GPU".
+// The label of a measured output; a sum of per-GPU outputs reads as its
+// parts' labels: "weights + gradients + optimizer states per GPU".
 std::string metric_label(const std::string& key) {
+  if (key.find('+') == std::string::npos) return *output(key.c_str()).label ? output(key.c_str()).label : key;
   std::string label;
-  size_t from = 0;
-  while (from <= key.size()) {
+  for (size_t from = 0; from <= key.size();) {
     const size_t plus = std::min(key.find('+', from), key.size());
     const std::string part = key.substr(from, plus - from);
-    const OutputSpec& o = output(part.c_str());
-    label += (label.empty() ? "" : " + ") + (*o.label ? part_label(part.c_str()) : part);
+    label += (label.empty() ? "" : " + ") + part_label(part.c_str());
     from = plus + 1;
   }
-  const OutputSpec& whole = output(key.c_str());
-  if (*whole.label) return whole.label;
-  return key.find('+') == std::string::npos ? label : label + " per GPU";
+  return label + " per GPU";
 }
 
 // "0.0227 GPU-h · $0.05 · 32.4 Wh" of one set of cost figures; the dollars
