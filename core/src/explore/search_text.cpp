@@ -94,7 +94,7 @@ std::string search_table(const json& out) {
     for (const auto& w : best[i].value("warnings", json::array())) notes.insert(w.get<std::string>());
     text += cell(std::to_string(i + 1) + (i == recommended ? ">" : warned ? "!" : ""), 3) + row(best[i], training) + "\n";
   }
-  text += "\n> the recommended plan: the fastest without a warning.\n";
+  text += "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
   // How far published runs of the recommended plan's kind have been.
   const std::string kind = best[recommended < best.size() ? recommended : 0].value("regime", "");
