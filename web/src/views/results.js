@@ -6,6 +6,7 @@ import { stackedBar, roofline } from '../charts/charts.js';
 import { pipelineChart } from '../charts/pipeline-chart.js';
 import { phaseChart } from '../charts/phase-chart.js';
 import { limitSentence, whatIfChart } from '../charts/what-if-chart.js';
+import { gpus, headline } from './headline.js';
 import { OpTable } from './op-table.js';
 
 const LABELS = {
@@ -44,21 +45,6 @@ function parts(obj, skip = [], order = []) {
     .map(([key, value]) => ({ key, label: label(key), value }));
 }
 
-function gpus(result, scenario) {
-  if (Number.isFinite(result.gpus)) return result.gpus;
-  const p = scenario.parallelism || {};
-  const n = (k) => (Number.isFinite(p[k]) ? p[k] : 1);
-  return n('tp') * n('pp') * n('dp') * (scenario.mode === 'training' ? n('cp') : 1);
-}
-
-function card(name, value, note, key) {
-  return el('div', { class: 'card', 'data-key': key }, [
-    el('dt', { text: name }),
-    el('dd', {}, [el('span', { class: 'value', text: value }), note ? el('span', { class: 'note', text: ` ${note}` }) : null]),
-  ]);
-}
-
-// Time-weighted share of each `bound` among ops of one phase.
 function boundShares(ops, phase) {
   const totals = new Map();
   let all = 0;
@@ -83,101 +69,6 @@ function memoryVerdict(mem, fits) {
   return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per GPU${use}.` };
 }
 
-function headline(result, scenario) {
-  const dl = el('dl', { class: 'headline' });
-  const params = result.model?.parameters;
-  if (scenario.mode === 'training' && result.training) {
-    const t = result.training;
-    dl.append(card('Iteration', fmt.seconds(t.iteration_time_s), null, 'iteration_time_s'));
-    dl.append(card('Throughput', fmt.rate(t.tokens_per_s, 'tokens/s'), null, 'tokens_per_s'));
-    dl.append(card('Per GPU', fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'));
-    dl.append(card('MFU', fmt.percent(t.mfu), Number.isFinite(t.hfu) ? `HFU ${fmt.percent(t.hfu)}` : null, 'mfu'));
-    const rel = t.reliability;
-    const interrupted = Number.isFinite(rel?.time_to_train_s) ? `${fmt.seconds(rel.time_to_train_s)} with interruptions` : null;
-    if (Number.isFinite(t.time_to_train_s)) dl.append(card('Time to train', fmt.seconds(t.time_to_train_s), interrupted, 'time_to_train_s'));
-    // Goodput once interruptions cost a percent of the run (large jobs).
-    if (Number.isFinite(rel?.goodput) && rel.goodput < 0.99)
-      dl.append(card('Goodput', fmt.percent(rel.goodput),
-        `an interruption every ${fmt.seconds(rel.mtbf_s)}; a ${fmt.bytes(rel.checkpoint_bytes_per_gpu * gpus(result, scenario))} checkpoint every ${fmt.seconds(rel.checkpoint_interval_s)}`, 'goodput'));
-    const f = t.flops;
-    const perIter = Number.isFinite(f) ? f : f?.model_per_iteration;
-    if (Number.isFinite(perIter)) dl.append(card('FLOP / iteration', fmt.flops(perIter), null, 'flops'));
-  } else if (result.inference) {
-    const i = result.inference;
-    dl.append(card('Time to first token', fmt.seconds(i.ttft_s), null, 'ttft_s'));
-    // Speculative decoding: a step emits more than one token per sequence.
-    const perStep = Number.isFinite(i.tokens_per_step) && i.tokens_per_step > 1 ? `${i.tokens_per_step.toFixed(2)} tokens / step` : null;
-    dl.append(card('Time per output token', fmt.seconds(i.tpot_s), perStep, 'tpot_s'));
-    dl.append(card('End-to-end latency', fmt.seconds(i.e2e_latency_s), null, 'e2e_latency_s'));
-    const pool = i.disaggregation;
-    const replica = pool && Number.isFinite(i.replica_gpus) ? `per replica of ${i.replica_gpus.toFixed(1)} GPUs` : 'per replica';
-    dl.append(card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), replica, 'output_tokens_per_s'));
-    // Disaggregated serving: the prefill instances one decode instance needs.
-    if (pool) {
-      dl.append(card('Prefill instances', `${pool.prefill_instances.toFixed(2)} × ${fmt.int(pool.prefill_tp)} GPUs`,
-        `KV transfer ${fmt.seconds(pool.kv_transfer_s)}`, 'prefill_instances'));
-    }
-    // Chunked prefill: what one engine step runs under the token budget.
-    const chunked = i.chunked_prefill;
-    if (chunked) {
-      dl.append(card('Step (token budget)', `${fmt.num(chunked.decode_rows_per_step)} + ${fmt.num(chunked.prompt_tokens_per_step)}`,
-        `decode rows + prompt tokens; ${fmt.num(chunked.steps_per_prompt)} steps per prompt`, 'chunked_prefill'));
-    }
-    if (Number.isFinite(i.max_batch)) dl.append(card('Max batch', fmt.int(i.max_batch), 'fits in memory', 'max_batch'));
-    // Capacity planning: what serving the target request rate takes.
-    const cap = i.capacity;
-    if (cap && Number.isFinite(cap.gpus)) {
-      const plural = (n, w) => `${fmt.int(n)} ${w}${n === 1 ? '' : 's'}`;
-      const how = Number.isFinite(cap.prefill_instances)
-        ? `${plural(cap.replicas, 'decode instance')} + ${plural(cap.prefill_instances, 'prefill instance')}`
-        : plural(cap.replicas, 'replica');
-      const rate = Number.isInteger(cap.target_requests_per_s) ? fmt.int(cap.target_requests_per_s) : fmt.num(cap.target_requests_per_s);
-      dl.append(card(`GPUs for ${rate} req/s`, fmt.int(cap.gpus), how, 'capacity'));
-    }
-  }
-  for (const c of costCards(result, scenario)) dl.append(c);
-  const mem = (result.training || result.inference || {}).memory_bytes;
-  if (mem) {
-    const of = Number.isFinite(mem.capacity) ? `of ${fmt.bytes(mem.capacity)}` : '';
-    const host = Number.isFinite(mem.offloaded) ? `; ${fmt.bytes(mem.offloaded)} in host memory (of ${fmt.bytes(mem.host_capacity)})` : '';
-    dl.append(card('Memory / GPU', fmt.bytes(mem.total), of + host || null, 'memory'));
-  }
-  dl.append(card('GPUs', fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
-  const active = result.model?.parameters_active;
-  const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.count(active)} active` : null;
-  // LoRA: only the adapters train.
-  const trainable = scenario.mode === 'training' ? result.training?.trainable_params : undefined;
-  const trainableNote = Number.isFinite(trainable) && Number.isFinite(params) && trainable < params
-    ? `${fmt.count(trainable)} trained (${fmt.percent(trainable / params)})` : null;
-  if (Number.isFinite(params)) dl.append(card('Parameters', fmt.count(params), trainableNote || activeNote, 'parameters'));
-  return dl;
-}
-
-// Cost and energy cards: dollars only when the scenario gives a GPU-hour
-// price, energy when the device has a power figure (core: training.cost,
-// inference.cost).
-function costCards(result, scenario) {
-  const cards = [];
-  if (scenario.mode === 'training' && result.training?.cost) {
-    const c = result.training.cost;
-    const run = c.to_train;
-    const m = c.per_million_tokens || {};
-    const rel = result.training.reliability || {};
-    const held = Number.isFinite(rel.usd) ? `; ${fmt.usd(rel.usd)} with interruptions` : '';
-    if (Number.isFinite(run?.usd)) cards.push(card('Cost to train', fmt.usd(run.usd), `${fmt.num(run.gpu_hours)} GPU-hours${held}`, 'cost_to_train'));
-    else if (Number.isFinite(m.usd)) cards.push(card('Cost / M tokens', fmt.usd(m.usd), null, 'cost_per_million_tokens'));
-    if (Number.isFinite(run?.kwh)) cards.push(card('Energy to train', fmt.energy(run.kwh), `${fmt.mass(run.co2_kg)} CO₂`, 'energy_to_train'));
-    else if (Number.isFinite(m.kwh)) cards.push(card('Energy / M tokens', fmt.energy(m.kwh), `${fmt.mass(m.co2_kg)} CO₂`, 'energy_per_million_tokens'));
-  } else if (result.inference?.cost) {
-    const c = result.inference.cost;
-    const m = c.per_million_output_tokens || {};
-    if (Number.isFinite(m.usd)) cards.push(card('Cost / M output tokens', fmt.usd(m.usd), 'per replica', 'cost_per_million_output_tokens'));
-    if (Number.isFinite(c.joules_per_output_token)) cards.push(card('Energy / output token', `${fmt.num(c.joules_per_output_token)}\u00a0J`, `${fmt.energy(m.kwh)} per M`, 'joules_per_output_token'));
-  }
-  return cards;
-}
-
-// onFit(box): offered when the scenario does not fit; box: {gpus, button, status}.
 function verdict(result, scenario, onFit) {
   const sec = scenario.mode === 'training' ? result.training : result.inference;
   if (!sec) return null;
