@@ -263,6 +263,65 @@ export function kvTable(result) {
 
 export const VIEWS = ['summary', 'compare', 'memory', 'time', 'pipeline', 'phases', 'kv', 'roofline', 'ops'];
 
+// The summary: the title, the headline cards, the verdict, and the notes on
+// accuracy, the attention kernel and the plan applied.
+function summarySection(result, scenario, onFit, note) {
+  const who = [result.model?.name, result.device?.system || result.device?.name].filter((x) => typeof x === 'string' && x);
+  return el('section', { class: 'summary', 'data-view': 'summary', 'aria-label': 'Summary' }, [
+    el('p', { class: 'result-title', text: `${scenario.mode === 'training' ? 'Training' : 'Inference'}: ${who.join(' on ')}` }),
+    headline(result, scenario),
+    verdict(result, scenario, onFit),
+    accuracyNote(result),
+    kernelNote(result, scenario),
+    note ? el('p', { class: 'plan-note', role: 'status', text: note }) : null,
+  ]);
+}
+
+function modeSection(scenario, result) {
+  return scenario.mode === 'training' ? result.training : result.inference;
+}
+
+// Memory per GPU as one stacked bar against the capacity.
+function memoryBar(scenario, result) {
+  const mem = modeSection(scenario, result)?.memory_bytes;
+  if (!mem) return null;
+  return stackedBar({
+    title: 'Memory per GPU (most loaded)',
+    parts: parts(mem, MEMORY_NOT_ON_GPU, MEMORY_ORDER),
+    limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
+    format: fmt.bytes,
+    unit: 'bytes',
+    className: 'chart-memory',
+  });
+}
+
+// Training: the iteration time's breakdown; serving: a request's prefill and decode.
+function timeBar(scenario, result) {
+  const sec = modeSection(scenario, result);
+  if (scenario.mode === 'training' && sec?.time_breakdown_s) {
+    return stackedBar({
+      title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
+      parts: parts(sec.time_breakdown_s, [], TIME_ORDER),
+      format: fmt.seconds,
+      unit: 'seconds',
+      className: 'chart-time',
+    });
+  }
+  if (scenario.mode === 'inference' && sec && Number.isFinite(sec.ttft_s) && Number.isFinite(sec.e2e_latency_s)) {
+    return stackedBar({
+      title: `Request latency (${fmt.seconds(sec.e2e_latency_s)})`,
+      parts: [
+        { key: 'prefill', label: 'prefill (TTFT)', value: sec.ttft_s },
+        { key: 'decode', label: 'decode', value: sec.e2e_latency_s - sec.ttft_s },
+      ],
+      format: fmt.seconds,
+      unit: 'seconds',
+      className: 'chart-time',
+    });
+  }
+  return null;
+}
+
 function chartTools(fig, name, onExport) {
   const cap = fig.querySelector('figcaption');
   const title = cap ? cap.textContent : name;
@@ -286,69 +345,24 @@ export class ResultsView {
   // Builds every view the result has: Map view -> element.
   views(result, scenario, compare, note) {
     const v = new Map();
-    const who = [result.model?.name, result.device?.system || result.device?.name].filter((x) => typeof x === 'string' && x);
-    const summary = el('section', { class: 'summary', 'data-view': 'summary', 'aria-label': 'Summary' }, [
-      el('p', { class: 'result-title', text: `${scenario.mode === 'training' ? 'Training' : 'Inference'}: ${who.join(' on ')}` }),
-      headline(result, scenario),
-    ]);
-    const verdictEl = verdict(result, scenario, this.onFit);
-    if (verdictEl) summary.append(verdictEl);
-    const acc = accuracyNote(result);
-    if (acc) summary.append(acc);
-    const kn = kernelNote(result, scenario);
-    if (kn) summary.append(kn);
-    if (note) summary.append(el('p', { class: 'plan-note', role: 'status', text: note }));
-    v.set('summary', summary);
+    v.set('summary', summarySection(result, scenario, this.onFit, note));
     if (compare) v.set('compare', compare);
     const tool = (fig, name) => {
       fig.dataset.view = fig.dataset.view || name;
       return chartTools(fig, name, this.onExport);
     };
-    const sec = scenario.mode === 'training' ? result.training : result.inference;
-    const mem = sec?.memory_bytes;
-    if (mem) {
-      v.set('memory', tool(stackedBar({
-        title: 'Memory per GPU (most loaded)',
-        parts: parts(mem, MEMORY_NOT_ON_GPU, MEMORY_ORDER),
-        limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
-        format: fmt.bytes,
-        unit: 'bytes',
-        className: 'chart-memory',
-      }), 'memory'));
-    }
-    if (scenario.mode === 'training' && sec?.time_breakdown_s) {
-      v.set('time', tool(stackedBar({
-        title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
-        parts: parts(sec.time_breakdown_s, [], TIME_ORDER),
-        format: fmt.seconds,
-        unit: 'seconds',
-        className: 'chart-time',
-      }), 'time'));
-    }
-    if (scenario.mode === 'inference' && sec && Number.isFinite(sec.ttft_s) && Number.isFinite(sec.e2e_latency_s)) {
-      v.set('time', tool(stackedBar({
-        title: `Request latency (${fmt.seconds(sec.e2e_latency_s)})`,
-        parts: [
-          { key: 'prefill', label: 'prefill (TTFT)', value: sec.ttft_s },
-          { key: 'decode', label: 'decode', value: sec.e2e_latency_s - sec.ttft_s },
-        ],
-        format: fmt.seconds,
-        unit: 'seconds',
-        className: 'chart-time',
-      }), 'time'));
-    }
-    const whatIf = whatIfChart(result);
-    if (whatIf) v.set('whatif', tool(whatIf, 'whatif'));
+    const training = scenario.mode === 'training';
     const pipe = result.training?.pipeline;
-    if (scenario.mode === 'training' && pipe && typeof pipe === 'object') {
-      const fig = pipelineChart(pipe);
-      if (fig) v.set('pipeline', tool(fig, 'pipeline'));
-    }
-    if (scenario.mode === 'inference') {
-      const fig = phaseChart(result);
-      if (fig) v.set('phases', tool(fig, 'phases'));
-    }
-    const kv = scenario.mode === 'inference' ? kvTable(result) : null;
+    // In the order the page shows them; a chart the result has no data for is left out.
+    const charts = [
+      ['memory', memoryBar(scenario, result)],
+      ['time', timeBar(scenario, result)],
+      ['whatif', whatIfChart(result)],
+      ['pipeline', training && pipe && typeof pipe === 'object' ? pipelineChart(pipe) : null],
+      ['phases', training ? null : phaseChart(result)],
+    ];
+    for (const [name, fig] of charts) if (fig) v.set(name, tool(fig, name));
+    const kv = training ? null : kvTable(result);
     if (kv) v.set('kv', kv);
     const roof = roofline(result);
     if (roof) v.set('roofline', tool(roof, 'roofline'));
