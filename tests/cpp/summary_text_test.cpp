@@ -94,6 +94,19 @@ TEST(SummaryText, CostLinesFollowTheCostSection) {
   EXPECT_TRUE(has(priced, std::string("GPU-h · $") + buf)) << buf << "\n" << priced;
 }
 
+// What the published runs of the kind lacked is said, as the page says it:
+// a device none ran on, layer kinds none had.
+TEST(SummaryText, SaysWhatThePublishedRunsDidNotHave) {
+  const json mla = {{"mode", "inference"}, {"model", "deepseek-v3"}, {"system", "dgx-h200"}, {"parallelism", {{"tp", 8}, {"ep", 8}}}};
+  const json out = eval_ok(mla);
+  ASSERT_FALSE(out.at("accuracy").at("architecture_unvalidated").empty());
+  const std::string text = evaluate_text(mla.dump());
+  EXPECT_TRUE(has(text, "none of them had " + out.at("accuracy").at("architecture_unvalidated")[0].get<std::string>())) << text;
+  const json tpu = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "tpu-v5p"}, {"parallelism", {{"dp", 8}, {"zero", 3}}}};
+  ASSERT_FALSE(eval_ok(tpu).at("accuracy").at("device_validated").get<bool>());
+  EXPECT_TRUE(has(evaluate_text(tpu.dump()), "none of them ran on the TPU v5p")) << evaluate_text(tpu.dump());
+}
+
 TEST(SummaryText, APlanThatDoesNotFitSaysSoAndWarns) {
   const json scenario = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 8}}}};
   const std::string text = evaluate_text(scenario.dump());

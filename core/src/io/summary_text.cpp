@@ -190,9 +190,11 @@ std::string inference_text(const Scenario& s, const Result& r) {
   std::string out = line(output("inference.ttft_s").label, seconds_text(i.ttft_s) + ", prefill bound by " + bound_text(s.system.device, i.prefill_bound));
   out += line(output("inference.tpot_s").label, seconds_text(i.tpot_s) + ", decode bound by " + bound_text(s.system.device, i.decode_bound));
   out += line(output("inference.e2e_latency_s").label, seconds_text(i.e2e_latency_s));
+  // Speculative decoding emits more than one token per sequence and step.
+  const std::string per_step = i.tokens_per_step > 1 ? " · " + sig3(i.tokens_per_step) + " tokens per decode step" : "";
   out += line(output("inference.output_tokens_per_s").label,
               count_text(i.output_tokens_per_s) + " per replica of " + count_text(i.replica_gpus) + " GPUs · " +
-                  count_text(i.concurrency) + " sequences in flight");
+                  count_text(i.concurrency) + " sequences in flight" + per_step);
   const InferenceMemory& m = i.memory;
   out += line("memory per GPU", memory_text(m.total, m.capacity, i.fits,
                                             {{"inference.memory_bytes.weights", m.weights},
@@ -227,10 +229,18 @@ std::string published_runs_text(const nlohmann::json& kind) {
     out += line(out.empty() ? "published runs" : "",
                 metric_label(m.value("metric", "")) + " off by " + percent_text(m.value("mean_abs_error", 0.0)) +
                     " on average (bias " + printf_text("%+.1f%%", 100 * m.value("mean_error", 0.0)) + ", worst " +
-                    percent_text(m.value("max_abs_error", 0.0)) + ", " + std::to_string(m.value("cases", 0)) + " runs)");
+                    percent_text(m.value("max_abs_error", 0.0)) + ", " + std::to_string(m.value("cases", 0)) +
+                    (m.value("cases", 0) == 1 ? " run)" : " runs)"));
   }
   const std::string label = kind.value("label", "");
   if (out.empty()) return line("published runs", "none of this kind (" + label + ") in the validation set");
+  // What the runs did not have: the device (accuracy_json says), layer kinds.
+  std::string unlike;
+  for (const auto& feature : kind.value("architecture_unvalidated", nlohmann::json::array()))
+    unlike += (unlike.empty() ? "" : ", ") + feature.get<std::string>();
+  if (kind.contains("device_validated") && !kind.value("device_validated", true))
+    out += line("", "none of them ran on the " + kind.value("device", std::string("device")));
+  if (!unlike.empty()) out += line("", "none of them had " + unlike);
   return line("runs of this kind", label) + out;
 }
 
