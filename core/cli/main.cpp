@@ -48,7 +48,7 @@ int run(const std::string& path) {
   return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
 }
 
-// run --text, search --text: the result as lines for a person.
+// run, search and sweep --text: the answer as lines for a person.
 int text_of(const std::string& path, std::string (*fn)(const std::string&)) {
   std::string text;
   if (!read_text(path, text)) {

@@ -29,7 +29,8 @@ std::string search_json(const std::string& scenario_json);
 std::string search_text(const std::string& scenario_json);
 // One-input sweep over a scenario with a "sweep" section.
 std::string sweep_json(const std::string& scenario_json);
-// The same sweep as tables to read (`llmcalc sweep --text`).
+// The same sweep as tables to read (`llmcalc sweep --text`); a bad input
+// gives one line, "error: PATH: MESSAGE".
 std::string sweep_text(const std::string& scenario_json);
 // A device derived from a technology budget {"architecture", "node",
 // "die_area_mm2", "package_area_mm2", "tdp_W", "hbm"} (all optional; the

@@ -21,8 +21,10 @@ std::string evaluate_text(const std::string& scenario_json) {
     return result_text(s, r);
   } catch (const InputError& e) {
     return "error: " + e.path + ": " + e.what() + "\n";
+  } catch (const json::parse_error& e) {
+    return std::string("error: $: malformed JSON: ") + e.what() + "\n";
   } catch (const std::exception& e) {
-    return std::string("error: $: ") + e.what() + "\n";
+    return std::string("error: $: internal error: ") + e.what() + "\n";
   } catch (...) {
     return "error: $: internal error\n";
   }

@@ -22,10 +22,10 @@ namespace {
 // "error: PATH: MESSAGE", else `table` of it.
 std::string as_text(const std::string& input, std::string (*json_fn)(const std::string&),
                     std::string (*table)(const json&)) {
-  const json out = json::parse(json_fn(input));  // errors and non-finite numbers are handled there
-  if (out.contains("error"))
-    return "error: " + out["error"].value("path", "$") + ": " + out["error"].value("message", "") + "\n";
   try {
+    const json out = json::parse(json_fn(input));  // errors and non-finite numbers are handled there
+    if (out.contains("error"))
+      return "error: " + out["error"].value("path", "$") + ": " + out["error"].value("message", "") + "\n";
     return table(out);
   } catch (const std::exception& e) {
     return std::string("error: $: internal error: ") + e.what() + "\n";
