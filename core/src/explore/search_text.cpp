@@ -1,7 +1,6 @@
 // `llmcalc search --text`: the search's best plans as a table to read, from
 // the same JSON the page draws (search_scenario), as study_table does for
 // the studies.
-#include <cstdio>
 #include <set>
 #include <string>
 
@@ -14,19 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string num(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+std::string gib(double bytes) { return number_text("%.1f", bytes / (1024.0 * 1024 * 1024)); }
 
-std::string gib(double bytes) { return num("%.1f", bytes / (1024.0 * 1024 * 1024)); }
-
-std::string cell(const std::string& text, int width) {
-  std::string t = text;
-  if (static_cast<int>(t.size()) < width) t.resize(static_cast<size_t>(width), ' ');
-  return t + " ";
-}
+std::string cell(const std::string& text, size_t width) { return column_text(text, width) + " "; }
 
 // tp pp dp cp ep, and for training sp, ZeRO and the schedule.
 std::string plan_cells(const json& p, bool training) {
@@ -58,13 +47,13 @@ std::string row(const json& e, bool training) {
   if (training) {
     const json& t = e.value("training", json::object());
     return cell(seconds_text(e.value("iteration_time_s", 0.0)), 10) + cell(count_text(e.value("tokens_per_s", 0.0)), 10) +
-           cell(num("%.1f%%", 100 * e.value("mfu", 0.0)), 6) + cell(gib(e.value("memory_bytes_total", 0.0)), 8) +
+           cell(percent_text(e.value("mfu", 0.0)), 6) + cell(gib(e.value("memory_bytes_total", 0.0)), 8) +
            plan_cells(p, true) + cell(std::to_string(t.value("micro_batch", 1)), 3) + t.value("recompute", std::string());
   }
   const json& in = e.value("inference", json::object());
   // Prefill on instances of its own (disaggregated), or beside the decodes.
   const std::string prefill = e.contains("prefill_instances")
-                                  ? num("%.2f", e.value("prefill_instances", 0.0)) + " x tp " + std::to_string(in.value("prefill_tp", 1))
+                                  ? number_text("%.2f", e.value("prefill_instances", 0.0)) + " x tp " + std::to_string(in.value("prefill_tp", 1))
                                   : "colocated";
   return cell(seconds_text(e.value("ttft_s", 0.0)), 9) + cell(seconds_text(e.value("tpot_s", 0.0)), 9) +
          cell(count_text(e.value("output_tokens_per_s", 0.0)), 10) + cell(count_text(e.value("output_tokens_per_s_per_gpu", 0.0)), 8) +

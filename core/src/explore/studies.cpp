@@ -9,6 +9,7 @@
 #include "search.h"
 #include "scenario_studies.h"
 #include "strict_json.h"
+#include "summary_text.h"
 #include "technology.h"
 
 namespace llmcalc {
@@ -17,11 +18,6 @@ namespace {
 
 json system_preset(const std::string& id) { return *find_preset("systems", id); }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Left-aligned first column, right-aligned rest.
 std::string table(const std::vector<std::vector<std::string>>& rows) {
@@ -141,8 +137,8 @@ std::string gpu_generations_text(const json& r) {
         continue;
       }
       const json& p = s["parallelism"];
-      rows.push_back({s["step"].get<std::string>(), fmt("%.3f", s["iteration_time_s"].get<double>()),
-                      fmt("%.2fx", s["speedup"].get<double>()), fmt("%.3f", s["mfu"].get<double>()),
+      rows.push_back({s["step"].get<std::string>(), number_text("%.3f", s["iteration_time_s"].get<double>()),
+                      number_text("%.2fx", s["speedup"].get<double>()), number_text("%.3f", s["mfu"].get<double>()),
                       std::to_string(p["tp"].get<int>()), std::to_string(p["pp"].get<int>()),
                       std::to_string(p["dp"].get<int>()), std::to_string(p["cp"].get<int>()),
                       std::to_string(s["micro_batch"].get<int>()), s["recompute"].get<std::string>()});
@@ -200,12 +196,12 @@ std::string dram_scaling_text(const json& r) {
   std::vector<std::vector<std::string>> rows{{"memory", "GB/s", "GB", "TPOT b=1 ms", "tok/s b=1", "max batch", "batch",
                                               "TPOT ms", "tok/s", "tok/s/GPU"}};
   for (const json& x : r["rows"])
-    rows.push_back({x["memory"].get<std::string>(), fmt("%.0f", x["bandwidth_GBps"].get<double>()),
-                    fmt("%.0f", x["capacity_GB"].get<double>()), fmt("%.2f", 1e3 * x["tpot_s_batch1"].get<double>()),
-                    fmt("%.1f", x["tokens_per_s_batch1"].get<double>()), std::to_string(x["max_batch"].get<long long>()),
-                    std::to_string(x["batch"].get<long long>()), fmt("%.2f", 1e3 * x["tpot_s"].get<double>()),
-                    fmt("%.0f", x["output_tokens_per_s"].get<double>()),
-                    fmt("%.0f", x["output_tokens_per_s_per_gpu"].get<double>())});
+    rows.push_back({x["memory"].get<std::string>(), number_text("%.0f", x["bandwidth_GBps"].get<double>()),
+                    number_text("%.0f", x["capacity_GB"].get<double>()), number_text("%.2f", 1e3 * x["tpot_s_batch1"].get<double>()),
+                    number_text("%.1f", x["tokens_per_s_batch1"].get<double>()), std::to_string(x["max_batch"].get<long long>()),
+                    std::to_string(x["batch"].get<long long>()), number_text("%.2f", 1e3 * x["tpot_s"].get<double>()),
+                    number_text("%.0f", x["output_tokens_per_s"].get<double>()),
+                    number_text("%.0f", x["output_tokens_per_s_per_gpu"].get<double>())});
   std::string out = "DRAM scaling: " + r["workload"].get<std::string>() + "\n" +
                     "(5 stacks per GPU; per-stack bandwidth and capacity from core/presets/technology/technology.json, JEDEC figures: docs/sources.md)\n\n";
   return out + table(rows);
@@ -264,13 +260,13 @@ std::string boundedness_text(const json& r) {
     head.push_back("bound");
     std::vector<std::vector<std::string>> rows{head};
     std::vector<std::string> ridge{"ridge"};
-    for (const auto& l : levels) ridge.push_back(fmt("%.0f", s["ridges"][l].get<double>()));
+    for (const auto& l : levels) ridge.push_back(number_text("%.0f", s["ridges"][l].get<double>()));
     ridge.push_back("");
     rows.push_back(ridge);
     for (const json& op : s["ops"]) {
       std::vector<std::string> row{op["phase"].get<std::string>() + " " + op["name"].get<std::string>()};
       for (const auto& l : levels)
-        row.push_back(op["intensity"].contains(l) ? fmt("%.1f", op["intensity"][l].get<double>()) : "-");
+        row.push_back(op["intensity"].contains(l) ? number_text("%.1f", op["intensity"][l].get<double>()) : "-");
       row.push_back(level_label(s["roofs"], op["bound"]));
       rows.push_back(row);
     }
@@ -341,20 +337,20 @@ std::string technology_nodes_text(const json& r) {
   for (const json& x : r["rows"]) {
     const std::string node = x["node"].get<std::string>();
     const json& p = x["power_W"];
-    dev.push_back({node, std::to_string(x["sm_count"].get<int>()), fmt("%.2f", x["frequency_GHz"].get<double>()),
-                   fmt("%.2f", x["voltage_V"].get<double>()), x["power_limited"].get<bool>() ? "power" : "nominal",
-                   fmt("%.0f", x["bf16_flops"].get<double>() / 1e12), fmt("%.0f", x["l2_bytes"].get<double>() / 1e6),
+    dev.push_back({node, std::to_string(x["sm_count"].get<int>()), number_text("%.2f", x["frequency_GHz"].get<double>()),
+                   number_text("%.2f", x["voltage_V"].get<double>()), x["power_limited"].get<bool>() ? "power" : "nominal",
+                   number_text("%.0f", x["bf16_flops"].get<double>() / 1e12), number_text("%.0f", x["l2_bytes"].get<double>() / 1e6),
                    std::to_string(x["hbm_stacks"].get<int>()) + "x" + x["hbm"].get<std::string>(),
-                   fmt("%.1f", x["hbm_Bps"].get<double>() / 1e12), fmt("%.0f", x["hbm_bytes"].get<double>() / 1e9),
-                   fmt("%.0f", p["compute"].get<double>()), fmt("%.0f", p["hbm"].get<double>()), fmt("%.0f", p["io"].get<double>()),
-                   fmt("%.3f", x["energy_pJ_per_flop"].get<double>())});
+                   number_text("%.1f", x["hbm_Bps"].get<double>() / 1e12), number_text("%.0f", x["hbm_bytes"].get<double>() / 1e9),
+                   number_text("%.0f", p["compute"].get<double>()), number_text("%.0f", p["hbm"].get<double>()), number_text("%.0f", p["io"].get<double>()),
+                   number_text("%.3f", x["energy_pJ_per_flop"].get<double>())});
     const json& t = x["training"];
     const json& i = x["inference"];
     const bool fits = t.value("fits", false);
-    run.push_back({node, fits ? fmt("%.2f s", t["iteration_time_s"].get<double>()) : "does not fit",
-                   fits ? fmt("%.2fx", t["speedup"].get<double>()) : "-", fits ? fmt("%.2f", t["mfu"].get<double>()) : "-",
-                   fits ? level_label(x["roofs"], t["bound"]) : "-", fmt("%.1f", 1e3 * i["ttft_s"].get<double>()),
-                   fmt("%.2f", 1e3 * i["tpot_s"].get<double>()), level_label(x["roofs"], i["bound"]["prefill"]),
+    run.push_back({node, fits ? number_text("%.2f s", t["iteration_time_s"].get<double>()) : "does not fit",
+                   fits ? number_text("%.2fx", t["speedup"].get<double>()) : "-", fits ? number_text("%.2f", t["mfu"].get<double>()) : "-",
+                   fits ? level_label(x["roofs"], t["bound"]) : "-", number_text("%.1f", 1e3 * i["ttft_s"].get<double>()),
+                   number_text("%.2f", 1e3 * i["tpot_s"].get<double>()), level_label(x["roofs"], i["bound"]["prefill"]),
                    level_label(x["roofs"], i["bound"]["decode"])});
   }
   return "Technology nodes: " + r["workload"].get<std::string>() + "\n\nDerived devices\n\n" + table(dev) +

@@ -2,7 +2,6 @@
 // each output in its unit from the output table.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -16,11 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string cell(const std::string& text, size_t width) {
-  std::string t = text;
-  if (t.size() < width) t.resize(width, ' ');
-  return t + "  ";
-}
+std::string cell(const std::string& text, size_t width) { return column_text(text, width) + "  "; }
 
 // A value in its output's unit: "5.94 s", "64.5%", "24.3 GiB", "80,188".
 std::string value_text(const std::string& key, const json& v) {
@@ -30,22 +25,14 @@ std::string value_text(const std::string& key, const json& v) {
   const std::string unit = o ? o->unit : "";
   if (unit == "s") return seconds_text(x);
   if (unit == "bytes") return bytes_text(x);
-  char buf[64];
-  if (unit == "fraction") {
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * x);
-    return buf;
-  }
-  if (std::fabs(x) >= 1000) return count_text(x);
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
+  if (unit == "fraction") return percent_text(x);
+  return std::fabs(x) >= 1000 ? count_text(x) : number_text("%.3g", x);
 }
 
 // A swept value: an integer as it is, else four figures ("1.111").
 std::string x_text(const json& x) {
   if (!x.is_number_float()) return x.is_string() ? x.get<std::string>() : x.dump();
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", x.get<double>());
-  return buf;
+  return number_text("%.4g", x.get<double>());
 }
 
 std::string column_label(const std::string& key) {

@@ -16,22 +16,12 @@ namespace llmcalc {
 
 namespace {
 
-// Every number of the text passes here: one that is not finite reads "n/a".
-std::string printf_text(const char* f, double v) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 // Three significant figures below 1,000; whole numbers with separators above.
 std::string sig3(double v) {
   const double a = std::fabs(v);
   if (a >= 1000 && std::isfinite(v)) return count_text(v);
-  return printf_text(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+  return number_text(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
 }
-
-std::string percent_text(double fraction) { return printf_text("%.1f%%", 100 * fraction); }
 
 const OutputSpec& output(const char* key) {
   static const OutputSpec none{"", "", "", Mode::training, nullptr};
@@ -103,7 +93,7 @@ std::string what_if_text(const nlohmann::json& w, const char* metric) {
       parts.emplace_back(p.value("label", ""), p["speedup"][metric].get<double>());
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string out;
-  for (const auto& [label, x] : parts) out += (out.empty() ? "" : " · ") + label + " " + printf_text("%.2fx", x);
+  for (const auto& [label, x] : parts) out += (out.empty() ? "" : " · ") + label + " " + number_text("%.2fx", x);
   return out;
 }
 
@@ -174,7 +164,7 @@ std::string training_text(const Scenario& s, const Result& r) {
     for (const auto& [kernel, time] : per_kernel.items()) {
       const double change = time.get<double>() / t.iteration_time_s - 1;
       steps += (steps.empty() ? "" : " · ") + kernel + " " + seconds_text(time.get<double>()) + " (" +
-               (std::fabs(change) < 1e-9 ? std::string("this run") : printf_text("%+.1f%%", 100 * change)) + ")";
+               (std::fabs(change) < 1e-9 ? std::string("this run") : number_text("%+.1f%%", 100 * change)) + ")";
     }
     out += line("attention kernels", "fused attention is " + percent_text(kernels.value("attention_share", 0.0)) +
                                          " of the op time; the step with each: " + steps);
@@ -216,9 +206,24 @@ std::string inference_text(const Scenario& s, const Result& r) {
 
 }  // namespace
 
+std::string number_text(const char* format, double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string percent_text(double fraction) { return number_text("%.1f%%", 100 * fraction); }
+
+std::string column_text(const std::string& text, size_t width) {
+  std::string t = text;
+  if (t.size() < width) t.resize(width, ' ');
+  return t;
+}
+
 std::string count_text(double v) {
   if (!std::isfinite(v)) return "n/a";
-  std::string digits = printf_text("%.0f", std::fabs(v));
+  std::string digits = number_text("%.0f", std::fabs(v));
   for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<size_t>(i), ",");
   return (v < 0 ? "-" : "") + digits;
 }
@@ -228,7 +233,7 @@ std::string published_runs_text(const nlohmann::json& kind) {
   for (const auto& m : kind.value("metrics", nlohmann::json::array())) {
     out += line(out.empty() ? "published runs" : "",
                 metric_label(m.value("metric", "")) + " off by " + percent_text(m.value("mean_abs_error", 0.0)) +
-                    " on average (bias " + printf_text("%+.1f%%", 100 * m.value("mean_error", 0.0)) + ", worst " +
+                    " on average (bias " + number_text("%+.1f%%", 100 * m.value("mean_error", 0.0)) + ", worst " +
                     percent_text(m.value("max_abs_error", 0.0)) + ", " + std::to_string(m.value("cases", 0)) +
                     (m.value("cases", 0) == 1 ? " run)" : " runs)"));
   }

@@ -12,6 +12,13 @@ namespace llmcalc {
 
 std::string result_text(const Scenario& s, const Result& r);
 
+// Every number of a text passes through these. One printf format and value;
+// a value that is not finite reads "n/a", so no "nan" reaches a text.
+std::string number_text(const char* format, double v);
+// 0.562 -> "56.2%".
+std::string percent_text(double fraction);
+// `text` padded with spaces to `width` characters (a table's column).
+std::string column_text(const std::string& text, size_t width);
 // "18.9 s", "700 ms", "3.2 h", "20.8 days"; "n/a" for a number that is not finite.
 std::string seconds_text(double s);
 // "24.3 GiB", "512 MiB".
