@@ -202,5 +202,38 @@ TEST(Fsdp, GathersHideBehindTheLayersWallTime) {
   EXPECT_GT(fast["time_breakdown_s"]["ep_comm"].get<double>(), 0) << "the all-to-all shows once compute is short";
 }
 
+
+// ZeRO-2 shards the gradients, so under gradient accumulation it
+// reduce-scatters every micro-batch's gradients (ZeRO §5.2): without overlap
+// the step waits for one reduction per micro-batch, where ZeRO-1 waits for
+// one per step; with a single micro-batch the two are the same plan.
+TEST(Fsdp, ZeroTwoReducesEveryMicrobatch) {
+  json j = {{"mode", "training"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"dp", 16}, {"zero", 1}}},
+            {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", 4096}, {"overlap", {{"dp", false}}}}}};
+  auto dp_comm = [&](int zero) {
+    j["parallelism"]["zero"] = zero;
+    const json r = eval_ok(j);
+    const auto ops = r["ops"];
+    const auto rs = std::find_if(ops.begin(), ops.end(), [](const json& o) { return o["name"] == "dp.grad_reduce_scatter"; });
+    EXPECT_NE(rs, ops.end());
+    return std::make_pair(r["training"]["time_breakdown_s"]["dp_comm"].get<double>(), (*rs)["count"].get<double>());
+  };
+  const Scenario s = scenario_of(j);
+  const DpParts d = dp_parts(s, training_memory(s).params_on_gpu);
+  const auto [one, one_count] = dp_comm(1);
+  const auto [two, two_count] = dp_comm(2);
+  EXPECT_DOUBLE_EQ(one_count, 1);
+  EXPECT_DOUBLE_EQ(two_count, 4);  // 64 sequences / (1 x 16 ranks)
+  EXPECT_NEAR(two - one, 3 * d.reduce, 1e-9 * two);
+  // Overlapped, each reduction hides behind its micro-batch's backward but
+  // for the last bucket and the SMs it holds: more than ZeRO-1's one.
+  j["training"].erase("overlap");
+  const double overlapped_one = dp_comm(1).first, overlapped_two = dp_comm(2).first;
+  EXPECT_GT(overlapped_two, 2 * overlapped_one);
+  j["training"]["global_batch"] = 16;  // one micro-batch
+  EXPECT_DOUBLE_EQ(dp_comm(2).first, dp_comm(1).first);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

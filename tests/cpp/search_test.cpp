@@ -122,7 +122,7 @@ TEST(Search, RecommendsTheFastestPlanWithoutAWarning) {
     return json::parse(search_json(in.dump()))["search"];
   };
   int passed_over = 0;
-  for (const auto& [model, gpus] : std::vector<std::pair<std::string, int>>{{"llama3.1-8b", 8}, {"llama3.1-70b", 16}, {"llama3.1-70b", 64}}) {
+  for (const auto& [model, gpus] : std::vector<std::pair<std::string, int>>{{"llama3.1-8b", 8}, {"llama3.1-70b", 16}, {"llama3.1-405b", 128}}) {
     const json s = run(model, gpus);
     ASSERT_FALSE(s["best"].empty()) << model << " on " << gpus;
     const size_t pick = s.at("recommended").get<size_t>();
@@ -132,7 +132,7 @@ TEST(Search, RecommendsTheFastestPlanWithoutAWarning) {
     for (size_t i = 0; i < pick; ++i) EXPECT_FALSE(s["best"][i]["warnings"].empty()) << "plan " << i << " is faster and clean";
     passed_over += pick > 0;
   }
-  // 70B on 64 GPUs: the fastest plans fit with under 5% to spare.
+  // 405B on 128 GPUs: the fastest plans fit with under 5% to spare.
   EXPECT_GT(passed_over, 0);
   EXPECT_FALSE(run("llama3.1-70b", 8).contains("recommended"));
 }
@@ -142,8 +142,8 @@ TEST(Search, RecommendsTheFastestPlanWithoutAWarning) {
 // count) do not turn the recommendation back to the fastest plan, which
 // fits with under 5% to spare.
 TEST(Search, RecommendationIgnoresWarningsEveryPlanCarries) {
-  json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
-             {"training", {{"global_batch", 128}, {"seq_len", 8192}}}, {"search", {{"gpus", 64}, {"top", 10}}}};
+  json in = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"},
+             {"training", {{"global_batch", 128}, {"seq_len", 8192}}}, {"search", {{"gpus", 128}, {"top", 10}}}};
   const json plain = json::parse(search_json(in.dump()))["search"];
   in["reliability"] = {{"gpu_hours_per_interruption", 50}, {"storage_GBps_per_gpu", 0.01}};
   const json flaky = json::parse(search_json(in.dump()))["search"];

@@ -172,6 +172,15 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
   EXPECT_LT(by.at("dgx-a100-80gb").at("speedup").get<double>(), 0.6);
   const std::string text = study_request_text(systems_request(eight_b("dgx-h100", "bf16")).dump());
   EXPECT_NE(text.find("dgx-b200"), std::string::npos) << text;
+  // Each row ends in the plan: its degrees and, in training, its ZeRO stage.
+  EXPECT_NE(text.find("tp pp dp cp ep zero\n"), std::string::npos) << text;
+  const json& h100 = by.at("dgx-h100").at("plan").at("parallelism");
+  std::string cells = " ";
+  for (const char* k : {"tp", "pp", "dp", "cp", "ep", "zero"}) cells += " " + std::to_string(h100.at(k).get<int>());
+  cells += "\n";
+  const size_t row = text.find("\ndgx-h100 ");
+  ASSERT_NE(row, std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.find('\n', row + 1) - cells.size() + 1, cells.size()), cells) << text;
 }
 
 // fp8 on a GPU without fp8 tensor cores is that row's error, not the study's;

@@ -322,12 +322,26 @@ std::string param_text(double n) {
   return buf;
 }
 
+namespace {
+
+// The plan's columns in the three studies' tables: its parallel degrees,
+// and in training its ZeRO stage (plans of equal degrees differ by it).
+std::string plan_header(bool training) { return training ? "tp pp dp cp ep zero" : "tp pp dp cp ep"; }
+std::string plan_cells(const json& par, bool training) {
+  std::string out;
+  for (const char* k : {"tp", "pp", "dp", "cp", "ep"}) out += (out.empty() ? "" : " ") + std::to_string(par.value(k, 1));
+  if (training) out += " " + std::to_string(par.value("zero", 0));
+  return out;
+}
+
+}  // namespace
+
 std::string models_study_text(const json& r) {
   const bool training = r.at("mode") == "training";
   std::string out = "Models: " + r.at("workload").get<std::string>() + "\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-28s %8s %8s %12s %7s %10s %10s  %s\n", "model", "params", "active",
-                training ? "iteration s" : "tok/s/GPU", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", "tp pp dp cp ep");
+                training ? "iteration s" : "tok/s/GPU", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", plan_header(training).c_str());
   out += line;
   for (const json& row : r.at("rows")) {
     const std::string name = row.at("model").get<std::string>().substr(0, 28);
@@ -347,10 +361,9 @@ std::string models_study_text(const json& r) {
     const json& par = p.at("parallelism");
     const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
     const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, "%12.4g %7.3g %10.1f %10.3g  %d %d %d %d %d\n", figure, third,
+    std::snprintf(line, sizeof line, "%12.4g %7.3g %10.1f %10.3g  %s\n", figure, third,
                   p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
-                  row.at("per_million_tokens").at("gpu_hours").get<double>(), par.value("tp", 1), par.value("pp", 1),
-                  par.value("dp", 1), par.value("cp", 1), par.value("ep", 1));
+                  row.at("per_million_tokens").at("gpu_hours").get<double>(), plan_cells(par, training).c_str());
     out += line;
   }
   return out;
@@ -366,7 +379,7 @@ std::string scaling_table(const json& rows, bool training) {
     return std::string(buf);
   };
   std::snprintf(line, sizeof line, " %12s %12s %9s %10s %10s  %s\n", training ? "iteration s" : "TPOT ms",
-                training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", "GiB/GPU", "tp pp dp cp ep");
+                training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", "GiB/GPU", plan_header(training).c_str());
   std::string out = lead("GPUs", "global batch") + line;
   for (const json& row : rows) {
     const long long n = row.at("gpus").get<long long>();
@@ -378,10 +391,9 @@ std::string scaling_table(const json& rows, bool training) {
     const json& p = row.at("plan");
     const json& par = p.at("parallelism");
     const double first = training ? p.at("iteration_time_s").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, " %12.4g %12.4g %8.2fx %9.0f%% %10.1f  %d %d %d %d %d\n", first,
+    std::snprintf(line, sizeof line, " %12.4g %12.4g %8.2fx %9.0f%% %10.1f  %s\n", first,
                   row.at("throughput").get<double>(), row.value("speedup", 0.0), 100 * row.value("efficiency", 0.0),
-                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024), par.value("tp", 1), par.value("pp", 1),
-                  par.value("dp", 1), par.value("cp", 1), par.value("ep", 1));
+                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024), plan_cells(par, training).c_str());
     out += line;
   }
   return out;
@@ -401,7 +413,7 @@ std::string systems_study_text(const json& r) {
   std::string out = "Systems: " + r.at("workload").get<std::string>() + "\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-34s %12s %9s %7s %10s %10s  %s\n", "system", training ? "iteration s" : "tok/s/GPU",
-                "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", "tp pp dp ep");
+                "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", plan_header(training).c_str());
   out += line;
   for (const json& row : r.at("rows")) {
     const std::string name = row.at("system").get<std::string>().substr(0, 34);
@@ -418,10 +430,9 @@ std::string systems_study_text(const json& r) {
     const json& par = p.at("parallelism");
     const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
     const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, "%-34s %12.4g %8.2fx %7.3g %10.1f %10.3g  %d %d %d %d\n", name.c_str(), figure,
+    std::snprintf(line, sizeof line, "%-34s %12.4g %8.2fx %7.3g %10.1f %10.3g  %s\n", name.c_str(), figure,
                   row.value("speedup", 0.0), third, p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
-                  row.at("per_million_tokens").at("gpu_hours").get<double>(), par.value("tp", 1), par.value("pp", 1),
-                  par.value("dp", 1), par.value("ep", 1));
+                  row.at("per_million_tokens").at("gpu_hours").get<double>(), plan_cells(par, training).c_str());
     out += line;
   }
   return out;

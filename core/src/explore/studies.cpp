@@ -130,7 +130,7 @@ json gpu_generations() {
 std::string gpu_generations_text(const json& r) {
   std::string out = "GPU generations: " + r["workload"].get<std::string>() + "\n\n";
   auto rows_of = [](const json& list, const char* head) {
-    std::vector<std::vector<std::string>> rows{{head, "iter s", "speed-up", "MFU", "tp", "pp", "dp", "cp", "mb", "recompute"}};
+    std::vector<std::vector<std::string>> rows{{head, "iter s", "speed-up", "MFU", "tp", "pp", "dp", "cp", "zero", "mb", "recompute"}};
     for (const json& s : list) {
       if (!s["fits"].get<bool>()) {
         rows.push_back({s["step"].get<std::string>(), "no fit"});
@@ -141,7 +141,7 @@ std::string gpu_generations_text(const json& r) {
                       number_text("%.2fx", s["speedup"].get<double>()), number_text("%.3f", s["mfu"].get<double>()),
                       std::to_string(p["tp"].get<int>()), std::to_string(p["pp"].get<int>()),
                       std::to_string(p["dp"].get<int>()), std::to_string(p["cp"].get<int>()),
-                      std::to_string(s["micro_batch"].get<int>()), s["recompute"].get<std::string>()});
+                      std::to_string(p.value("zero", 0)), std::to_string(s["micro_batch"].get<int>()), s["recompute"].get<std::string>()});
     }
     return rows;
   };

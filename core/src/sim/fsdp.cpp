@@ -47,15 +47,32 @@ DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute&
   if (par.zero >= 3 && d.unit_gather + d.root_gather + d.unit_fetch + d.root_fetch > 0) {
     const double serial = 2 * (d.root_fetch + d.root_gather + c.layers * (d.unit_fetch + d.unit_gather)) +
                           d.root_reduce + c.layers * d.unit_reduce;
-    return {0.0, c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial), true};
+    const double waits = c.microbatches * (overlap ? zero3_microbatch(d, c, share) : serial);
+    return {0.0, waits, true, waits};
   }
-  if (!overlap) return {d.gather, d.reduce};
-  // Megatron DDP / distributed optimizer: the reduction hides behind the
-  // last micro-batch's backward and the gather behind the next forward,
-  // except the last bucket; the compute under them slows down.
-  const double reduce = overlapped_unit(c.last_bwd, std::max(0.0, d.reduce - d.bucket_reduce), share) - c.last_bwd;
-  const double gather = overlapped_unit(c.fwd_total, std::max(0.0, d.gather - d.bucket_gather), share) - c.fwd_total;
-  return {d.bucket_gather + gather, d.bucket_reduce + reduce};
+  // ZeRO-2 keeps only its shard of the gradients, so under gradient
+  // accumulation each micro-batch's gradients are reduce-scattered as its
+  // backward produces them, not once per step (Rajbhandari et al. 2020,
+  // ZeRO §5.2; DeepSpeed stage 2 reduces at every micro-step, as PyTorch
+  // FSDP SHARD_GRAD_OP does outside no_sync).
+  const double reductions = s.par.zero == 2 ? c.microbatches : 1.0;
+  DpExposure r;
+  if (!overlap) {
+    r = {d.gather, reductions * d.reduce};
+  } else {
+    // Megatron DDP / distributed optimizer: the reduction hides behind the
+    // last micro-batch's backward (ZeRO-2: behind each one's) and the gather
+    // behind the next forward, except the last bucket; the compute under
+    // them slows down.
+    const double reduce = overlapped_unit(c.last_bwd, std::max(0.0, d.reduce - d.bucket_reduce), share) - c.last_bwd;
+    const double gather = overlapped_unit(c.fwd_total, std::max(0.0, d.gather - d.bucket_gather), share) - c.fwd_total;
+    r = {d.bucket_gather + gather, reductions * (d.bucket_reduce + reduce)};
+  }
+  if (reductions > 1) {
+    r.per_microbatch = true;
+    r.inside = r.reduce;
+  }
+  return r;
 }
 
 namespace {

@@ -25,11 +25,14 @@ struct DpCompute {
 
 // Exposed data-parallel time of one iteration, overlap slowdown included:
 // the weight gather before (beside) the first forward and the gradient
-// reduction after (beside) the last backward. ZeRO-3's waits, inside every
-// micro-batch, count as `reduce` with `per_microbatch` set.
+// reduction after (beside) the last backward. ZeRO-3's waits, and ZeRO-2's
+// reductions under gradient accumulation, come inside every micro-batch:
+// `per_microbatch` is set and `inside` is their part of the total (summed
+// over the micro-batches).
 struct DpExposure {
   double gather = 0, reduce = 0;
   bool per_microbatch = false;
+  double inside = 0;
   double total() const { return gather + reduce; }
 };
 DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c);

@@ -123,7 +123,7 @@ MovableSlots movable_slots(const Scenario& s, const DpParts& dp, const StageWork
   DpCompute no_w = dc;  // the backward windows ZeRO-3 hides its traffic behind, without W
   no_w.bwd = std::max(0.0, dc.bwd - w.W / w.layers);
   const DpExposure dpx = exposed_dp_time(s, dp, no_w);
-  const double w_waits = dpx.per_microbatch ? (waits.offload + dpx.total()) / dc.microbatches : waits.waits_per_mb;
+  const double w_waits = dpx.per_microbatch ? (waits.offload + dpx.inside) / dc.microbatches : waits.waits_per_mb;
   MovableSlots m;
   m.fwd = std::max(0.0, waits.per_mb - slot_without(w.F, w.TP_f + w.CP_f, w.EP_f, waits.waits_per_mb));
   m.wgrad = std::max(0.0, waits.per_mb - slot_without(w.W, 0, 0, w_waits));

@@ -24,8 +24,9 @@ StepWaits step_waits(const Scenario& s, const DpParts& d, const DpCompute& c, co
   const DpExposure dp = exposed_dp_time(s, d, c);
   r.dp_comm = dp.total();
   r.offload = activation_offload_time(s, c.fwd, c.bwd, mb);
-  // (ZeRO-3's waits are inside every micro-batch, and so in its slot.)
-  const double waits_mb = (r.offload + (dp.per_microbatch ? dp.total() : 0.0)) / mb;
+  // (ZeRO-3's waits and ZeRO-2's reductions are inside every micro-batch,
+  // and so in its slot.)
+  const double waits_mb = (r.offload + dp.inside) / mb;
   const double gpu_chain = mb * w.gpu + r.offload + dp.total();
   const double host_mb = w.host_fwd + w.host_bwd;
   double host_chain = mb * host_mb;

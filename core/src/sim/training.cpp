@@ -294,7 +294,8 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
     r.ops.push_back(std::move(op));
   }
   const DpParts& d = *parts.dp;
-  const double per_iteration = par.zero >= 3 ? mb : 1;  // ZeRO-3 communicates every micro-batch
+  // ZeRO-3 gathers and reduces every micro-batch, ZeRO-2 reduces every one.
+  const double per_iteration = par.zero >= 2 ? mb : 1;
   if (d.reduce > 0)
     single(par.zero >= 1 ? "dp.grad_reduce_scatter" : "dp.grad_all_reduce", "bwd", OpKind::comm, network(d.reduce), "dp",
            per_iteration);
