@@ -234,8 +234,8 @@ test('a search on a Gaudi 3 server says the quoted runs were on other hardware',
 // The search ranks by time, so its fastest plans crowd the memory ceiling:
 // each plan the calculator would warn about is flagged, and the warnings are
 // listed under the table with the ranks they concern.
-test('plans at the memory ceiling are flagged and their warnings listed (Llama 3.1 70B on 64 H100)', async () => {
-  const { page, errors } = await openPage('v=1&m=llama3.1-70b&gb=128&sl=8192&view=search&qg=64');
+test('plans at the memory ceiling are flagged and their warnings listed (Llama 3.1 405B on 128 H100)', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-405b&gb=128&sl=8192&view=search&qg=128');
   await searchDone(page);
   const flagged = await page.$$eval('table.plans tbody tr', (rows) => rows.filter((r) => r.querySelector('.plan-flag')).map((r) => Number(r.dataset.rank)));
   assert.ok(flagged.length >= 1, 'at least one of the fastest plans is tight');
@@ -248,7 +248,7 @@ test('plans at the memory ceiling are flagged and their warnings listed (Llama 3
   const firstClean = Math.min(...(await page.$$eval('table.plans tbody tr', (rows) => rows.filter((r) => !r.querySelector('.plan-flag')).map((r) => Number(r.dataset.rank)))));
   assert.deepEqual(recommended, [firstClean]);
   assert.match(await page.locator('table.plans caption').textContent(), new RegExp(`; plan ${firstClean} is the fastest without a warning$`));
-  await shot(page, 'search-llama70b-64-warnings');
+  await shot(page, 'search-llama405b-128-warnings');
   assert.deepEqual(errors, []);
   await page.close();
 });

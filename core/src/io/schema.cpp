@@ -135,7 +135,7 @@ void parallelism_fields(Fields& f) {
   add({"parallelism.sp", "sp", "bool", "", false, 0, 0, {}, "Megatron sequence parallelism.", "parallelism", kTrain});
   add({"parallelism.pp_schedule", "ps", "enum", "", "1f1b", 0, 0, names_of(schedule_names()), "Pipeline schedule.", "parallelism", kTrain});
   add({"parallelism.virtual_stages", "vs", "int", "", 1, 1, 1024, {}, "Model chunks per stage (interleaved schedule).", "parallelism", kTrain});
-  add({"parallelism.zero", "z", "int", "", 0, 0, 3, {}, "ZeRO stage: 1 optimizer states, 2 +gradients, 3 +weights sharded over dp.", "parallelism", kTrain});
+  add({"parallelism.zero", "z", "int", "", 0, 0, 3, {}, "ZeRO stage: 1 optimizer states, 2 +gradients (reduced every micro-batch), 3 +weights sharded over dp.", "parallelism", kTrain});
   add({"parallelism.zero_shard", "zs", "int", "", nullptr, 1, kMaxDim, {}, "Hybrid sharding (HSDP): ZeRO states shard over this many of the dp x cp ranks (the innermost, e.g. one node) and the groups replicate, all-reducing their gradient shards. Default: all dp x cp ranks.", "parallelism", kTrain});
   add({"parallelism.gather_precision", "zgp", "enum", "", "auto", 0, 0, names_of(gather_precision_names()), "Weights in ZeRO/FSDP all-gathers: auto = the 16-bit copy (Megatron, PyTorch FSDP), fp32 = master weights (JAX FSDP), fp8 = fp8 parameter gather.", "parallelism", kTrain});
   add({"parallelism.reduce_precision", "zrp", "enum", "", "fp32", 0, 0, names_of(reduce_precision_names()), "Gradient reduction precision across data parallelism (fp32: Megatron bf16 default, FSDP reduce_dtype fp32).", "parallelism", kTrain});

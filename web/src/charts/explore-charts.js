@@ -193,7 +193,8 @@ function waterfallBars(steps) {
 // Horizontal factor bars, one band per datum (label, value, a, b, kind), with
 // `extra` marks (links, rules) and the value written after each bar.
 // `hi`: the largest value the axis must reach (factors: at least 1×).
-function factorFigure({ title, data, extra, format, className, boxClass, view, hi = Math.max(1, ...data.map((b) => b.value)) }) {
+// `tickFormat`: the axis' labels (shorter than the values': "2×", not "2.00×").
+function factorFigure({ title, data, extra, format, tickFormat = format === fmt.num ? fmt.compact : format, className, boxClass, view, hi = Math.max(1, ...data.map((b) => b.value)) }) {
   const short = (l) => (l.length > 44 ? `${l.slice(0, 43)}…` : l);
   const root = plotSvg(
     {
@@ -202,7 +203,7 @@ function factorFigure({ title, data, extra, format, className, boxClass, view, h
       marginRight: 60,
       marginTop: 8,
       marginBottom: 30,
-      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat: format === fmt.num ? fmt.compact : format, label: null, grid: true },
+      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat, label: null, grid: true },
       y: { type: 'band', domain: data.map((b) => b.i), tickFormat: (i) => short(data[i].label), label: null, padding: 0.25, tickSize: 0 },
       marks: [
         Plot.barX(data, { x1: 'a', x2: 'b', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(data, (b) => ({ class: `wf-bar ${b.kind}`, 'data-step': b.i })) }),
@@ -217,11 +218,13 @@ function factorFigure({ title, data, extra, format, className, boxClass, view, h
 
 // steps: [{label, value}] with value the cumulative factor after the step (the
 // first is the baseline). Each bar spans from the previous factor to its own.
+const factorTick = (v) => `${Number(v.toFixed(2))}×`;
+
 export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` }) {
   const bars = waterfallBars(steps);
   const links = bars.slice(1);
   const extra = [Plot.tickX(links, { x: 'from', y: 'i', render: tag(links, () => ({ class: 'wf-link' })) })];
-  return factorFigure({ title, data: bars, extra, format, className: 'waterfall', boxClass: 'waterfall-box', view: 'waterfall' });
+  return factorFigure({ title, data: bars, extra, format, tickFormat: factorTick, className: 'waterfall', boxClass: 'waterfall-box', view: 'waterfall' });
 }
 
 // bars: [{label, value, own}], a factor against the bar marked own (1×),
@@ -229,7 +232,7 @@ export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` })
 export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` }) {
   const data = bars.map((b, i) => ({ label: b.label, value: b.value, i, a: 0, b: b.value, kind: b.own ? 'base' : b.value >= 1 ? 'up' : 'down' }));
   const extra = [Plot.ruleX([1], { render: tag([1], () => ({ class: 'wf-link' })) })];
-  return factorFigure({ title, data, extra, format, className: 'factor-bars', boxClass: 'factor-box', view: 'factor-bars' });
+  return factorFigure({ title, data, extra, format, tickFormat: factorTick, className: 'factor-bars', boxClass: 'factor-box', view: 'factor-bars' });
 }
 
 // bars: [{label, value, own}], each drawn from 0 on a scale of its own unit

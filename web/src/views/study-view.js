@@ -58,6 +58,7 @@ const PLAN = [
   ['PP', (r) => str(r.parallelism?.pp)],
   ['DP', (r) => str(r.parallelism?.dp)],
   ['CP', (r) => str(r.parallelism?.cp)],
+  ['ZeRO', (r) => str(r.parallelism?.zero)],
   ['micro-batch', (r) => str(r.micro_batch)],
   ['recompute', (r) => str(r.recompute)],
   ['bound', (r) => str(r.bound)],
