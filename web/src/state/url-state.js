@@ -41,75 +41,90 @@ export function encodeState(schema, state, { pin = true } = {}) {
 const short = (s) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
 // Returns { state, issues: [text], embed: bool, view: string|null }.
+// The link's parameters, or null with the reason in `issues` (too long,
+// unreadable): the page then shows the defaults.
+function linkParams(text, issues) {
+  if (text.length > MAX_HASH) {
+    issues.push(`The link's settings are too long (${Math.round(text.length / 1024)} KB, the limit is ${MAX_HASH / 1024} KB) and were not read: showing the defaults.`);
+    return null;
+  }
+  try {
+    return new URLSearchParams(text);
+  } catch {
+    issues.push("The link's settings could not be read: showing the defaults.");
+    return null;
+  }
+}
+
+// A page switch (v, embed, view, pin) into `out`; a pinned result is a link
+// of its own, read once (a pin inside a pin is ignored).
+function readPageKey(k, raw, out, schema, defaults, nested) {
+  if (k === 'v' && raw !== URL_VERSION) out.issues.push(`This link is from another version of the page (v=${short(raw)}); some settings may be lost.`);
+  else if (k === 'embed') out.embed = raw === '1' || raw === 'true';
+  else if (k === 'view') out.view = /^[a-z]{1,20}$/.test(raw) ? raw : null;
+  else if (k === 'pin' && !nested) {
+    const pinned = decodeStateReport(schema, raw, defaults, { nested: true });
+    if (pinned.issues.length) out.issues.push(`Pinned result: ${pinned.issues.join(' ')}`);
+    out.state.pin = encodeState(schema, pinned.state, { pin: false });
+  }
+}
+
+// One form field's value into `state`; false when the field's type refuses it.
+function readFieldValue(state, f, value) {
+  if (f.key === 'mode') {
+    if (!(f.values || []).includes(value)) return false;
+    state.mode = value;
+  } else if (f.type === 'preset') {
+    state[f.key] = value;
+  } else if (f.type === 'bool') {
+    if (value === '1' || value === 'true') state.values[f.key] = true;
+    else if (value === '0' || value === 'false') state.values[f.key] = false;
+    else return false;
+  } else if (f.type === 'enum') {
+    if (!(f.values || []).includes(value)) return false;
+    state.values[f.key] = value;
+  } else {
+    state.values[f.key] = value;
+  }
+  return true;
+}
+
+// "Ignored unknown settings in the link: a, b and 3 more."
+function ignoredText(what, items) {
+  const more = items.length > 5 ? ` and ${items.length - 5} more` : '';
+  return `Ignored ${what}${items.length > 1 ? 's' : ''} in the link: ${items.slice(0, 5).join(', ')}${more}.`;
+}
+
 export function decodeStateReport(schema, hash, defaults, { nested = false } = {}) {
   const state = structuredClone(defaults);
   const issues = [];
   const out = { state, issues, embed: false, view: null };
   const text = String(hash || '').replace(/^#/, '');
-  if (!text) return out;
-  if (text.length > MAX_HASH) {
-    issues.push(`The link's settings are too long (${Math.round(text.length / 1024)} KB, the limit is ${MAX_HASH / 1024} KB) and were not read: showing the defaults.`);
-    return out;
-  }
-  let p;
-  try {
-    p = new URLSearchParams(text);
-  } catch {
-    issues.push("The link's settings could not be read: showing the defaults.");
-    return out;
-  }
+  const p = text ? linkParams(text, issues) : null;
+  if (!p) return out;
   const byUrl = new Map(schema.fields.filter((f) => f.url).map((f) => [f.url, f]));
   const unknown = [];
   const bad = [];
   for (const [k, raw] of p) {
     if (typeof raw !== 'string') continue;
     if (PAGE_KEYS.has(k)) {
-      if (k === 'v' && raw !== URL_VERSION) issues.push(`This link is from another version of the page (v=${short(raw)}); some settings may be lost.`);
-      else if (k === 'embed') out.embed = raw === '1' || raw === 'true';
-      else if (k === 'view') out.view = /^[a-z]{1,20}$/.test(raw) ? raw : null;
-      else if (k === 'pin' && !nested) {
-        const pinned = decodeStateReport(schema, raw, defaults, { nested: true });
-        if (pinned.issues.length) issues.push(`Pinned result: ${pinned.issues.join(' ')}`);
-        state.pin = encodeState(schema, pinned.state, { pin: false });
-      }
+      readPageKey(k, raw, out, schema, defaults, nested);
       continue;
     }
     const f = byUrl.get(k);
     if (f && isRequestField(f)) {
-      if (nested) continue;
-      if (raw.length > MAX_LEN * 2 || !decodeExploreValue(state, f, raw)) bad.push(`${k} = "${short(raw)}"`);
-      continue;
-    }
-    if (!f) {
+      if (!nested && (raw.length > MAX_LEN * 2 || !decodeExploreValue(state, f, raw))) bad.push(`${k} = "${short(raw)}"`);
+    } else if (!f) {
       unknown.push(short(k));
-      continue;
-    }
-    if (raw.length > MAX_LEN) {
+    } else if (raw.length > MAX_LEN) {
       bad.push(`${f.key} (longer than ${MAX_LEN} characters)`);
-      continue;
+    } else if (!readFieldValue(state, f, raw.trim())) {
+      bad.push(`${f.key} = "${short(raw.trim())}"`);
     }
-    const value = raw.trim();
-    let ok = true;
-    if (f.key === 'mode') {
-      if ((f.values || []).includes(value)) state.mode = value;
-      else ok = false;
-    } else if (f.type === 'preset') {
-      state[f.key] = value;
-    } else if (f.type === 'bool') {
-      if (value === '1' || value === 'true') state.values[f.key] = true;
-      else if (value === '0' || value === 'false') state.values[f.key] = false;
-      else ok = false;
-    } else if (f.type === 'enum') {
-      if ((f.values || []).includes(value)) state.values[f.key] = value;
-      else ok = false;
-    } else {
-      state.values[f.key] = value;
-    }
-    if (!ok) bad.push(`${f.key} = "${short(value)}"`);
   }
   if (!nested && !out.embed && EXPLORE_VIEWS.includes(out.view)) state.view = out.view;
-  if (unknown.length) issues.push(`Ignored unknown setting${unknown.length > 1 ? 's' : ''} in the link: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''}.`);
-  if (bad.length) issues.push(`Ignored invalid value${bad.length > 1 ? 's' : ''} in the link: ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}.`);
+  if (unknown.length) issues.push(ignoredText('unknown setting', unknown));
+  if (bad.length) issues.push(ignoredText('invalid value', bad));
   return out;
 }
 
