@@ -179,6 +179,7 @@ TEST(Search, BestEqualsBruteForce) {
                 for (int sp = 0; sp < (tp > 1 ? 2 : 1); ++sp)
                   for (int rc = 0; rc < 3; ++rc)
                     for (int z = 0; z < 4; ++z) {
+                      if (pp > 1 && z >= 2) continue;  // pipelines run with ZeRO 1 at most
                       Scenario s = base;
                       s.par = {tp, pp, dp, cp, 1, sp == 1, static_cast<PipeSchedule>(sched), v, z};
                       s.train.micro_batch = mb;
@@ -455,6 +456,36 @@ TEST(Search, ZeroBubbleAndDualPipeOnlyWhenTheScenarioNamesThem) {
     ASSERT_FALSE(best.empty()) << schedule;
     for (const json& b : best) EXPECT_EQ(b["parallelism"]["pp_schedule"], schedule);
   }
+}
+
+// Pipelines run with ZeRO 1 at most (DeepSpeed's pipeline engine refuses
+// ZeRO 2 and 3): the search tries ZeRO 2 and 3 only without pipeline
+// stages, unless the scenario names the stage; a plan that combines them
+// carries a warning.
+TEST(Search, ZeroTwoAndThreeWithPipelinesOnlyWhenNamed) {
+  json in = small_search(16);
+  in["parallelism"] = {{"pp", 2}};
+  in["search"]["top"] = 50;
+  const json free = search_scenario(in, 1000000);
+  ASSERT_FALSE(free["search"]["best"].empty());
+  for (const json& b : free["search"]["best"]) EXPECT_LE(b["parallelism"]["zero"].get<int>(), 1) << b.dump();
+  in["parallelism"]["zero"] = 3;
+  const json named = search_scenario(in, 1000000);
+  const json& best = named["search"]["best"];
+  ASSERT_FALSE(best.empty());
+  for (const json& b : best) {
+    EXPECT_EQ(b["parallelism"]["zero"], 3);
+    const bool said = std::any_of(b["warnings"].begin(), b["warnings"].end(),
+                                  [](const json& w) { return w.get<std::string>().rfind("ZeRO 3 with pipeline parallelism", 0) == 0; });
+    EXPECT_TRUE(said) << b.dump();
+  }
+  // Without pipeline stages ZeRO 3 is searched and says nothing of pipelines.
+  in["parallelism"] = {{"pp", 1}};
+  const json flat = search_scenario(in, 1000000);
+  const json& fb = flat["search"]["best"];
+  EXPECT_TRUE(std::any_of(fb.begin(), fb.end(), [](const json& b) { return b["parallelism"]["zero"].get<int>() >= 2; }));
+  for (const json& b : fb)
+    for (const json& w : b["warnings"]) EXPECT_EQ(w.get<std::string>().find("pipeline parallelism"), std::string::npos);
 }
 
 TEST(Search, ServingTriesPrefillOnSeparateInstances) {

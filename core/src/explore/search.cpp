@@ -229,6 +229,10 @@ void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& 
                 p.sp = sp;
                 for (Recompute rc : rcs)
                   for (int z : zeros) {
+                    // Pipelines run with ZeRO 1 at most (DeepSpeed's pipeline engine
+                    // refuses 2 and 3; Megatron-Core's run its distributed
+                    // optimizer), unless the scenario names the stage.
+                    if (!f.zero && pp > 1 && z >= 2) continue;
                     if (n.evaluated >= n.limit) {
                       n.truncated = true;
                       return;

@@ -56,6 +56,12 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                   gib(t.memory.host_capacity) + " available (the host's CPU memory over the run's GPUs that share it)");
     if (p.pp > 1 && t.pipeline.microbatches < p.pp)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
+    // DeepSpeed's pipeline engine asserts ZeRO stage < 2 ("ZeRO-2 and ZeRO-3
+    // are incompatible with pipeline parallelism", deepspeed/runtime/pipe).
+    if (p.pp > 1 && p.zero >= 2)
+      w.push_back("ZeRO " + std::to_string(p.zero) +
+                  " with pipeline parallelism: DeepSpeed's pipeline engine takes ZeRO 1 at most; FSDP with pipeline "
+                  "stages (torchtitan) runs ZeRO 3 with them, re-gathering each micro-batch's weights as modelled here");
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)
