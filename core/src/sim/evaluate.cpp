@@ -61,7 +61,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (p.pp > 1 && p.zero >= 2)
       w.push_back("ZeRO " + std::to_string(p.zero) +
                   " with pipeline parallelism: DeepSpeed's pipeline engine takes ZeRO 1 at most; FSDP with pipeline "
-                  "stages (torchtitan) runs ZeRO 3 with them, re-gathering each micro-batch's weights as modelled here");
+                  "stages (torchtitan) runs ZeRO 3 with them, and the model gathers the weights again in every "
+                  "micro-batch's forward and backward");
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)
