@@ -216,10 +216,11 @@ function factorFigure({ title, data, extra, format, tickFormat = format === fmt.
   return el('figure', { class: `chart-box ${boxClass}`, 'data-view': view }, [el('figcaption', { text: title }), root]);
 }
 
-// steps: [{label, value}] with value the cumulative factor after the step (the
-// first is the baseline). Each bar spans from the previous factor to its own.
+// A factor axis' label: "2×", "1.5×".
 const factorTick = (v) => `${Number(v.toFixed(2))}×`;
 
+// steps: [{label, value}] with value the cumulative factor after the step (the
+// first is the baseline). Each bar spans from the previous factor to its own.
 export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` }) {
   const bars = waterfallBars(steps);
   const links = bars.slice(1);

@@ -40,7 +40,6 @@ export function encodeState(schema, state, { pin = true } = {}) {
 
 const short = (s) => (s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
-// Returns { state, issues: [text], embed: bool, view: string|null }.
 // The link's parameters, or null with the reason in `issues` (too long,
 // unreadable): the page then shows the defaults.
 function linkParams(text, issues) {
@@ -95,6 +94,7 @@ function ignoredText(what, items) {
   return `Ignored ${what}${items.length > 1 ? 's' : ''} in the link: ${items.slice(0, 5).join(', ')}${more}.`;
 }
 
+// Returns { state, issues: [text], embed: bool, view: string|null }.
 export function decodeStateReport(schema, hash, defaults, { nested = false } = {}) {
   const state = structuredClone(defaults);
   const issues = [];
