@@ -102,6 +102,23 @@ TEST(Offload, HostGradientsShardAsTheOptimizerStates) {
   EXPECT_NEAR(two.at("gradients").get<double>(), params_two * 2, 1e3);
 }
 
+// ZeRO 2 and 3 hold no whole gradient buffer to accumulate in, so every
+// micro-batch's backward copies its reduced shard to the host, which
+// accumulates it; ZeRO 1 copies once per step (4 micro-batches here).
+TEST(Offload, ShardedGradientsLeaveEveryMicrobatch) {
+  json j = seventy_b("optimizer");
+  auto copies = [&](int zero) {
+    j["parallelism"]["zero"] = zero;
+    return find_op(eval_ok(j), "optimizer.grad_to_host", "bwd").at("count").get<double>();
+  };
+  EXPECT_EQ(copies(3), 4);
+  EXPECT_EQ(copies(2), 4);
+  j["parallelism"]["tp"] = 8;  // ZeRO 1 fits with the model split over tp
+  j["parallelism"]["dp"] = 1;
+  j["training"]["global_batch"] = 4;
+  EXPECT_EQ(copies(1), 1);  // still 4 micro-batches
+}
+
 // Parameter offload (ZeRO-Infinity, Rajbhandari et al. 2021 §5): the rank's
 // 16-bit weight shard moves to the host beside the optimizer; the GPU keeps
 // only the gathered units, and each pass fetches every unit's shard (and the
