@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cmath>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -190,22 +189,82 @@ std::vector<T> one_or(bool fixed, T value, std::vector<T> all) {
   return fixed ? std::vector<T>{value} : all;
 }
 
+// Costs one training plan and files it: feasible, a near miss on memory, or
+// short of host memory; false once the evaluation limit is reached.
+bool try_training_plan(FastTraining& fast, const Parallelism& p, int mb, Recompute rc, double capacity, Collector& col,
+                       Counters& n) {
+  if (n.evaluated >= n.limit) {
+    n.truncated = true;
+    return false;
+  }
+  const FastTrainingResult r = fast.evaluate(p, mb, rc);
+  ++n.evaluated;
+  Candidate c;
+  c.par = p, c.micro_batch = mb, c.rc = rc, c.time = r.iteration_time_s;
+  c.memory = r.memory.total, c.score = r.iteration_time_s;
+  if (!(r.memory.total <= capacity)) {
+    n.near_miss(c, {r.memory.total / capacity});
+  } else if (host_short(r.memory)) {  // offloads more than the host holds
+    ++n.host_short;
+  } else {
+    ++n.feasible;
+    col.offer(c);
+  }
+  return true;
+}
+
+// Per layout the search tries micro-batches, recompute and ZeRO stages
+// (and sequence parallelism): one value each where the scenario fixes it.
+struct PlanChoices {
+  std::vector<int> micro_batches;
+  std::vector<Recompute> recomputes;
+  std::vector<int> zeros;
+};
+
+PlanChoices plan_choices(const Scenario& base, const Fixed& f) {
+  PlanChoices c;
+  for (int mb = 1; mb <= 16; mb *= 2) c.micro_batches.push_back(mb);
+  c.micro_batches = one_or(f.mb, base.train.micro_batch, c.micro_batches);
+  // With FlashAttention, Megatron's selective recompute (the attention core)
+  // is what the fused kernel already does: the same plan as none, listed once.
+  c.recomputes = one_or(f.rc, base.train.recompute,
+                        base.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
+                                                   : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full});
+  c.zeros = one_or(f.zero, base.par.zero, {0, 1, 2, 3});
+  return c;
+}
+
+// Every plan of one layout (degrees, schedule); false at the limit.
+bool search_layout(const Scenario& base, const Fixed& f, Parallelism p, const PlanChoices& choices, double capacity,
+                   FastTraining& fast, Collector& col, Counters& n) {
+  Scenario chk = base;
+  chk.par = p;
+  for (int mb : choices.micro_batches) {
+    chk.train.micro_batch = mb;
+    if (!consistent(chk)) continue;
+    for (bool sp : one_or(f.sp, base.par.sp, p.tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
+      p.sp = sp;
+      for (Recompute rc : choices.recomputes)
+        for (int z : choices.zeros) {
+          // Pipelines run with ZeRO 1 at most (DeepSpeed's pipeline engine
+          // refuses 2 and 3; Megatron-Core's run its distributed
+          // optimizer), unless the scenario names the stage.
+          if (!f.zero && p.pp > 1 && z >= 2) continue;
+          p.zero = z;
+          if (!try_training_plan(fast, p, mb, rc, capacity, col, n)) return false;
+        }
+    }
+  }
+  return true;
+}
+
 // Training: every valid (tp, cp, pp, dp, ep, schedule, micro-batch, sp,
 // recompute, zero) with tp x cp x pp x dp = gpus; ranked by iteration time.
 void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
                      Counters& n) {
   FastTraining fast(base);
-  Scenario chk = base;
   const double capacity = spec.memory_share * base.system.device.dram().capacity_bytes;
-  std::vector<int> mbs;
-  for (int mb = 1; mb <= 16; mb *= 2) mbs.push_back(mb);
-  mbs = one_or(f.mb, base.train.micro_batch, mbs);
-  // With FlashAttention, Megatron's selective recompute (the attention core)
-  // is what the fused kernel already does: the same plan as none, listed once.
-  const auto rcs = one_or(f.rc, base.train.recompute,
-                          base.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
-                                                     : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full});
-  const auto zeros = one_or(f.zero, base.par.zero, {0, 1, 2, 3});
+  const PlanChoices choices = plan_choices(base, f);
   for (long long tp : divisors(gpus)) {
     if (f.tp && tp != base.par.tp) continue;
     for (long long cp : divisors(gpus / tp)) {
@@ -221,41 +280,7 @@ void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& 
             p.zero_shard = 0;  // the search explores fully sharded plans
             p.tp = static_cast<int>(tp), p.cp = static_cast<int>(cp), p.pp = static_cast<int>(pp);
             p.dp = static_cast<int>(dp), p.ep = static_cast<int>(ep), p.schedule = sched, p.virtual_stages = v;
-            for (int mb : mbs) {
-              chk.par = p;
-              chk.train.micro_batch = mb;
-              if (!consistent(chk)) continue;
-              for (bool sp : one_or(f.sp, base.par.sp, tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
-                p.sp = sp;
-                for (Recompute rc : rcs)
-                  for (int z : zeros) {
-                    // Pipelines run with ZeRO 1 at most (DeepSpeed's pipeline engine
-                    // refuses 2 and 3; Megatron-Core's run its distributed
-                    // optimizer), unless the scenario names the stage.
-                    if (!f.zero && pp > 1 && z >= 2) continue;
-                    if (n.evaluated >= n.limit) {
-                      n.truncated = true;
-                      return;
-                    }
-                    p.zero = z;
-                    const FastTrainingResult r = fast.evaluate(p, mb, rc);
-                    ++n.evaluated;
-                    Candidate c;
-                    c.par = p, c.micro_batch = mb, c.rc = rc, c.time = r.iteration_time_s;
-                    c.memory = r.memory.total, c.score = r.iteration_time_s;
-                    if (!(r.memory.total <= capacity)) {
-                      n.near_miss(c, {r.memory.total / capacity});
-                      continue;
-                    }
-                    if (host_short(r.memory)) {  // offloads more than the host holds
-                      ++n.host_short;
-                      continue;
-                    }
-                    ++n.feasible;
-                    col.offer(c);
-                  }
-              }
-            }
+            if (!search_layout(base, f, p, choices, capacity, fast, col, n)) return;
           }
         }
       }
