@@ -308,7 +308,7 @@ export class SearchView {
       id: 'search',
       label: 'Search',
       title: 'Search the parallelism',
-      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO for training; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left; settings given there stay fixed.',
+      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left; settings given there stay fixed.',
       runLabel: 'Run search',
       onRun: () => this.run(),
       jobs: ctx.jobs,
