@@ -1,4 +1,6 @@
-# Writes presets_data.cpp: every preset file as a raw string literal.
+# Writes presets_data.cpp: every preset file as a raw string literal, and,
+# when CASES is given, every published validation case under
+# "validation/public/" (the published-runs study reruns them).
 file(GLOB_RECURSE files ${DIR}/*.json)
 list(SORT files)
 set(body "// Generated from core/presets by embed_presets.cmake. Do not edit.\n#include <utility>\n#include <vector>\nnamespace llmcalc {\nconst std::vector<std::pair<const char*, const char*>>& embedded_presets() {\n  static const std::vector<std::pair<const char*, const char*>> kFiles = {\n")
@@ -7,6 +9,15 @@ foreach(f ${files})
   file(READ ${f} content)
   string(APPEND body "    {\"${rel}\", R\"LLMCALCJSON(${content})LLMCALCJSON\"},\n")
 endforeach()
+if(CASES)
+  file(GLOB cases ${CASES}/*.json)
+  list(SORT cases)
+  foreach(f ${cases})
+    get_filename_component(name ${f} NAME)
+    file(READ ${f} content)
+    string(APPEND body "    {\"validation/public/${name}\", R\"LLMCALCJSON(${content})LLMCALCJSON\"},\n")
+  endforeach()
+endif()
 string(APPEND body "  };\n  return kFiles;\n}\n}  // namespace llmcalc\n")
 file(WRITE ${OUT}.tmp "${body}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -178,7 +178,7 @@ const std::vector<Command>& commands() {
          return explore(a[0], llmcalc::sweep_json);
        }},
       {"study", "[--json] NAME [PARAMS|-]",
-       "gpu-generations | technology-nodes | dram-scaling | inference-boundedness | systems | scaling | models; PARAMS: a JSON file (systems, scaling, models: a scenario)", 1, 3,
+       "gpu-generations | technology-nodes | dram-scaling | inference-boundedness | systems | scaling | models | published-runs; PARAMS: a JSON file (systems, scaling, models: a scenario)", 1, 3,
        study_command},
       {"derive", "FILE|-", "derive a device from a technology budget (JSON)", 1, 1,
        [](const Args& a) { return explore(a[0], llmcalc::derive_device_json); }},

@@ -42,6 +42,7 @@ const VIEWS = [
   ['study with results', 'view=study&study=gpu-generations', (p) => exploreDone(p, 'study')],
   ['systems study (bars and table)', 'v=1&dp=8&gb=64&sl=4096&view=study&study=systems', (p) => exploreDone(p, 'study')],
   ['models study (bars and table)', 'v=1&dp=8&gb=64&sl=4096&view=study&study=models', (p) => exploreDone(p, 'study')],
+  ['published-runs study (error dots and tables)', 'view=study&study=published-runs', (p) => exploreDone(p, 'study')],
   ['embed, summary', 'v=1&embed=1&view=summary', waitEvaluated],
   ['embed, operations table', 'v=1&embed=1&view=ops', waitEvaluated],
 ];

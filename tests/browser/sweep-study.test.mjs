@@ -1,5 +1,6 @@
 // The Sweep and Studies views: a sweep draws one line per series with one dot
-// per value; every study renders (gpu-generations with its waterfall); the
+// per value; every study renders (gpu-generations with its waterfall,
+// published-runs with a dot per measurement); the
 // views' settings round-trip through the URL, Back/Forward included.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -115,6 +116,7 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
     'technology-nodes': ['devices', 'workloads'],
     'dram-scaling': ['rows'],
     'inference-boundedness': ['systems'],
+    'published-runs': ['groups', 'rows'],
   };
   for (const [name, tables] of Object.entries(expect)) {
     const { page, errors } = await openPage(`view=study&study=${name}`);
@@ -144,6 +146,18 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
       assert.match(await page.locator('[data-table="systems"] tbody').textContent(), /HBM3e/);
       assert.doesNotMatch(await page.locator('[data-table="systems"]').textContent(), /\bhbm\b/);
       assert.match(await page.locator('[data-table="systems"] thead').textContent(), /ridge HBM2e \/ HBM3 \/ HBM3e/);
+    }
+    if (name === 'published-runs') {
+      // a dot per measurement, at the error its table row gives
+      const rows = page.locator('[data-table="rows"] tbody tr');
+      const n = await rows.count();
+      assert.ok(n >= 50, `${n} measurements`);
+      assert.equal(await page.locator('svg.error-dots circle.pt').count(), n);
+      const first = (await rows.first().locator('td').nth(3).textContent()).replace('−', '-').replace('%', '');
+      const id = await rows.first().locator('th').textContent();
+      const dot = Number(await page.locator(`svg.error-dots circle.pt[data-key="${id}"]`).getAttribute('data-error'));
+      assert.ok(Math.abs(Number(first) / 100 - dot) < 1e-3, `${first}% against ${dot}`);
+      assert.equal(await page.locator('#study-out section.study p.chart-note', { hasText: /^\d+ measurements from \d+ sources and outputs/ }).count(), 1);
     }
     await shot(page, `study-${name}`);
     await page.close();

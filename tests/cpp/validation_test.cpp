@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llmcalc/api.h"
 #include "llmcalc/validate.h"
 
 namespace llmcalc {
@@ -249,6 +250,35 @@ TEST(Accuracy, CommittedTableIsCurrent) {
       EXPECT_EQ(m.at("runs").size(), m.at("cases").get<size_t>()) << id;
     }
   EXPECT_EQ(covered, rows);
+}
+
+// The published-runs study reruns the cases embedded in the library: they
+// must be the files of tests/validation/public, with the errors those give.
+TEST(Validation, PublishedRunsStudyRerunsEveryPublicCase) {
+  const nlohmann::json s = nlohmann::json::parse(study_json("published-runs"));
+  ASSERT_FALSE(s.contains("error")) << s.dump().substr(0, 300);
+  const ValidationReport& files = report();
+  const nlohmann::json& rows = s.at("rows");
+  ASSERT_EQ(rows.size(), files.rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ValidationRow& f = files.rows[i];
+    EXPECT_EQ(rows[i].at("id"), f.id);
+    EXPECT_EQ(rows[i].at("metric"), f.metric);
+    EXPECT_DOUBLE_EQ(rows[i].at("error").get<double>(), f.error) << f.id;
+    EXPECT_FALSE(rows[i].at("kind_label").get<std::string>().empty()) << f.id;
+  }
+  // The sources weigh alike in the overall figure.
+  ASSERT_EQ(s.at("groups").size(), files.groups.size());
+  double sum = 0;
+  for (const ValidationGroup& g : files.groups) sum += g.mean_abs_error;
+  const nlohmann::json& overall = s.at("overall");
+  EXPECT_NEAR(overall.at("mean_of_group_means").get<double>(), sum / static_cast<double>(files.groups.size()), 1e-12);
+  EXPECT_EQ(overall.at("cases").get<size_t>(), files.rows.size());
+  // The text is `llmcalc validate`'s report.
+  EXPECT_NE(study_text("published-runs").find(report_text(files).substr(0, 200)), std::string::npos);
+  const nlohmann::json bad = nlohmann::json::parse(study_request_json(R"({"name": "published-runs", "params": {"x": 1}})"));
+  ASSERT_TRUE(bad.contains("error"));
+  EXPECT_EQ(bad["error"]["path"], "params");
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ describe('wasm matches native on search, sweep and studies', () => {
       assert.deepEqual(diffs, [], `wasm vs native differ:\n${diffs.join('\n')}`);
     });
   }
-  for (const name of ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness']) {
+  for (const name of ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness', 'published-runs']) {
     test(`study ${name}`, () => {
       const native = runCli(['study', '--json', name]);
       assert.equal(native.status, 0, native.stdout.slice(0, 300));

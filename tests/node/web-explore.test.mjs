@@ -21,7 +21,7 @@ test('request fields: each with a url key but budget.node; none collides with th
   for (const k of ['v', 'pin', 'embed', 'view']) assert.ok(!keys.has(k), k);
   const requests = new Set(schema.fields.filter((f) => f.request).map((f) => f.request));
   assert.deepEqual([...requests].sort(), ['derive', 'search', 'study', 'sweep']);
-  assert.deepEqual(studyNames(schema), ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness', 'systems', 'scaling', 'models']);
+  assert.deepEqual(studyNames(schema), ['gpu-generations', 'technology-nodes', 'dram-scaling', 'inference-boundedness', 'systems', 'scaling', 'models', 'published-runs']);
 });
 
 test('view and settings round-trip; defaults stay out of the hash; old wl=0 is linear', () => {

@@ -4,6 +4,7 @@
 
 #include "llmcalc/api.h"
 #include "boundary.h"
+#include "published_runs.h"
 #include "search.h"
 #include "studies.h"
 #include "strict_json.h"
@@ -49,8 +50,25 @@ std::string derive_device_json(const std::string& budget_json) {
   });
 }
 
+namespace {
+
+// The studies of both layers: the published-runs study reruns the validation
+// cases (validate layer), the others explore designs (explore layer).
+json any_study(const std::string& name, const json& params = nullptr) {
+  if (name != "published-runs") return run_study(name, params);
+  if (!params.is_null() && !(params.is_object() && params.empty()))
+    throw InputError("params", "study \"published-runs\" takes no parameters");
+  return published_runs_study();
+}
+
+std::string any_study_table(const std::string& name, const json& result) {
+  return name == "published-runs" ? published_runs_table(result) : study_table(name, result);
+}
+
+}  // namespace
+
 std::string study_json(const std::string& name) {
-  return guarded([&] { return run_study(name); });
+  return guarded([&] { return any_study(name); });
 }
 
 std::string study_request_json(const std::string& request_json) {
@@ -61,7 +79,7 @@ std::string study_request_json(const std::string& request_json) {
       if (item.key() != "name" && item.key() != "params")
         throw InputError(item.key().substr(0, 40), "unknown key; known: name, params");
     if (!request.contains("name") || !request.at("name").is_string()) throw InputError("name", "a study name is required");
-    return run_study(request.at("name").get<std::string>(), request.value("params", json(nullptr)));
+    return any_study(request.at("name").get<std::string>(), request.value("params", json(nullptr)));
   });
 }
 
@@ -70,7 +88,7 @@ std::string study_request_text(const std::string& request_json) {
   const json r = json::parse(out);
   if (r.contains("error")) return "error: " + r["error"].value("message", std::string("invalid request")) + "\n";
   try {
-    return study_table(r.at("study").get<std::string>(), r);
+    return any_study_table(r.at("study").get<std::string>(), r);
   } catch (const std::exception& e) {
     return std::string("error: ") + e.what() + "\n";
   }
@@ -78,7 +96,7 @@ std::string study_request_text(const std::string& request_json) {
 
 std::string study_text(const std::string& name) {
   try {
-    return study_table(name, run_study(name));
+    return any_study_table(name, any_study(name));
   } catch (const std::exception& e) {
     return std::string("error: ") + e.what() + "\n";
   }

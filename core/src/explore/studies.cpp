@@ -369,8 +369,9 @@ json run_study(const std::string& name, const json& params) {
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();
-  throw InputError("study", "unknown study \"" + name.substr(0, 60) +
-                                "\"; known: gpu-generations, technology-nodes, dram-scaling, inference-boundedness, systems, scaling, models");
+  std::string known;
+  for (const std::string& n : study_names()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"; known: " + known);
 }
 
 std::string study_table(const std::string& name, const json& result) {

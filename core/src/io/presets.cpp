@@ -26,6 +26,13 @@ const nlohmann::json& all_presets() {
   return kAll;
 }
 
+std::vector<std::pair<std::string, std::string>> embedded_files(const std::string& prefix) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, text] : embedded_presets())
+    if (std::string(name).rfind(prefix, 0) == 0) out.emplace_back(name, text);
+  return out;
+}
+
 nlohmann::json embedded_file(const std::string& rel) {
   for (const auto& [name, text] : embedded_presets())
     if (rel == name) return nlohmann::json::parse(text);

@@ -2,6 +2,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace llmcalc {
 
@@ -13,5 +15,8 @@ const nlohmann::json* find_preset(const std::string& kind, const std::string& id
 // Any embedded file by its path under core/presets/ (such as
 // "validation/accuracy.json"), parsed; null when there is none.
 nlohmann::json embedded_file(const std::string& rel);
+// Every embedded file whose path starts with `prefix` (path, text), in path
+// order: "validation/public/" holds the published validation cases.
+std::vector<std::pair<std::string, std::string>> embedded_files(const std::string& prefix);
 
 }  // namespace llmcalc

@@ -255,9 +255,11 @@ void request_fields(Fields& f) {
   add("sweep", {"sweep.outputs", "wo", "list", "", nullptr, 1, 32, {}, "Output paths to record, e.g. training.mfu."});
   add("sweep", {"sweep.series", "wr", "list", "", nullptr, 1, 16, {}, "System presets: one line per system (the page's series)."});
   add("study", {"study.name", "study", "enum", "", "gpu-generations", 0, 0,
-                {"gpu-generations", "technology-nodes", "dram-scaling", "inference-boundedness", "systems", "scaling", "models"},
+                {"gpu-generations", "technology-nodes", "dram-scaling", "inference-boundedness", "systems", "scaling", "models",
+                 "published-runs"},
                 "The study to run (systems: the scenario on every system preset; scaling: on an eighth of its GPUs to "
-                "eight times as many; models: every model preset in its place; the parallelism searched in each case)."});
+                "eight times as many; models: every model preset in its place; the parallelism searched in each case; "
+                "published-runs: every published measurement the model is validated against, rerun)."});
   add("derive", {"budget.architecture", "tr", "enum", "", "hopper", 0, 0, technology_keys("architectures"), "Micro-architecture of the derived device."});
   add("derive", {"budget.node", "", "enum", "", "5nm", 0, 0, technology_keys("nodes"), "Technology node (derive only; the study runs every node)."});
   add("derive", {"budget.die_area_mm2", "ta", "number", "mm2", 814, 50, 10000, {}, "Compute die area."});

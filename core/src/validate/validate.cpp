@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "accuracy.h"
 #include "output.h"
@@ -19,9 +18,12 @@ namespace {
 
 std::vector<std::string> split_plus(const std::string& key) {
   std::vector<std::string> parts;
-  std::stringstream ss(key);
-  std::string p;
-  while (std::getline(ss, p, '+')) parts.push_back(p);
+  size_t start = 0;
+  for (size_t plus = key.find('+'); plus != std::string::npos; plus = key.find('+', start)) {
+    parts.push_back(key.substr(start, plus - start));
+    start = plus + 1;
+  }
+  parts.push_back(key.substr(start));
   return parts;
 }
 
@@ -101,7 +103,7 @@ ValidationReport summarize(std::vector<ValidationRow> rows) {
 }
 
 std::string report_text(const ValidationReport& r) {
-  std::ostringstream os;
+  std::string out;
   char buf[512];
   for (const auto& row : r.rows) {
     if (row.skipped)
@@ -109,27 +111,27 @@ std::string report_text(const ValidationReport& r) {
     else
       std::snprintf(buf, sizeof buf, "%-58s %-28.28s pred %12.5g  meas %12.5g  err %+6.1f%%\n", row.id.c_str(),
                     row.metric.c_str(), row.predicted, row.measured, 100 * row.error);
-    os << buf;
+    out += buf;
   }
-  os << "\nper source and metric: cases, mean |error|, max |error|, bias (mean signed error)\n";
+  out += "\nper source and metric: cases, mean |error|, max |error|, bias (mean signed error)\n";
   for (const auto& g : r.groups) {
     std::snprintf(buf, sizeof buf, "  %3d  mean %5.1f%%  max %5.1f%%  bias %+6.1f%%  %.70s | %s\n", g.cases,
                   100 * g.mean_abs_error, 100 * g.max_abs_error, 100 * g.mean_error, g.source.c_str(), g.metric.c_str());
-    os << buf;
+    out += buf;
   }
-  return os.str();
+  return out;
 }
 
 std::string report_markdown(const ValidationReport& r) {
-  std::ostringstream os;
+  std::string out;
   char buf[512];
-  os << "| source | measured output | cases | mean abs. error | max abs. error | bias |\n|---|---|---|---|---|---|\n";
+  out += "| source | measured output | cases | mean abs. error | max abs. error | bias |\n|---|---|---|---|---|---|\n";
   for (const auto& g : r.groups) {
     std::snprintf(buf, sizeof buf, "| %s | `%s` | %d | %.1f%% | %.1f%% | %+.1f%% |\n", g.source.c_str(), g.metric.c_str(),
                   g.cases, 100 * g.mean_abs_error, 100 * g.max_abs_error, 100 * g.mean_error);
-    os << buf;
+    out += buf;
   }
-  return os.str();
+  return out;
 }
 
 // Per regime and metric, in the order of regimes(): what every result quotes

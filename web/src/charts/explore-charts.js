@@ -243,3 +243,45 @@ export function valueBars({ title, bars, format = fmt.num }) {
   const hi = Math.max(...data.map((b) => b.value));
   return factorFigure({ title, data, extra: [], format, className: 'value-bars', boxClass: 'value-box', view: 'value-bars', hi });
 }
+
+// A signed share as an axis labels it: "+20%", "−10%", "0%".
+const signedPercent = (v) => {
+  const p = Math.round(Math.abs(v) * 100);
+  return p === 0 ? '0%' : `${v > 0 ? '+' : '−'}${p}%`;
+};
+
+// groups: [{label, points: [{value, label, kind, key}]}]: a band per group (its
+// label wrapped on the left, a line break kept) and a dot per case at its
+// signed error (predicted against measured: left of 0 the model is too fast
+// or too small), with a rule at 0 and dotted ones at ±10% and ±25%. kind:
+// the dot's colour class; key: its data-key.
+export function errorDots({ title, groups, legend = [] }) {
+  const data = groups.flatMap((g, i) => g.points.map((p) => ({ i, value: p.value, label: p.label, kind: p.kind, key: p.key })));
+  const lim = Math.ceil(Math.max(0.3, ...data.map((d) => Math.abs(d.value))) * 10) / 10;
+  const refs = [-0.25, -0.1, 0.1, 0.25].filter((v) => Math.abs(v) < lim);
+  const within = data.filter((d) => Math.abs(d.value) <= 0.1).length;
+  // Ticks every 10% up to ±30%, else every 20%, symmetric about 0.
+  const step = lim > 0.3 ? 0.2 : 0.1;
+  const xTicks = [];
+  for (let k = -Math.floor(lim / step + 1e-9); k * step <= lim + 1e-9; k++) xTicks.push(Number((k * step).toFixed(2)));
+  const root = plotSvg(
+    {
+      height: 8 + 44 + 52 * groups.length,
+      marginLeft: 300,
+      marginRight: 20,
+      marginTop: 8,
+      marginBottom: 44,
+      x: { domain: [-lim, lim], ticks: xTicks, tickFormat: signedPercent, label: 'signed error (predicted − measured) / measured', grid: true },
+      y: { type: 'band', domain: groups.map((_, i) => i), label: null, padding: 0.2, axis: null },
+      marks: [
+        Plot.axisY({ tickFormat: (i) => groups[i].label, lineWidth: 25, tickSize: 0, fontSize: 10 }),
+        Plot.ruleX(refs, { render: tag(refs, () => ({ class: 'wf-link' })) }),
+        Plot.ruleX([0], { render: tag([0], () => ({ class: 'err-zero' })) }),
+        Plot.dot(data, { x: 'value', y: 'i', r: 4, title: (d) => d.label, render: tag(data, (d) => ({ class: `pt ${d.kind}`, 'data-key': d.key, 'data-error': d.value.toFixed(4) })) }),
+      ],
+    },
+    { className: 'error-dots', label: `${title}: ${data.length} measurements, ${within} within 10%` },
+  );
+  const leg = el('ul', { class: 'legend' }, legend.map(([cls, text]) => el('li', {}, [el('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), text])));
+  return el('figure', { class: 'chart-box error-box', 'data-view': 'error-dots' }, [el('figcaption', { text: title }), root, leg]);
+}

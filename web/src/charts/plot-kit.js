@@ -10,9 +10,9 @@
 //   element from the datum Plot bound to it.
 // Named imports only: with Plot's sideEffects list, esbuild then leaves out
 // the marks, transforms and d3 modules these charts do not use.
-import { barX, cell, dot, line, link, plot, rect, rectX, ruleX, ruleY, text, tickX } from '@observablehq/plot';
+import { axisY, barX, cell, dot, line, link, plot, rect, rectX, ruleX, ruleY, text, tickX } from '@observablehq/plot';
 
-export const Plot = { barX, cell, dot, line, link, rect, rectX, ruleX, ruleY, text, tickX };
+export const Plot = { axisY, barX, cell, dot, line, link, rect, rectX, ruleX, ruleY, text, tickX };
 
 export const PLOT_CLASS = 'lc-plot';
 export const W = 640;

@@ -2,12 +2,15 @@
 // jobs worker and shows its table (gpu-generations adds a waterfall of the
 // cumulative speed-up factors, systems a bar per system, scaling a line of
 // the share of linear scaling, models a bar of each model's GPU-hours per
-// million tokens). systems, scaling and models run the scenario on the left;
-// the others are fixed.
+// million tokens, published-runs a dot per published measurement at its
+// error). systems, scaling and models run the scenario on the left; the
+// others are fixed.
 // #view=study&study=<name> opens one directly.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { factorBars, lineChart, valueBars, waterfall } from '../charts/explore-charts.js';
+import { publishedRuns } from './published-runs.js';
+import { str, table } from './study-table.js';
 import { explorePanel } from './explore-panel.js';
 import { planText } from './search-view.js';
 import { studyNames, technologyParams } from '../state/explore-state.js';
@@ -22,6 +25,7 @@ const TITLES = {
   systems: 'Systems for this scenario (every system preset, its plan searched)',
   scaling: 'GPU count for this scenario (⅛× to 8× its GPUs, its plan searched)',
   models: 'Models for this scenario (every model preset on its system, its plan searched)',
+  'published-runs': 'Published runs (every measurement the model is validated against, rerun here)',
 };
 
 // The buttons of the studies of the scenario, under their group's heading
@@ -30,6 +34,7 @@ const LINK_LABELS = {
   systems: 'Every system preset',
   scaling: 'GPU count, ⅛× to 8×',
   models: 'Every model preset',
+  'published-runs': 'Published runs: the model against measurements',
 };
 
 // How the technology budget's fields are shown (the fields are the schema's
@@ -45,7 +50,6 @@ const BUDGET = {
 export const SCENARIO_STUDIES = new Set(['systems', 'scaling', 'models']);
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
-const str = (v) => (v === undefined || v === null ? '–' : String(v));
 // A bound as a reader names it: the row's memory level by its label ("HBM3e"
 // for the level keyed "hbm"), from the device roofs the row carries.
 const bound = (r, name) => (name === undefined || name === null ? '–' : fmt.levelLabel({ device: { roofs: r.roofs } }, name));
@@ -64,17 +68,6 @@ const PLAN = [
   ['bound', (r) => str(r.bound)],
 ];
 
-// columns: [[header, (row) => text]]; the first column is the row header.
-function table(caption, rows, columns, key) {
-  // A region that scrolls sideways takes keyboard focus, so it can be scrolled without a mouse.
-  return el('div', { class: 'table-scroll study-table', 'data-table': key, tabindex: '0', role: 'region', 'aria-label': caption }, [
-    el('table', { class: 'plans' }, [
-      el('caption', { text: caption }),
-      el('thead', {}, [el('tr', {}, columns.map(([h]) => el('th', { scope: 'col', text: h })))]),
-      el('tbody', {}, rows.map((r) => el('tr', {}, columns.map(([, get], i) => el(i ? 'td' : 'th', i ? { class: 'num', text: get(r) } : { scope: 'row', text: get(r) }))))),
-    ]),
-  ]);
-}
 
 function gpuGenerations(d) {
   const step = [['system / step', (r) => str(r.step)]];
@@ -313,6 +306,7 @@ const RENDER = {
   systems,
   scaling,
   models,
+  'published-runs': publishedRuns,
 };
 
 export class StudyView {

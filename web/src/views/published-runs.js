@@ -1,0 +1,61 @@
+// The published-runs study: every published measurement the model is
+// validated against (tests/validation/public), rerun by the page's core.
+import { el } from '../dom.js';
+import * as fmt from '../format.js';
+import { errorDots } from '../charts/explore-charts.js';
+import { str, table } from './study-table.js';
+
+// A measured output in words, and how its values read.
+const OUTPUTS = {
+  'training.iteration_time_s': ['iteration time', fmt.seconds],
+  'inference.ttft_s': ['time to first token', fmt.seconds],
+  'inference.tpot_s': ['time per output token', fmt.seconds],
+  'inference.output_tokens_per_s': ['output tokens/s', fmt.num],
+  'training.memory_bytes.activations': ['activation memory', fmt.bytes],
+  'training.memory_bytes.weights+training.memory_bytes.gradients+training.memory_bytes.optimizer': ['weight, gradient and optimizer memory', fmt.bytes],
+};
+const outputName = (m) => OUTPUTS[m]?.[0] || m;
+const outputValue = (m, v) => (OUTPUTS[m]?.[1] || fmt.num)(v);
+// A source is named up to its first ';' (the core's grouping, validate.cpp).
+const sourceOf = (row) => String(row.source || '').split(';')[0];
+// Dots coloured by what was measured: time, throughput or memory.
+const errorKind = (m) => (m.includes('memory_bytes') ? 'c2' : m.startsWith('inference.') ? 'c1' : 'c0');
+const signed = (e) => (Number.isFinite(e) ? `${e >= 0 ? '+' : '−'}${fmt.percent(Math.abs(e))}` : '–');
+
+// Every published run rerun: the mean error per source (each source weighs
+// alike, as the accuracy target counts them), a dot per measurement at its
+// signed error, grouped by source and output, and the tables behind it.
+export function publishedRuns(d) {
+  const rows = (d.rows || []).filter((r) => !r.skipped);
+  const groups = d.groups || [];
+  const o = d.overall || {};
+  const dots = groups.map((g) => ({
+    label: `${g.source.length > 84 ? `${g.source.slice(0, 83)}…` : g.source}\n${outputName(g.metric)}`,
+    points: rows.filter((r) => sourceOf(r) === g.source && r.metric === g.metric).map((r) => ({ value: r.error, label: `${r.id}: ${signed(r.error)}`, kind: errorKind(r.metric), key: r.id })),
+  }));
+  return [
+    el('p', {
+      class: 'chart-note',
+      text: `${fmt.int(o.cases)} measurements from ${fmt.int(o.groups)} sources and outputs, each case's scenario evaluated by this page's model: the mean absolute error per source is ${fmt.percent(o.mean_of_group_means)} (each source weighs alike), the worst case ${fmt.percent(o.max_abs_error)}. Left of 0 the model predicts less than was measured (too fast, or too little memory); the dotted lines mark ±10% and ±25%.`,
+    }),
+    errorDots({ title: 'Signed error of each published measurement, by source', groups: dots, legend: [['c0', 'training time'], ['c1', 'serving latency or throughput'], ['c2', 'memory']] }),
+    table('Per source and output', groups, [
+      ['source', (g) => g.source],
+      ['output', (g) => outputName(g.metric), 'text'],
+      ['cases', (g) => fmt.int(g.cases)],
+      ['mean |error|', (g) => fmt.percent(g.mean_abs_error)],
+      ['max |error|', (g) => fmt.percent(g.max_abs_error)],
+      ['bias', (g) => signed(g.mean_error)],
+    ], 'groups'),
+    table('Every measurement', rows, [
+      ['case', (r) => r.id],
+      ['output', (r) => outputName(r.metric), 'text'],
+      ['predicted', (r) => outputValue(r.metric, r.predicted)],
+      ['measured', (r) => outputValue(r.metric, r.measured)],
+      ['error', (r) => signed(r.error)],
+      ['kind of run', (r) => str(r.kind_label), 'text'],
+      ['device', (r) => str(r.device), 'text'],
+    ], 'rows'),
+  ];
+}
+
