@@ -23,6 +23,13 @@ test('a ZeRO-3 data-parallel plan quotes the sharded-data-parallel runs', async 
   const runs = await note(page).locator('details.accuracy-runs li').allTextContents();
   assert.equal(runs.length, Number(text.match(/([0-9]+) runs\)/)[1]));
   assert.ok(runs.every((r) => /^iteration time, \S+: [+−][0-9.]+% \(.+\)$/.test(r)), runs.join('\n'));
+  // every published run, of every kind, one click away: the Studies view's published-runs study
+  await note(page).locator('button.all-runs').click();
+  await page.waitForFunction(() => document.querySelector('[data-explore="study"] .job-bar')?.dataset.state === 'done', null, { timeout: 60000 });
+  assert.match(page.url(), /view=study&study=published-runs/);
+  assert.match(page.url(), /z=3/);  // the scenario stays in the link
+  const dots = await page.locator('#study-out svg.error-dots circle.pt').count();
+  assert.ok(dots > runs.length, `${dots} measurements`);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -205,7 +205,9 @@ export function accuracyNote(result) {
     ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}${unrun}`
     : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
   const runs = accuracyRuns(a.metrics);
-  return el('div', { class: `accuracy-note${wide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs].filter(Boolean));
+  // Every published run, of every kind, in the Studies view (toolbar.js opens it).
+  const all = el('button', { type: 'button', class: 'all-runs', 'data-open-study': 'published-runs', text: 'Every published run against the model' });
+  return el('div', { class: `accuracy-note${wide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs, all].filter(Boolean));
 }
 
 // KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the

@@ -45,7 +45,7 @@ export function wireToolbar(app) {
       if (!err?.cancelled) app.setStatus(`Text summary failed: ${err.message || err}`, 'error');
     }
   });
-  // The systems and models studies of this scenario, in the Studies view.
+  // The systems and models studies of this scenario (and the published runs), in the Studies view.
   const openStudy = (name) => () => {
     store.setX('study.name', name);
     store.setView('study');
@@ -53,5 +53,10 @@ export function wireToolbar(app) {
   };
   $('#every-system').addEventListener('click', openStudy('systems'));
   $('#every-model').addEventListener('click', openStudy('models'));
+  // Buttons inside results that open a study (the accuracy note's published runs).
+  document.addEventListener('click', (e) => {
+    const b = e.target.closest?.('[data-open-study]');
+    if (b) openStudy(b.dataset.openStudy)();
+  });
   $('#notice-close').addEventListener('click', () => app.setNotice([]));
 }
