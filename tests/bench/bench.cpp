@@ -94,6 +94,10 @@ void BM_ModelsStudy_Llama70B_64(benchmark::State& state) {
   study_bench(state, std::string(R"({"name": "models", )") + kLlama70B64 + "}");
 }
 
+// The published-runs study: every published validation case evaluated and
+// summarised (what the page's "Published runs" runs).
+void BM_PublishedRunsStudy(benchmark::State& state) { study_bench(state, R"({"name": "published-runs"})"); }
+
 // The model alone: a parsed Scenario to a Result, without JSON in or out
 // (what a search evaluates per configuration when nothing is cached).
 void model_only(benchmark::State& state, const std::string& scenario) {
@@ -114,6 +118,7 @@ BENCHMARK(BM_ParseOnly)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Search_GPT3_175B_1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SystemsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ModelsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PublishedRunsStudy)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
