@@ -11,6 +11,7 @@
 #include "outputs.h"
 #include "strict_json.h"
 #include "validate_kernels.h"
+#include "validate_report.h"
 
 namespace llmcalc {
 
@@ -33,6 +34,13 @@ void add_error(ValidationGroup& g, double error) {
   g.mean_abs_error += std::fabs(error);
   g.mean_error += error;
   g.max_abs_error = std::max(g.max_abs_error, std::fabs(error));
+}
+
+// A kind of run in words (io/accuracy.cpp); empty for kernel cases.
+const char* regime_label(const std::string& id) {
+  for (const Regime& reg : regimes())
+    if (id == reg.id) return reg.label;
+  return "";
 }
 
 ValidationGroup averaged(ValidationGroup g) {
@@ -167,21 +175,24 @@ std::string report_accuracy(const ValidationReport& r) {
   return out.dump(2) + "\n";
 }
 
-std::string report_json(const ValidationReport& r) {
+json report_object(const ValidationReport& r) {
   json rows = json::array(), groups = json::array();
   for (const auto& row : r.rows) {
     json j = {{"id", row.id}, {"source", row.source}, {"metric", row.metric}, {"skipped", row.skipped}};
     if (row.skipped)
       j["note"] = row.note;
     else
-      j.update({{"predicted", row.predicted}, {"measured", row.measured}, {"error", row.error}});
+      j.update({{"predicted", row.predicted}, {"measured", row.measured}, {"error", row.error}, {"kind", row.regime},
+                {"kind_label", regime_label(row.regime)}, {"device", row.device}});
     rows.push_back(j);
   }
   for (const auto& g : r.groups)
     groups.push_back({{"source", g.source}, {"metric", g.metric}, {"cases", g.cases},
                       {"mean_abs_error", g.mean_abs_error}, {"max_abs_error", g.max_abs_error},
                       {"mean_error", g.mean_error}});
-  return json({{"rows", rows}, {"groups", groups}}).dump(2);
+  return {{"rows", rows}, {"groups", groups}};
 }
+
+std::string report_json(const ValidationReport& r) { return report_object(r).dump(2); }
 
 }  // namespace llmcalc
