@@ -58,4 +58,3 @@ export function publishedRuns(d) {
     ], 'rows'),
   ];
 }
-

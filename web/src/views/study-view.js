@@ -68,7 +68,6 @@ const PLAN = [
   ['bound', (r) => str(r.bound)],
 ];
 
-
 function gpuGenerations(d) {
   const step = [['system / step', (r) => str(r.step)]];
   return [
