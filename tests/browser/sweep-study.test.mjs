@@ -116,7 +116,7 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
     'technology-nodes': ['devices', 'workloads'],
     'dram-scaling': ['rows'],
     'inference-boundedness': ['systems'],
-    'published-runs': ['groups', 'rows'],
+    'published-runs': ['groups', 'kinds', 'rows'],
   };
   for (const [name, tables] of Object.entries(expect)) {
     const { page, errors } = await openPage(`view=study&study=${name}`);

@@ -274,6 +274,13 @@ TEST(Validation, PublishedRunsStudyRerunsEveryPublicCase) {
   const nlohmann::json& overall = s.at("overall");
   EXPECT_NEAR(overall.at("mean_of_group_means").get<double>(), sum / static_cast<double>(files.groups.size()), 1e-12);
   EXPECT_EQ(overall.at("cases").get<size_t>(), files.rows.size());
+  // Per kind of run: each case counted once, with the figures results quote.
+  size_t kind_cases = 0;
+  for (const nlohmann::json& k : s.at("kinds")) {
+    kind_cases += k.at("cases").get<size_t>();
+    EXPECT_FALSE(k.at("kind_label").get<std::string>().empty());
+  }
+  EXPECT_EQ(kind_cases, files.rows.size());
   // The text is `llmcalc validate`'s report.
   EXPECT_NE(study_text("published-runs").find(report_text(files).substr(0, 200)), std::string::npos);
   const nlohmann::json bad = nlohmann::json::parse(study_request_json(R"({"name": "published-runs", "params": {"x": 1}})"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "accuracy.h"
 #include "llmcalc/validate.h"
 #include "presets.h"
 #include "validate_report.h"
@@ -48,6 +49,16 @@ json published_runs_study() {
   const double groups = static_cast<double>(report.groups.size());
   out["overall"] = {{"cases", cases}, {"groups", report.groups.size()},
                     {"mean_of_group_means", groups > 0 ? sum / groups : 0.0}, {"max_abs_error", worst}};
+  // Per kind of run and output: the figures a result of that kind quotes, from
+  // the table the library holds (core/presets/validation/accuracy.json, which
+  // a test keeps equal to these cases' report_accuracy).
+  json kinds = json::array();
+  for (const auto& [id, kind] : accuracy_table().at("regimes").items())
+    for (const json& m : kind.at("metrics"))
+      kinds.push_back({{"kind", id}, {"kind_label", kind.at("label")}, {"metric", m.at("metric")}, {"cases", m.at("cases")},
+                       {"mean_abs_error", m.at("mean_abs_error")}, {"max_abs_error", m.at("max_abs_error")},
+                       {"mean_error", m.at("mean_error")}});
+  out["kinds"] = kinds;
   return out;
 }
 

@@ -24,7 +24,8 @@ const signed = (e) => (Number.isFinite(e) ? `${e >= 0 ? '+' : '−'}${fmt.percen
 
 // Every published run rerun: the mean error per source (each source weighs
 // alike, as the accuracy target counts them), a dot per measurement at its
-// signed error, grouped by source and output, and the tables behind it.
+// signed error, grouped by source and output, and the tables behind it (by
+// source, by kind of run, every case).
 export function publishedRuns(d) {
   const rows = (d.rows || []).filter((r) => !r.skipped);
   const groups = d.groups || [];
@@ -47,6 +48,14 @@ export function publishedRuns(d) {
       ['max |error|', (g) => fmt.percent(g.max_abs_error)],
       ['bias', (g) => signed(g.mean_error)],
     ], 'groups'),
+    table('Per kind of run and output (what a result of that kind quotes)', d.kinds || [], [
+      ['kind of run', (k) => str(k.kind_label)],
+      ['output', (k) => outputName(k.metric), 'text'],
+      ['cases', (k) => fmt.int(k.cases)],
+      ['mean |error|', (k) => fmt.percent(k.mean_abs_error)],
+      ['max |error|', (k) => fmt.percent(k.max_abs_error)],
+      ['bias', (k) => signed(k.mean_error)],
+    ], 'kinds'),
     table('Every measurement', rows, [
       ['case', (r) => r.id],
       ['output', (r) => outputName(r.metric), 'text'],

@@ -319,7 +319,7 @@ export class StudyView {
       id: 'study',
       label: 'Studies',
       title: 'Studies',
-      note: 'What-if analyses built into the core (same as llmcalc study NAME). The first three run the scenario on the left on every system preset, at ⅛× to 8× its GPUs, or with every model preset in its place; the fixed examples ignore it.',
+      note: 'What-if analyses built into the core (same as llmcalc study NAME). The first three run the scenario on the left on every system preset, at ⅛× to 8× its GPUs, or with every model preset in its place; the fixed examples ignore it, and Published runs checks the model against every published measurement of the validation set.',
       runLabel: 'Run again',
       onRun: () => this.run(),
       jobs: ctx.jobs,
