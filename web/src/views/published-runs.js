@@ -22,6 +22,16 @@ const sourceOf = (row) => String(row.source || '').split(';')[0];
 const errorKind = (m) => (m.includes('memory_bytes') ? 'c2' : m.startsWith('inference.') ? 'c1' : 'c0');
 const signed = (e) => (Number.isFinite(e) ? `${e >= 0 ? '+' : '−'}${fmt.percent(Math.abs(e))}` : '–');
 
+// The columns of a summary row (a source's or a kind of run's): what was
+// measured, how many cases, their mean and worst error and the bias.
+const SUMMARY = [
+  ['output', (g) => outputName(g.metric), 'text'],
+  ['cases', (g) => fmt.int(g.cases)],
+  ['mean |error|', (g) => fmt.percent(g.mean_abs_error)],
+  ['max |error|', (g) => fmt.percent(g.max_abs_error)],
+  ['bias', (g) => signed(g.mean_error)],
+];
+
 // Every published run rerun: the mean error per source (each source weighs
 // alike, as the accuracy target counts them), a dot per measurement at its
 // signed error, grouped by source and output, and the tables behind it (by
@@ -40,22 +50,8 @@ export function publishedRuns(d) {
       text: `${fmt.int(o.cases)} measurements from ${fmt.int(o.groups)} sources and outputs, each case's scenario evaluated by this page's model: the mean absolute error per source is ${fmt.percent(o.mean_of_group_means)} (each source weighs alike), the worst case ${fmt.percent(o.max_abs_error)}. Left of 0 the model predicts less than was measured (too fast, or too little memory); the dotted lines mark ±10% and ±25%.`,
     }),
     errorDots({ title: 'Signed error of each published measurement, by source', groups: dots, legend: [['c0', 'training time'], ['c1', 'serving latency or throughput'], ['c2', 'memory']] }),
-    table('Per source and output', groups, [
-      ['source', (g) => g.source],
-      ['output', (g) => outputName(g.metric), 'text'],
-      ['cases', (g) => fmt.int(g.cases)],
-      ['mean |error|', (g) => fmt.percent(g.mean_abs_error)],
-      ['max |error|', (g) => fmt.percent(g.max_abs_error)],
-      ['bias', (g) => signed(g.mean_error)],
-    ], 'groups'),
-    table('Per kind of run and output (what a result of that kind quotes)', d.kinds || [], [
-      ['kind of run', (k) => str(k.kind_label)],
-      ['output', (k) => outputName(k.metric), 'text'],
-      ['cases', (k) => fmt.int(k.cases)],
-      ['mean |error|', (k) => fmt.percent(k.mean_abs_error)],
-      ['max |error|', (k) => fmt.percent(k.max_abs_error)],
-      ['bias', (k) => signed(k.mean_error)],
-    ], 'kinds'),
+    table('Per source and output', groups, [['source', (g) => g.source], ...SUMMARY], 'groups'),
+    table('Per kind of run and output (what a result of that kind quotes)', d.kinds || [], [['kind of run', (k) => str(k.kind_label)], ...SUMMARY], 'kinds'),
     table('Every measurement', rows, [
       ['case', (r) => r.id],
       ['output', (r) => outputName(r.metric), 'text'],
