@@ -111,7 +111,7 @@ test('the embed dialog writes an iframe snippet for the chosen view', async () =
   assert.deepEqual(errors, []);
 });
 
-test('embedded studies of the scenario: systems (bars and table), scaling (line and table) and models (bars and table), nothing else', async () => {
+test('embedded studies: systems (bars and table), scaling (line and table), models (bars and table) and the published runs (dots and tables), nothing else', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096&embed=1&view=systems');
   await page.locator('#results svg.factor-bars').waitFor({ timeout: 60000 });
   const views = await page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view));
@@ -145,4 +145,11 @@ test('embedded studies of the scenario: systems (bars and table), scaling (line 
   assert.ok((await models.page.locator('#results [data-table="models"] tbody tr').count()) >= 25);
   await models.page.close();
   assert.deepEqual(models.errors, []);
+  // and the published runs, which ignore the scenario: the error dots and the tables
+  const runs = await openPage('embed=1&view=published-runs');
+  await runs.page.locator('#results svg.error-dots').waitFor({ timeout: 60000 });
+  assert.deepEqual(await runs.page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view)), ['published-runs']);
+  assert.equal(await runs.page.locator('#results svg.error-dots circle.pt').count(), await runs.page.locator('#results [data-table="rows"] tbody tr').count());
+  await runs.page.close();
+  assert.deepEqual(runs.errors, []);
 });

@@ -15,6 +15,9 @@ import { closestText, narrowedText, nextGpuCount, planText } from './views/searc
 import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
 
+// The studies an embed can show (#embed=1&view=NAME).
+const EMBED_STUDIES = new Set([...SCENARIO_STUDIES, 'published-runs']);
+
 const DEBOUNCE_MS = 150;
 
 // What follows each kind of change (Store.commit): redraw the form; show the
@@ -234,12 +237,15 @@ export class App {
     }
   }
 
-  // An embedded study of the scenario (systems, scaling, models), run in the
-  // evaluation worker (an embed has no explore views).
+  // An embedded study (systems, scaling, models of the scenario; the
+  // published runs, which ignore it), run in the evaluation worker (an embed
+  // has no explore views).
   async studySection(name, scenario) {
     try {
       // A study searches a plan per row: the explore views' limit, not an evaluation's.
-      const d = JSON.parse(await this.engine.call('study_request', JSON.stringify({ name, params: scenario }), { timeoutMs: EXPLORE_TIMEOUT_MS }));
+      const limit = { timeoutMs: EXPLORE_TIMEOUT_MS };
+      const text = SCENARIO_STUDIES.has(name) ? await this.engine.call('study_request', JSON.stringify({ name, params: scenario }), limit) : await this.engine.call('study', name, limit);
+      const d = JSON.parse(text);
       if (d.error) throw new Error(d.error.message);
       return scenarioStudyFigure(name, d);
     } catch (err) {
@@ -284,7 +290,7 @@ export class App {
     }
     store.current = { state: structuredClone(store.state), scenario, result: out };
     const compare = await this.compareSection();
-    const study = SCENARIO_STUDIES.has(this.embedView) ? await this.studySection(this.embedView, scenario) : null;
+    const study = EMBED_STUDIES.has(this.embedView) ? await this.studySection(this.embedView, scenario) : null;
     if (gen !== this.generation) return;
     this.form.clearErrors();
     this.setGeneralError('');

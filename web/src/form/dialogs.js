@@ -31,6 +31,7 @@ const VIEW_LABELS = {
   systems: 'Every system (speed-up bars and table)',
   scaling: 'GPU count (share of linear scaling and table)',
   models: 'Every model (GPU-hours per million tokens and table)',
+  'published-runs': 'Published runs (the model against every measurement)',
 };
 
 // getHash(): the page's current state hash (no '#').

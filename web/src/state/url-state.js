@@ -60,7 +60,7 @@ function linkParams(text, issues) {
 function readPageKey(k, raw, out, schema, defaults, nested) {
   if (k === 'v' && raw !== URL_VERSION) out.issues.push(`This link is from another version of the page (v=${short(raw)}); some settings may be lost.`);
   else if (k === 'embed') out.embed = raw === '1' || raw === 'true';
-  else if (k === 'view') out.view = /^[a-z]{1,20}$/.test(raw) ? raw : null;
+  else if (k === 'view') out.view = /^[a-z][a-z-]{0,29}$/.test(raw) ? raw : null;  // a view's name ("published-runs")
   else if (k === 'pin' && !nested) {
     const pinned = decodeStateReport(schema, raw, defaults, { nested: true });
     if (pinned.issues.length) out.issues.push(`Pinned result: ${pinned.issues.join(' ')}`);

@@ -3,7 +3,7 @@
 // 'llmcalc:height', height}, '*'), whenever it changes. embedSnippet() writes
 // the <iframe> code the "Embed" dialog offers.
 
-export const EMBED_VIEWS = ['summary', 'memory', 'time', 'whatif', 'pipeline', 'phases', 'kv', 'roofline', 'ops', 'compare', 'systems', 'scaling', 'models'];
+export const EMBED_VIEWS = ['summary', 'memory', 'time', 'whatif', 'pipeline', 'phases', 'kv', 'roofline', 'ops', 'compare', 'systems', 'scaling', 'models', 'published-runs'];
 
 const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

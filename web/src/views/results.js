@@ -376,7 +376,7 @@ export class ResultsView {
     return v;
   }
 
-  // study: the embedded study of the scenario (systems, scaling, models), when that is the view shown.
+  // study: the embedded study (systems, scaling, models, published-runs), when that is the view shown.
   render(result, scenario, { only = null, compare = null, note = null, study = null } = {}) {
     const v = this.views(result, scenario, compare, note);
     if (study) v.set(study.dataset.view, study);

@@ -289,7 +289,8 @@ function models(d) {
   ];
 }
 
-// A study of the scenario (systems, scaling, models) as one section: the embedded view of that name.
+// A study as one section: the embedded view of that name (systems, scaling,
+// models of the scenario; published-runs).
 export function scenarioStudyFigure(name, d) {
   return el('section', { class: 'study study-embed', 'data-view': name, 'data-study': name }, [
     d.workload ? el('p', { class: 'chart-note', text: `Workload: ${d.workload}` }) : null,
