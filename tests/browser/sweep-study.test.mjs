@@ -157,6 +157,11 @@ test('each study renders from its link; gpu-generations has a waterfall of cumul
       const id = await rows.first().locator('th').textContent();
       const dot = Number(await page.locator(`svg.error-dots circle.pt[data-key="${id}"]`).getAttribute('data-error'));
       assert.ok(Math.abs(Number(first) / 100 - dot) < 1e-3, `${first}% against ${dot}`);
+      // each value in its unit: a rate as a number, a time in seconds, memory in bytes
+      const cell = (re) => rows.filter({ hasText: re }).first().locator('td').nth(1).textContent();
+      assert.match(await cell(/output tokens\/s/), /^[0-9.]+k?$/);
+      assert.match(await cell(/iteration time/), /^[0-9.]+\s(ms|s|min)$/);
+      assert.match(await cell(/activation memory/), /^[0-9.]+\s[KMGT]iB$/);
       assert.equal(await page.locator('#study-out section.study p.chart-note', { hasText: /^\d+ measurements from \d+ sources and outputs/ }).count(), 1);
     }
     await shot(page, `study-${name}`);

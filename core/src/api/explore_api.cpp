@@ -56,8 +56,7 @@ namespace {
 // cases (validate layer), the others explore designs (explore layer).
 json any_study(const std::string& name, const json& params = nullptr) {
   if (name != "published-runs") return run_study(name, params);
-  if (!params.is_null() && !(params.is_object() && params.empty()))
-    throw InputError("params", "study \"published-runs\" takes no parameters");
+  refuse_params(name, params);
   return published_runs_study();
 }
 

@@ -359,13 +359,17 @@ std::string technology_nodes_text(const json& r) {
 
 }  // namespace
 
+void refuse_params(const std::string& name, const json& params) {
+  if (!params.is_null() && !(params.is_object() && params.empty()))
+    throw InputError("params", "study \"" + name.substr(0, 60) + "\" takes no parameters");
+}
+
 json run_study(const std::string& name, const json& params) {
   if (name == "technology-nodes") return technology_nodes_study(params);
   if (name == "systems") return systems_study(params);
   if (name == "scaling") return scaling_study(params);
   if (name == "models") return models_study(params);
-  if (!params.is_null() && !(params.is_object() && params.empty()))
-    throw InputError("params", "study \"" + name.substr(0, 60) + "\" takes no parameters");
+  refuse_params(name, params);
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();

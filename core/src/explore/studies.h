@@ -14,6 +14,8 @@ namespace llmcalc {
 // at every node; systems and scaling take a scenario (scenario_studies.h); the
 // rest take none.
 nlohmann::json run_study(const std::string& name, const nlohmann::json& params = nullptr);
+// Throws InputError at "params" unless `params` is absent, null or {} (a study that takes none).
+void refuse_params(const std::string& name, const nlohmann::json& params);
 // The same study as a text table.
 std::string study_table(const std::string& name, const nlohmann::json& result);
 

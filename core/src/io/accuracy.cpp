@@ -21,11 +21,16 @@ const std::vector<Regime>& regimes() {
   return kAll;
 }
 
+const Regime* find_regime(const std::string& id) {
+  for (const Regime& r : regimes())
+    if (id == r.id) return &r;
+  return nullptr;
+}
+
 namespace {
 const Regime& regime(const char* id) {
-  for (const Regime& r : regimes())
-    if (std::string(r.id) == id) return r;
-  return regimes().front();  // unreachable: every id below is in the table
+  const Regime* r = find_regime(id);
+  return r ? *r : regimes().front();  // the fallback is unreachable: every id below is in the table
 }
 }  // namespace
 

@@ -19,6 +19,8 @@ struct Regime {
 
 // Every regime, in the order reports list them.
 const std::vector<Regime>& regimes();
+// The regime of that id, or null.
+const Regime* find_regime(const std::string& id);
 // The regime a scenario belongs to (one per scenario; MoE first, then how
 // the model is split).
 const Regime& regime_of(const Scenario& s);

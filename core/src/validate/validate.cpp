@@ -38,9 +38,8 @@ void add_error(ValidationGroup& g, double error) {
 
 // A kind of run in words (io/accuracy.cpp); empty for kernel cases.
 const char* regime_label(const std::string& id) {
-  for (const Regime& reg : regimes())
-    if (id == reg.id) return reg.label;
-  return "";
+  const Regime* r = find_regime(id);
+  return r ? r->label : "";
 }
 
 ValidationGroup averaged(ValidationGroup g) {

@@ -3,19 +3,18 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { errorDots } from '../charts/explore-charts.js';
+import { ACCURACY_METRICS } from './results.js';
 import { str, table } from './study-table.js';
 
-// A measured output in words, and how its values read.
-const OUTPUTS = {
-  'training.iteration_time_s': ['iteration time', fmt.seconds],
-  'inference.ttft_s': ['time to first token', fmt.seconds],
-  'inference.tpot_s': ['time per output token', fmt.seconds],
-  'inference.output_tokens_per_s': ['output tokens/s', fmt.num],
-  'training.memory_bytes.activations': ['activation memory', fmt.bytes],
-  'training.memory_bytes.weights+training.memory_bytes.gradients+training.memory_bytes.optimizer': ['weight, gradient and optimizer memory', fmt.bytes],
+// A measured output in words (results quote the same names), and how its values read.
+const NAMES = {
+  ...ACCURACY_METRICS,
+  'training.memory_bytes.activations': 'activation memory',
+  'training.memory_bytes.weights+training.memory_bytes.gradients+training.memory_bytes.optimizer': 'weight, gradient and optimizer memory',
 };
-const outputName = (m) => OUTPUTS[m]?.[0] || m;
-const outputValue = (m, v) => (OUTPUTS[m]?.[1] || fmt.num)(v);
+const outputName = (m) => NAMES[m] || m;
+// Bytes, seconds (a key ending in _s), or a rate (_per_s) and other numbers as they are.
+const outputValue = (m, v) => (m.includes('memory_bytes') ? fmt.bytes : m.endsWith('_s') && !m.endsWith('_per_s') ? fmt.seconds : fmt.num)(v);
 // A source is named up to its first ';' (the core's grouping, validate.cpp).
 const sourceOf = (row) => String(row.source || '').split(';')[0];
 // Dots coloured by what was measured: time, throughput or memory.
