@@ -184,6 +184,22 @@ test('MoE serving says which expert kernel ran, and why when a longer output lea
   await page.close();
 });
 
+test('a host-paced step says the host bounds it, with the GPU work that runs under the launches', async () => {
+  // Qwen3-30B-A3B on 8 B200: short expert GEMMs, the host's launches pace the step.
+  const { page, errors } = await openPage('v=1&m=qwen3-30b-a3b&s=dgx-b200&dp=8&ep=8&z=1&gb=64&sl=4096&pr=fp8&rc=none');
+  await waitEvaluated(page);
+  const verdict = await page.textContent('.verdict');
+  assert.match(verdict, /bound by the host's kernel launches: the GPU waits on them \d+(\.\d+)?% of the step, its compute \(\d/);
+  assert.match(verdict, /host launch time \(halved\) gains the most/, 'the what-if agrees: faster launches buy the most');
+  await page.close();
+  // Without the host's cost per kernel the same plan is bound by its largest part.
+  const free = await openPage('v=1&m=qwen3-30b-a3b&s=dgx-b200&dp=8&ep=8&z=1&gb=64&sl=4096&pr=fp8&rc=none&hov=0');
+  await waitEvaluated(free.page);
+  assert.match(await free.page.textContent('.verdict'), /bound by compute \(\d/);
+  await free.page.close();
+  assert.deepEqual([...errors, ...free.errors], []);
+});
+
 test('speculative decoding from the link: the TPOT card says how many tokens a step emits', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=1&dt=3&da=0.8');
   await waitEvaluated(page);

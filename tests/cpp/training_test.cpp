@@ -299,6 +299,31 @@ TEST(Training, HostOverheadMakesShortStepsCpuBound) {
   EXPECT_DOUBLE_EQ(eval_ok(big)["training"]["iteration_time_s"].get<double>(), t0);
 }
 
+// A step whose host waits less than the GPU computes is still bound by the
+// host: the GPU's work runs under the host's launch chain, so a faster GPU
+// would not shorten it. The largest part (compute) is not what bounds it.
+TEST(Training, HostPacedStepIsBoundByTheHostEvenWhenItsWaitIsSmall) {
+  json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
+                                               {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
+            {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
+            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"},
+                          {"host_overhead_us", 0}}}};
+  EXPECT_EQ(eval_ok(j)["training"]["bound"], "compute");
+  bool seen = false;
+  for (double us = 0.5; us < 200 && !seen; us *= 1.25) {
+    j["training"]["host_overhead_us"] = us;
+    const json t = eval_ok(j)["training"];
+    const double host = t["time_breakdown_s"]["host"].get<double>();
+    if (host <= 0) {
+      EXPECT_NE(t["bound"], "host") << us;
+      continue;
+    }
+    EXPECT_EQ(t["bound"], "host") << us;
+    seen = host < t["time_breakdown_s"]["compute"].get<double>();
+  }
+  EXPECT_TRUE(seen) << "no overhead gave a host wait shorter than the compute";
+}
+
 // Without a scenario value the host cost per kernel is the system's: eager
 // PyTorch on GPU presets (20 us), none on TPUs (XLA runs the whole step).
 TEST(Training, HostOverheadDefaultsToTheSystems) {

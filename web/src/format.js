@@ -123,6 +123,27 @@ export function percent(x) {
   return Number.isFinite(x) ? fixed(x * 100) + '%' : '–';
 }
 
+// The names of the time and memory parts a result breaks into (time_breakdown_s,
+// memory_bytes) and of what bounds a training step (training.bound).
+const PART_LABELS = {
+  compute: 'compute',
+  recompute: 'recompute',
+  tp_comm: 'TP comm',
+  cp_comm: 'CP comm',
+  ep_comm: 'EP comm',
+  pp_comm: 'PP comm',
+  pp_bubble: 'PP bubble',
+  offload: 'activation offload',
+  dp_comm: 'DP comm',
+  optimizer: 'optimizer',
+  host: 'host launches',
+  weights: 'weights',
+  gradients: 'gradients',
+  activations: 'activations',
+  kv_cache: 'KV cache',
+};
+export const partLabel = (k) => PART_LABELS[k] || String(k).replace(/_/g, ' ');
+
 // What a reader calls a `bound` or memory level: the roof's label where the
 // device gives one ("GDDR6" for the level the model keys as "hbm").
 export function levelLabel(result, name) {

@@ -105,6 +105,14 @@ std::string bound_text(const Device& d, const std::string& bound) {
   return bound;
 }
 
+// The part of the time breakdown that bounds a training step, in words.
+std::string training_bound_text(const std::string& part) {
+  if (part == "compute") return "compute";
+  if (part == "host") return "the host's kernel launches";
+  const std::string key = "training.time_breakdown_s." + part;
+  return *output(key.c_str()).label ? output(key.c_str()).label : part;
+}
+
 // The label of a measured output; a sum of per-GPU outputs reads as its
 // parts' labels: "weights + gradients + optimizer states per GPU".
 std::string metric_label(const std::string& key) {
@@ -140,7 +148,7 @@ std::string cost_text(const CostResult& c, const char* per) {
 std::string training_text(const Scenario& s, const Result& r) {
   const TrainingResult& t = r.training;
   const TimeBreakdown& b = t.breakdown;
-  std::string out = line(output("training.iteration_time_s").label, seconds_text(t.iteration_time_s) + ", bound by " + bound_text(s.system.device, t.bound));
+  std::string out = line(output("training.iteration_time_s").label, seconds_text(t.iteration_time_s) + ", bound by " + training_bound_text(t.bound));
   out += line("throughput", count_text(t.tokens_per_s) + " tokens/s · " + sig3(t.tflops_per_gpu) + " TFLOP/s per GPU · MFU " +
                                 percent_text(t.mfu) + " · HFU " + percent_text(t.hfu));
   const std::vector<std::pair<const char*, double>> times = {

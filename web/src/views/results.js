@@ -9,29 +9,14 @@ import { limitSentence, whatIfChart } from '../charts/what-if-chart.js';
 import { gpus, headline } from './headline.js';
 import { OpTable } from './op-table.js';
 
-const LABELS = {
-  compute: 'compute',
-  recompute: 'recompute',
-  tp_comm: 'TP comm',
-  cp_comm: 'CP comm',
-  ep_comm: 'EP comm',
-  pp_comm: 'PP comm',
-  pp_bubble: 'PP bubble',
-  offload: 'activation offload',
-  dp_comm: 'DP comm',
-  optimizer: 'optimizer',
-  host: 'host launches',
-  weights: 'weights',
-  gradients: 'gradients',
-  activations: 'activations',
-  kv_cache: 'KV cache',
-};
-const label = (k) => LABELS[k] || k.replace(/_/g, ' ');
+const label = fmt.partLabel;
 
 // Canonical order of stacked parts; keys not listed follow in their own order.
 const MEMORY_ORDER = ['weights', 'gradients', 'optimizer', 'kv_cache', 'activations'];
 // Sums and limits, and what optimizer offload keeps in host memory: not bars of the GPU's memory.
 const MEMORY_NOT_ON_GPU = ['total', 'capacity', 'offloaded', 'host_capacity'];
+// The parts of the GPU's chain, which a host-bound step runs under its launches (core sim/training.cpp bounding_part).
+const UNDER_HOST = ['compute', 'recompute', 'tp_comm', 'cp_comm', 'ep_comm', 'dp_comm', 'offload'];
 const TIME_ORDER = ['compute', 'recompute', 'host', 'tp_comm', 'cp_comm', 'ep_comm', 'pp_comm', 'pp_bubble', 'dp_comm', 'offload', 'optimizer'];
 
 function parts(obj, skip = [], order = []) {
@@ -82,9 +67,17 @@ function verdict(result, scenario, onFit) {
   if (scenario.mode === 'training') {
     const tb = parts(sec.time_breakdown_s, [], TIME_ORDER).filter((p) => p.value > 0).sort((a, b) => b.value - a.value);
     const sum = tb.reduce((a, p) => a + p.value, 0);
-    if (tb.length && sum > 0) {
-      let s = `Iteration time is bound by ${tb[0].label} (${fmt.percent(tb[0].value / sum)})`;
-      if (tb[1]) s += `, then ${tb[1].label} (${fmt.percent(tb[1].value / sum)})`;
+    const share = (p) => `${p.label} (${fmt.percent(p.value / sum)})`;
+    if (tb.length && sum > 0 && sec.bound === 'host') {
+      // The host's launch chain paces the step; the GPU's work runs under it.
+      const host = tb.find((p) => p.key === 'host');
+      const under = tb.filter((p) => UNDER_HOST.includes(p.key)).slice(0, 2).map(share);
+      let s = `Iteration time is bound by the host's kernel launches: the GPU waits on them ${fmt.percent((host?.value || 0) / sum)} of the step`;
+      if (under.length) s += `, its ${under.join(' and ')} run under them`;
+      bits.push(s + '.');
+    } else if (tb.length && sum > 0) {
+      let s = `Iteration time is bound by ${share(tb[0])}`;
+      if (tb[1]) s += `, then ${share(tb[1])}`;
       bits.push(s + '.');
     }
   } else {

@@ -65,7 +65,7 @@ const PLAN = [
   ['ZeRO', (r) => str(r.parallelism?.zero)],
   ['micro-batch', (r) => str(r.micro_batch)],
   ['recompute', (r) => str(r.recompute)],
-  ['bound', (r) => str(r.bound)],
+  ['bound', (r) => (r.bound ? fmt.partLabel(r.bound) : '–')],
 ];
 
 function gpuGenerations(d) {
@@ -102,7 +102,7 @@ function technologyNodes(d) {
       ['iteration', (r) => (r.training?.fits ? fmt.seconds(r.training.iteration_time_s) : 'does not fit')],
       ['speed-up', (r) => x2(r.training?.speedup)],
       ['MFU', (r) => fmt.percent(r.training?.mfu)],
-      ['training bound', (r) => bound(r, r.training?.bound)],
+      ['training bound', (r) => (r.training?.bound ? fmt.partLabel(r.training.bound) : '–')],
       ['TTFT', (r) => fmt.seconds(r.inference?.ttft_s)],
       ['TPOT', (r) => fmt.seconds(r.inference?.tpot_s)],
       ['prefill bound', (r) => bound(r, r.inference?.bound?.prefill)],
