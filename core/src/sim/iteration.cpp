@@ -159,7 +159,12 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
   if (par.pp > 1) bd.pp_comm = t.overlap.pp ? 2.0 * (par.pp - 1) * parts.hop : mb * 2.0 * v * parts.hop;
   bd.optimizer = t.offload != Offload::none ? offloaded_optimizer_time(s, d, dc.last_bwd, mb) : d.optimizer.time_s;
-  it.t_fwd_s = slots.fwd;  // as the bubble counts them, so the chart's idle time is the bubble's
+  // The forward's part of a slot, for the pipeline chart, as the bubble counts
+  // it (so the chart's idle time is the bubble's): the time moving the forward
+  // would save. A slot the host's launches pace splits as they do: only
+  // DualPipe's bubble depends on the split, and it keeps the movable part.
+  const bool host_paced = w.work.host_fwd + w.work.host_bwd >= per_mb && per_mb > 0;
+  it.t_fwd_s = host_paced && par.schedule != PipeSchedule::dualpipe ? w.work.host_fwd : slots.fwd;
   it.t_bwd_s = per_mb - it.t_fwd_s;
   it.t_wgrad_s = std::min(slots.wgrad, it.t_bwd_s);
   return it;
