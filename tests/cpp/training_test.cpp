@@ -268,15 +268,21 @@ TEST(Training, ContextParallelAttentionRunsPerChunk) {
   }
 }
 
+// Two small layers on one H100, one short sequence: kernels of a few
+// microseconds, shorter than an eager framework's launches.
+json tiny_training() {
+  return {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
+                                            {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
+          {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
+          {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"}}}};
+}
+
 // A small model with short kernels: with an eager framework's host cost per
 // kernel above the kernels' own time the step is CPU-bound and takes
 // kernels x host time; large kernels hide the host entirely.
 TEST(Training, HostOverheadMakesShortStepsCpuBound) {
-  json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
-                                               {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
-            {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
-            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"},
-                          {"host_overhead_us", 0}}}};
+  json j = tiny_training();
+  j["training"]["host_overhead_us"] = 0;
   const json gpu = eval_ok(j)["training"];
   j["training"]["host_overhead_us"] = 200;
   const json host = eval_ok(j)["training"];
@@ -309,11 +315,8 @@ TEST(Training, HostOverheadMakesShortStepsCpuBound) {
 // host: the GPU's work runs under the host's launch chain, so a faster GPU
 // would not shorten it. The largest part (compute) is not what bounds it.
 TEST(Training, HostPacedStepIsBoundByTheHostEvenWhenItsWaitIsSmall) {
-  json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
-                                               {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
-            {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
-            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"},
-                          {"host_overhead_us", 0}}}};
+  json j = tiny_training();
+  j["training"]["host_overhead_us"] = 0;
   EXPECT_EQ(eval_ok(j)["training"]["bound"], "compute");
   bool seen = false;
   for (double us = 0.5; us < 200 && !seen; us *= 1.25) {
@@ -333,10 +336,7 @@ TEST(Training, HostPacedStepIsBoundByTheHostEvenWhenItsWaitIsSmall) {
 // Without a scenario value the host cost per kernel is the system's: eager
 // PyTorch on GPU presets (20 us), none on TPUs (XLA runs the whole step).
 TEST(Training, HostOverheadDefaultsToTheSystems) {
-  json j = {{"mode", "training"}, {"model", {{"preset", "llama3.1-8b"}, {"layers", 2}, {"hidden", 512}, {"heads", 8},
-                                               {"kv_heads", 8}, {"ffn_hidden", 1536}, {"vocab", 1024}}},
-            {"system", "dgx-h100"}, {"parallelism", {{"dp", 1}}},
-            {"training", {{"global_batch", 1}, {"micro_batch", 1}, {"seq_len", 128}, {"recompute", "none"}}}};
+  json j = tiny_training();
   auto time = [&](const char* system, json host) {
     json s = j;
     s["system"] = system;
