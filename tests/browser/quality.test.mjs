@@ -35,6 +35,13 @@ test('usable at 390 px wide: nothing overflows sideways, charts fit', async () =
   }));
   assert.ok(scroll <= client, `page scrolls sideways: ${scroll} > ${client}`);
   assert.deepEqual(wide, []);
+  // Charts are drawn at the width they get, not drawn at 640 px and shrunk
+  // (their 11 px labels would read at 6 px): each shows at 85% of its drawn size or more.
+  const scales = await page.$$eval('#results svg.chart', (svgs) =>
+    svgs.map((s) => ({ cls: s.getAttribute('class'), scale: s.getBoundingClientRect().width / (s.viewBox.baseVal?.width || s.getBoundingClientRect().width) })),
+  );
+  assert.ok(scales.length >= 3);
+  assert.deepEqual(scales.filter((c) => c.scale < 0.85), [], 'charts shrunk on a phone');
   await shot(page, 'phone-390');
   // the form comes first in one column: a jump brings the results into view, and back
   await page.locator('#jump-results').click();

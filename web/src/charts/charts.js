@@ -26,7 +26,7 @@ function legend(parts, format, total) {
 // One horizontal bar split into parts, with an optional capacity marker.
 // parts: [{key, label, value}]; limit: {label, value} or null; unit: bytes |
 // seconds gives axis ticks in one unit.
-export function stackedBar({ title, parts, limit = null, format, unit = null, className = '' }) {
+export function stackedBar({ title, parts, limit = null, format, unit = null, className = '', note = null }) {
   const shownParts = parts.map((p, ci) => ({ ...p, ci })).filter((p) => Number.isFinite(p.value) && p.value > 0);
   const total = shownParts.reduce((a, p) => a + p.value, 0);
   const hasLimit = limit && Number.isFinite(limit.value) && limit.value > 0;
@@ -47,8 +47,8 @@ export function stackedBar({ title, parts, limit = null, format, unit = null, cl
   const root = plotSvg(
     {
       height: 88,
-      marginLeft: 8,
-      marginRight: 8,
+      marginLeft: 20,
+      marginRight: 20,
       marginTop: 22,
       marginBottom: 28,
       x: { domain: [0, max], ...(axis ? { ticks: axis.ticks, tickFormat: axis.format } : { ticks: 5, tickFormat: format }), label: null },
@@ -60,6 +60,7 @@ export function stackedBar({ title, parts, limit = null, format, unit = null, cl
     el('figcaption', { text: title }),
     root,
     legend(shownParts, format, total),
+    ...(note ? [el('p', { class: 'chart-note', text: note })] : []),
   ]);
 }
 

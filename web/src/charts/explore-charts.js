@@ -4,7 +4,7 @@
 // see plot-kit.js.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, W, logTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, chartWidth, logTicks, plotSvg, tag } from './plot-kit.js';
 
 const padded = ([a, b], log) => {
   if (a === b) return log ? [a / 2, b * 2] : [a - (Math.abs(a) || 1) * 0.1, b + (Math.abs(b) || 1) * 0.1];
@@ -69,6 +69,7 @@ function heatCells({ tps, pps, cells, format, lowerBetter, valueName }) {
 // better when `lowerBetter`. Darker = better.
 export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, valueName }) {
   const m = { l: 56, r: 12, t: 12, b: 40 };
+  const W = chartWidth();
   const cw = Math.max(28, Math.min(80, (W - m.l - m.r) / Math.max(1, pps.length)));
   const data = heatCells({ tps, pps, cells, format, lowerBetter, valueName });
   const fitting = cells.filter((c) => Number.isFinite(c.value)).length;
@@ -260,21 +261,25 @@ export function errorDots({ title, groups, legend = [] }) {
   const lim = Math.ceil(Math.max(0.3, ...data.map((d) => Math.abs(d.value))) * 10) / 10;
   const refs = [-0.25, -0.1, 0.1, 0.25].filter((v) => Math.abs(v) < lim);
   const within = data.filter((d) => Math.abs(d.value) <= 0.1).length;
-  // Ticks every 10% up to ±30%, else every 20%, symmetric about 0.
-  const step = lim > 0.3 ? 0.2 : 0.1;
+  // Ticks every 10% up to ±30%, else every 20% (twice that on a narrow
+  // chart), symmetric about 0; the band labels take at most 45% of the width.
+  const width = chartWidth();
+  const narrow = width < 480;
+  const left = narrow ? Math.round(0.45 * width) : 300;
+  const step = (lim > 0.3 ? 0.2 : 0.1) * (narrow ? 2 : 1);
   const xTicks = [];
   for (let k = -Math.floor(lim / step + 1e-9); k * step <= lim + 1e-9; k++) xTicks.push(Number((k * step).toFixed(2)));
   const root = plotSvg(
     {
-      height: 8 + 44 + 52 * groups.length,
-      marginLeft: 300,
+      height: 8 + 44 + (narrow ? 64 : 52) * groups.length,
+      marginLeft: left,
       marginRight: 20,
       marginTop: 8,
       marginBottom: 44,
-      x: { domain: [-lim, lim], ticks: xTicks, tickFormat: signedPercent, label: 'signed error (predicted − measured) / measured', grid: true },
+      x: { domain: [-lim, lim], ticks: xTicks, tickFormat: signedPercent, label: narrow ? 'signed error' : 'signed error (predicted − measured) / measured', grid: true },
       y: { type: 'band', domain: groups.map((_, i) => i), label: null, padding: 0.2, axis: null },
       marks: [
-        Plot.axisY({ tickFormat: (i) => groups[i].label, lineWidth: 25, tickSize: 0, fontSize: 10 }),
+        Plot.axisY({ tickFormat: (i) => groups[i].label, lineWidth: narrow ? Math.floor((21 * left) / 300) : 25, tickSize: 0, fontSize: 10 }),
         Plot.ruleX(refs, { render: tag(refs, () => ({ class: 'wf-link' })) }),
         Plot.ruleX([0], { render: tag([0], () => ({ class: 'err-zero' })) }),
         Plot.dot(data, { x: 'value', y: 'i', r: 4, title: (d) => d.label, render: tag(data, (d) => ({ class: `pt ${d.kind}`, 'data-key': d.key, 'data-error': d.value.toFixed(4) })) }),

@@ -6,7 +6,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { simulatePipeline } from './pipeline.js';
-import { Plot, W, plotSvg, tag } from './plot-kit.js';
+import { Plot, chartWidth, plotSvg, tag } from './plot-kit.js';
 
 const M = { l: 54, r: 10, t: 8, b: 34 };
 const PASS = {
@@ -22,7 +22,7 @@ function opMarks(sim, rowH) {
   const many = sim.virtual_stages > 1;
   const dual = sim.schedule === 'dualpipe'; // chunk = direction: 0 from stage 0, 1 from the last stage
   const which = (o) => (many ? `, chunk ${o.chunk}` : dual ? (o.chunk ? ', entering at the last stage' : ', entering at stage 0') : '');
-  const pxPerS = (W - M.l - M.r) / (sim.makespan || 1);
+  const pxPerS = (chartWidth() - M.l - M.r) / (sim.makespan || 1);
   const labelled = rowH >= 12 ? ops.filter((o) => (o.end - o.start) * pxPerS >= 14) : [];
   return [
     Plot.barX(ops, {
@@ -56,7 +56,8 @@ export function pipelineChart(pipe) {
       marginRight: M.r,
       marginTop: M.t,
       marginBottom: M.b,
-      x: { domain: [0, sim.makespan || 1], ticks: 6, tickFormat: fmt.seconds, label: 'time within one iteration (point-to-point transfers not drawn)', grid: true },
+      // about one tick label per 90 px; the long axis label only where it fits
+      x: { domain: [0, sim.makespan || 1], ticks: Math.max(2, Math.min(6, Math.floor(chartWidth() / 90))), tickFormat: fmt.seconds, label: chartWidth() < 480 ? 'time within one iteration' : 'time within one iteration (point-to-point transfers not drawn)', grid: true },
       y: { type: 'band', domain: Array.from({ length: p }, (_, s) => s), paddingInner: 2 / rowH, paddingOuter: 0, ticks: Array.from({ length: p }, (_, s) => s).filter((s) => s % every === 0), tickFormat: (s) => `stage ${s}`, tickSize: 0, label: null },
       marks: opMarks(sim, rowH),
     },

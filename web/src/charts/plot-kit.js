@@ -15,7 +15,11 @@ import { axisY, barX, cell, dot, line, link, plot, rect, rectX, ruleX, ruleY, te
 export const Plot = { axisY, barX, cell, dot, line, link, rect, rectX, ruleX, ruleY, text, tickX };
 
 export const PLOT_CLASS = 'lc-plot';
-export const W = 640;
+// Charts draw at the width the page gives them, up to 640 px: an SVG drawn
+// wider and scaled down to a phone shrinks its 11 px labels to 5 px. The
+// viewport stands in for the container (charts are built before they are
+// placed); 48 px is the page's padding around a chart on a narrow screen.
+export const chartWidth = () => Math.round(Math.max(300, Math.min(640, (globalThis.innerWidth || 640) - 48)));
 
 // Attributes `fn(datum, i)` returns (class is added to, not replaced) are set
 // on every element of a mark. Plot binds each element to its index into the
@@ -44,7 +48,7 @@ function setAttrs(node, attrs) {
 // aria-label carrying the values, no inline <style>, no axis-label arrows.
 export function plotSvg(options, { className, label }) {
   const node = plot({
-    width: W,
+    width: chartWidth(),
     figure: false,
     ...options,
     className: PLOT_CLASS,

@@ -5,7 +5,7 @@
 // different parts.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, plotSvg, tag } from './plot-kit.js';
+import { Plot, chartWidth, plotSvg, tag } from './plot-kit.js';
 
 const METRICS = {
   iteration_time_s: 'iteration',
@@ -46,7 +46,7 @@ function chart(rows, metrics, base) {
       marginRight: 56,
       marginTop: metrics.length > 1 ? 24 : 4,
       marginBottom: 30,
-      x: { domain: [Math.min(1, ...rows.map((r) => r.speedup)), top], ticks: [1, 1.25, 1.5, 1.75, 2].filter((t) => t <= top), tickFormat: (v) => `${v}×`, label: 'speed-up', grid: true },
+      x: { domain: [Math.min(1, ...rows.map((r) => r.speedup)), top], ticks: (chartWidth() < 480 ? [1, 1.5, 2] : [1, 1.25, 1.5, 1.75, 2]).filter((t) => t <= top), tickFormat: (v) => `${v}×`, label: 'speed-up', grid: true },
       y: { domain: labels, label: null, tickSize: 0, inset: 0 },
       fy: { domain: metrics, axis: null, paddingInner: 0.25 },
       marks: [

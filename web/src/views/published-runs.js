@@ -3,6 +3,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { errorDots } from '../charts/explore-charts.js';
+import { chartWidth } from '../charts/plot-kit.js';
 import { ACCURACY_METRICS } from './results.js';
 import { str, table } from './study-table.js';
 
@@ -17,6 +18,7 @@ const outputName = (m) => NAMES[m] || m;
 const outputValue = (m, v) => (m.includes('memory_bytes') ? fmt.bytes : m.endsWith('_s') && !m.endsWith('_per_s') ? fmt.seconds : fmt.num)(v);
 // A source is named up to its first ';' (the core's grouping, validate.cpp).
 const sourceOf = (row) => String(row.source || '').split(';')[0];
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 // Dots coloured by what was measured: time, throughput or memory.
 const errorKind = (m) => (m.includes('memory_bytes') ? 'c2' : m.startsWith('inference.') ? 'c1' : 'c0');
 const signed = (e) => (Number.isFinite(e) ? `${e >= 0 ? '+' : '−'}${fmt.percent(Math.abs(e))}` : '–');
@@ -40,13 +42,13 @@ export function publishedRuns(d) {
   const groups = d.groups || [];
   const o = d.overall || {};
   const dots = groups.map((g) => ({
-    label: `${g.source.length > 84 ? `${g.source.slice(0, 83)}…` : g.source}\n${outputName(g.metric)}`,
+    label: `${clip(g.source, chartWidth() < 480 ? 44 : 84)}\n${outputName(g.metric)}`,
     points: rows.filter((r) => sourceOf(r) === g.source && r.metric === g.metric).map((r) => ({ value: r.error, label: `${r.id}: ${signed(r.error)}`, kind: errorKind(r.metric), key: r.id })),
   }));
   return [
     el('p', {
       class: 'chart-note',
-      text: `${fmt.int(o.cases)} measurements from ${fmt.int(o.groups)} sources and outputs, each case's scenario evaluated by this page's model: the mean absolute error per source is ${fmt.percent(o.mean_of_group_means)} (each source weighs alike), the worst case ${fmt.percent(o.max_abs_error)}. Left of 0 the model predicts less than was measured (too fast, or too little memory); the dotted lines mark ±10% and ±25%.`,
+      text: `${fmt.int(o.cases)} measurements from ${fmt.int(o.groups)} sources and outputs, each case's scenario evaluated by this page's model: the mean absolute error per source is ${fmt.percent(o.mean_of_group_means)} (each source weighs alike), the worst case ${fmt.percent(o.max_abs_error)}. Left of 0 the model predicts less than was measured: too short a time, too little memory, too few tokens/s; the dotted lines mark ±10% and ±25%.`,
     }),
     errorDots({ title: 'Signed error of each published measurement, by source', groups: dots, legend: [['c0', 'training time'], ['c1', 'serving latency or throughput'], ['c2', 'memory']] }),
     table('Per source and output', groups, [['source', (g) => g.source], ...SUMMARY], 'groups'),

@@ -72,8 +72,9 @@ function verdict(result, scenario, onFit) {
       // The host's launch chain paces the step; the GPU's work runs under it.
       const host = tb.find((p) => p.key === 'host');
       const under = tb.filter((p) => UNDER_HOST.includes(p.key)).slice(0, 2).map(share);
-      let s = `Iteration time is bound by the host's kernel launches: the GPU waits on them ${fmt.percent((host?.value || 0) / sum)} of the step`;
-      if (under.length) s += `, its ${under.join(' and ')} run under them`;
+      let s = "Iteration time is bound by the host's kernel launches: the GPU";
+      if (under.length) s += ` runs its ${under.join(' and ')} as they are launched and`;
+      s += ` waits on them the rest (${fmt.percent((host?.value || 0) / sum)})`;
       bits.push(s + '.');
     } else if (tb.length && sum > 0) {
       let s = `Iteration time is bound by ${share(tb[0])}`;
@@ -301,6 +302,7 @@ function timeBar(scenario, result) {
       format: fmt.seconds,
       unit: 'seconds',
       className: 'chart-time',
+      note: 'Communication, offload copies and the host are counted where the GPU waits on them: the part compute does not hide. The operations table gives each collective its whole time.',
     });
   }
   if (scenario.mode === 'inference' && sec && Number.isFinite(sec.ttft_s) && Number.isFinite(sec.e2e_latency_s)) {
@@ -313,6 +315,7 @@ function timeBar(scenario, result) {
       format: fmt.seconds,
       unit: 'seconds',
       className: 'chart-time',
+      note: 'Communication, offload copies and the host are counted where the GPU waits on them: the part compute does not hide. The operations table gives each collective its whole time.',
     });
   }
   return null;
