@@ -35,6 +35,19 @@ test('a sweep link draws one chart per output, one line per system, one dot per 
   assert.deepEqual(errors, []);
 });
 
+test('the default sweep (global batch, a quarter to 4x, 9 log steps) rounds to whole micro-batches: no invalid point', async () => {
+  const { page, errors } = await openPage('v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192&view=sweep');
+  await page.locator('#sweep-run, button:has-text("Run sweep")').first().click();
+  await done(page, 'sweep');
+  const fig = page.locator('#sweep-out figure.sweep-chart').first();
+  const xs = await fig.locator('svg circle.pt').evaluateAll((cs) => cs.length);
+  assert.ok(xs >= 8, `${xs} points`);
+  assert.equal(await page.locator('#sweep-out .sweep-errors').count(), 0, 'every point computed');
+  assert.match(await page.locator('#sweep-out .sweep-rounded').textContent(), /rounded to multiples of 4 \(micro-batch × dp\)/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('a sweep marks the points whose plan does not fit in GPU memory: hollow dots and a note', async () => {
   // Llama 3.1 8B on tp 2 x dp 4 without recompute: the activations outgrow 80 GB as the sequence grows.
   const hash = 'v=1&m=llama3.1-8b&tp=2&dp=4&gb=64&rc=none&rcf=0&view=sweep&wi=training.seq_len&wf=2048&wt=65536&wn=6&wl=log&wo=training.iteration_time_s';

@@ -22,6 +22,26 @@ std::vector<double> numbers(const json& a) {
   return v;
 }
 
+// A swept global batch lands on multiples of micro_batch x dp (here 2 x 8),
+// so a log range from a quarter to four times the batch has no invalid point.
+TEST(Sweep, GlobalBatchRoundsToWholeMicroBatchesPerReplica) {
+  json in = training_base();
+  in["training"]["micro_batch"] = 2;
+  in["sweep"] = {{"input", "training.global_batch"}, {"from", 16}, {"to", 256}, {"steps", 9}, {"scale", "log"},
+                 {"outputs", {"training.iteration_time_s"}}};
+  const json s = sweep(in);
+  EXPECT_EQ(s["x_multiple_of"], 16);
+  EXPECT_EQ(numbers(s["x"]), (std::vector<double>{16, 32, 48, 64, 96, 128, 176, 256}));  // 22.6 -> 16 repeats, dropped
+  EXPECT_TRUE(s["series"][0]["errors"].empty()) << s["series"][0]["errors"].dump();
+  // Another input is not rounded beyond integers.
+  in["sweep"]["input"] = "training.micro_batch";
+  in["sweep"]["from"] = 1;
+  in["sweep"]["to"] = 4;
+  in["sweep"]["steps"] = 4;
+  in["sweep"]["scale"] = "lin";
+  EXPECT_FALSE(sweep(in).contains("x_multiple_of"));
+}
+
 // More HBM bandwidth is never slower, for training and for decode.
 TEST(Sweep, HbmBandwidthNeverSlower) {
   json in = training_base();

@@ -1,5 +1,6 @@
 #include "sweep.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "inputs.h"
 #include "output.h"
 #include "outputs.h"
+#include "parse.h"
 #include "schema.h"
 #include "strict_json.h"
 
@@ -128,12 +130,37 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
   return {{"name", name}, {"values", values}, {"fits", fits}, {"errors", errors}};
 }
 
+// A global batch is a whole number of micro-batches on every replica
+// (micro_batch x dp divides it), so a swept one is rounded to the nearest
+// multiple of the base scenario's micro_batch x dp; 1 when the input is
+// another or the base does not parse (its error then shows at every point).
+long long sweep_multiple(const json& base, const std::string& input) {
+  if (input != "training.global_batch") return 1;
+  try {
+    const Scenario s = parse_scenario(base);
+    return std::max(1LL, 1LL * s.train.micro_batch * s.par.dp);
+  } catch (const std::exception&) {
+    return 1;
+  }
+}
+
+void round_to_multiple(std::vector<double>& xs, long long unit) {
+  std::vector<double> out;
+  for (double x : xs) {
+    const double r = std::max(1.0, std::round(x / static_cast<double>(unit))) * static_cast<double>(unit);
+    if (out.empty() || out.back() != r) out.push_back(r);
+  }
+  xs = out;
+}
+
 }  // namespace
 
 json sweep_scenario(const json& input) {
-  const SweepSpec sp = parse_sweep(input);
+  SweepSpec sp = parse_sweep(input);
   json base = input;
   base.erase("sweep");
+  const long long multiple = sweep_multiple(base, sp.input);
+  if (multiple > 1) round_to_multiple(sp.x, multiple);
   json series = json::array();
   if (sp.series.empty()) {
     series.push_back(run_series(base, sp, "base"));
@@ -148,6 +175,7 @@ json sweep_scenario(const json& input) {
   for (double x : sp.x) xs.push_back(sp.integer ? json(static_cast<long long>(x)) : json(x));
   json out = {{"input", sp.input}, {"scale", sp.scale}, {"x", xs}, {"series", series}};
   if (!sp.series_key.empty()) out["series_input"] = sp.series_key;
+  if (multiple > 1) out["x_multiple_of"] = multiple;
   return {{"sweep", out}};
 }
 

@@ -159,6 +159,8 @@ export class SweepView {
     charts.forEach((c, i) => {
       c.dataset.output = sp.outputs[i];
     });
+    if (Number.isFinite(sw.x_multiple_of) && sw.x_multiple_of > 1)
+      charts.push(el('p', { class: 'chart-note sweep-rounded', text: `The global batch is rounded to multiples of ${fmt.int(sw.x_multiple_of)} (micro-batch × dp), so that every replica runs whole micro-batches.` }));
     if (errs.length) {
       const more = errs.length > 1 ? 's' : '';
       charts.push(el('details', { class: 'sweep-errors' }, [el('summary', { text: `${errs.length} point${more} could not be computed` }), el('ul', {}, errs.slice(0, 20).map((t) => el('li', { text: t })))]));
