@@ -184,6 +184,20 @@ test('MoE serving says which expert kernel ran, and why when a longer output lea
   await page.close();
 });
 
+test('recompute none that does not fit: the verdict says the time recomputes to fit, and whether that fits', async () => {
+  // Llama 3.1 70B at 8k tokens on 64 H100 (tp 4, pp 4): every layer recomputed still needs more than 80 GB.
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=4&pp=4&dp=4&gb=128&sl=8192&rc=none');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Does not fit: needs [\d.]+\s*GiB per GPU.*The time shown recomputes every layer whole, as a framework would to fit: that needs [\d.]+\s*GiB per GPU, which does not fit either\./);
+  await page.close();
+  // With pp 8 (10 layers per stage) recomputing some of them is enough.
+  const some = await openPage('v=1&m=llama3.1-70b&tp=4&pp=8&dp=2&gb=128&sl=8192&rc=none');
+  await waitEvaluated(some.page);
+  assert.match(await some.page.textContent('.verdict'), /The time shown recomputes \d+ layers per stage whole, as a framework would to fit: that needs [\d.]+\s*GiB per GPU\./);
+  await some.page.close();
+  assert.deepEqual([...errors, ...some.errors], []);
+});
+
 test('a host-paced step says the host bounds it, with the GPU work that runs under the launches', async () => {
   // Qwen3-30B-A3B on 8 B200: short expert GEMMs, the host's launches pace the step.
   const { page, errors } = await openPage('v=1&m=qwen3-30b-a3b&s=dgx-b200&dp=8&ep=8&z=1&gb=64&sl=4096&pr=fp8&rc=none');

@@ -46,8 +46,16 @@ TEST(RecomputeFit, OverflowingMegatronPlanRecomputesSomeLayers) {
   EXPECT_EQ(r.off["training"]["time_breakdown_s"]["recompute"].get<double>(), 0.0);
   EXPECT_GT(t_on, t_off);
   EXPECT_LT(t_on, r.full["training"]["iteration_time_s"].get<double>());  // only some layers, not every one
-  // Memory stays the plan as given.
+  // Memory stays the plan as given; the recomputing plan's is reported beside
+  // it, and it fits (the fewest layers that do).
   EXPECT_EQ(r.on["training"]["memory_bytes"]["activations"], r.off["training"]["memory_bytes"]["activations"]);
+  const json& fit = r.on["training"]["recompute_to_fit"];
+  EXPECT_GT(fit["layers"].get<int>(), 0);
+  EXPECT_LT(fit["layers"].get<int>(), r.on["training"]["pipeline"]["layers_per_stage"].get<int>());
+  EXPECT_TRUE(fit["fits"].get<bool>());
+  EXPECT_LE(fit["memory_bytes_total"].get<double>(), r.on["training"]["memory_bytes"]["capacity"].get<double>());
+  EXPECT_LT(fit["memory_bytes_total"].get<double>(), r.on["training"]["memory_bytes"]["total"].get<double>());
+  EXPECT_FALSE(r.off["training"].contains("recompute_to_fit"));
 }
 
 // ZeRO-3 without tp or pp (FSDP, JAX): every block is checkpointed alike,
@@ -60,6 +68,21 @@ TEST(RecomputeFit, OverflowingFsdpPlanRecomputesEveryLayer) {
               1e-9 * r.full["training"]["iteration_time_s"].get<double>());
   EXPECT_GT(r.on["training"]["iteration_time_s"].get<double>(), r.off["training"]["iteration_time_s"].get<double>());
   EXPECT_EQ(r.on["training"]["memory_bytes"]["activations"], r.off["training"]["memory_bytes"]["activations"]);
+  EXPECT_EQ(r.on["training"]["recompute_to_fit"]["layers"], r.on["training"]["pipeline"]["layers_per_stage"]);
+}
+
+// When even every layer recomputed does not fit, the report says so.
+TEST(RecomputeFit, ReportsWhenRecomputingEveryLayerStillDoesNotFit) {
+  json s = megatron_70b("none");
+  s["parallelism"] = {{"tp", 4}, {"pp", 4}, {"dp", 4}};
+  const json out = eval_ok(s);
+  const json& fit = out["training"]["recompute_to_fit"];
+  EXPECT_EQ(fit["layers"], out["training"]["pipeline"]["layers_per_stage"]);
+  EXPECT_FALSE(fit["fits"].get<bool>());
+  EXPECT_GT(fit["memory_bytes_total"].get<double>(), out["training"]["memory_bytes"]["capacity"].get<double>());
+  bool said = false;
+  for (const auto& w : out["warnings"]) said = said || w.get<std::string>().find("which does not fit either") != std::string::npos;
+  EXPECT_TRUE(said) << out["warnings"].dump();
 }
 
 TEST(RecomputeFit, PlanThatFitsIsUnchanged) {
@@ -70,6 +93,7 @@ TEST(RecomputeFit, PlanThatFitsIsUnchanged) {
   s["training"]["recompute_to_fit"] = false;
   const json off = eval_ok(s);
   EXPECT_FALSE(has_fit_warning(on));
+  EXPECT_FALSE(on["training"].contains("recompute_to_fit"));
   EXPECT_EQ(on["training"]["iteration_time_s"], off["training"]["iteration_time_s"]);
 }
 

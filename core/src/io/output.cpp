@@ -130,6 +130,10 @@ json training_json(const TrainingResult& t) {
               {"microbatches", t.pipeline.microbatches}, {"schedule", t.pipeline.schedule},
               {"t_fwd_s", t.pipeline.t_fwd_s}, {"t_bwd_s", t.pipeline.t_bwd_s}, {"t_wgrad_s", t.pipeline.t_wgrad_s}}}};
   if (t.time_to_train_s > 0) j["time_to_train_s"] = t.time_to_train_s;
+  if (t.recompute_fit.layers > 0)
+    j["recompute_to_fit"] = {{"layers", t.recompute_fit.layers},
+                             {"memory_bytes_total", t.recompute_fit.memory_total},
+                             {"fits", t.recompute_fit.fits}};
   if (m.host_capacity > 0) {  // offload: host memory per GPU, beside (not in) the total
     j["memory_bytes"]["offloaded"] = m.offloaded;
     j["memory_bytes"]["host_capacity"] = m.host_capacity;

@@ -142,7 +142,8 @@ Result evaluate(const Scenario& given) {
     r.inference = evaluate_inference(s);
   if (fit_layers > 0) {
     // Memory is reported for the plan as given (it does not fit); the time
-    // is the recomputing plan's.
+    // is the recomputing plan's, and its memory is reported beside.
+    r.training.recompute_fit = {fit_layers, r.training.memory.total, r.training.fits};
     r.training.memory = training_memory(given);
     r.training.fits = false;
   }
@@ -153,12 +154,15 @@ Result evaluate(const Scenario& given) {
     r.inference.cost = inference_costs(s, r.inference.output_tokens_per_s, r.inference.replica_gpus);
   }
   r.warnings = warnings_for(given, r);
-  if (fit_layers > 0)
+  if (fit_layers > 0) {
+    const auto& fit = r.training.recompute_fit;
+    const std::string needs = ": " + gib(fit.memory_total) + " per GPU" + (fit.fits ? "" : ", which does not fit either");
     r.warnings.push_back(given.par.fully_sharded()
                              ? "recompute none does not fit: every layer is recomputed whole to fit, as fully sharded "
-                               "data-parallel frameworks checkpoint every block (training.recompute_to_fit)"
+                               "data-parallel frameworks checkpoint every block (training.recompute_to_fit)" + needs
                              : "recompute none does not fit: " + std::to_string(fit_layers) +
-                                   " layers per stage are recomputed whole to fit (training.recompute_to_fit)");
+                                   " layers per stage are recomputed whole to fit (training.recompute_to_fit)" + needs);
+  }
   return r;
 }
 

@@ -62,6 +62,12 @@ function verdict(result, scenario, onFit) {
   const pool = scenario.mode === 'training' ? null : sec.disaggregation;
   const mv = memoryVerdict(sec.memory_bytes, pool ? sec.memory_bytes?.total <= sec.memory_bytes?.capacity : sec.fits);
   if (mv) bits.push(pool ? mv.text.replace(/ per GPU/, ' per decode GPU') : mv.text);
+  // training.recompute_to_fit: the time is for the plan that recomputes to fit.
+  const fit = scenario.mode === 'training' ? sec.recompute_to_fit : null;
+  if (fit && fit.layers > 0) {
+    const which = fit.layers >= (sec.pipeline?.layers_per_stage || Infinity) ? 'every layer' : `${fmt.int(fit.layers)} layers per stage`;
+    bits.push(`The time shown recomputes ${which} whole, as a framework would to fit: that needs ${fmt.bytes(fit.memory_bytes_total)} per GPU${fit.fits ? '.' : ', which does not fit either.'}`);
+  }
   const pv = pool ? memoryVerdict(pool.memory_bytes, pool.fits) : null;
   if (pv) bits.push(pv.text.replace(/^Fits/, 'Prefill fits').replace(/^Does not fit/, 'Prefill does not fit').replace(/ per GPU/, ' per prefill GPU'));
   if (scenario.mode === 'training') {
