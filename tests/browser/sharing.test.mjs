@@ -120,7 +120,7 @@ test('embedded studies: systems (bars and table), scaling (line and table), mode
   assert.ok((await rows.count()) >= 15);
   // a bar per system with a plan (tpu-v5e's 16 GiB chips do not fit it)
   assert.equal(await page.locator('#results svg.factor-bars rect.wf-bar').count(), await rows.evaluateAll((trs) => trs.filter((tr) => !/^(does not fit|error:)/.test(tr.lastElementChild.textContent)).length));
-  assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario’s system\)$/);
   await shot(page, 'embed-systems');
   await page.close();
   assert.deepEqual(errors, []);

@@ -223,7 +223,7 @@ test('the systems study runs the scenario on the left on every system preset, wi
   const { page, errors, rows } = await openStudy('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096', 'systems');
   assert.ok((await rows.count()) >= 15, 'a row per system preset');
   // the scenario's own system first, at 1.00×; every row has a plan on 8 GPUs, a B200 node beats it
-  assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  assert.match(await rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario’s system\)$/);
   assert.equal(await rows.first().locator('td').nth(3).textContent(), '1.00×');
   // GPU-hours and wall energy per million tokens, comparable across systems whatever their price
   assert.match(await rows.first().locator('td').nth(6).textContent(), /^\d[\d.,]*$/);
@@ -259,20 +259,20 @@ test('"Every system" and "Every model" under the result open the systems and mod
   await done(page, 'study');
   assert.match(page.url(), /&view=study&study=systems$/);
   assert.equal(await page.locator('#tab-study').getAttribute('aria-selected'), 'true');
-  assert.match(await page.locator('[data-table="systems"] tbody tr').first().locator('th').textContent(), /^dgx-h100 \(this scenario\)$/);
+  assert.match(await page.locator('[data-table="systems"] tbody tr').first().locator('th').textContent(), /^dgx-h100 \(this scenario’s system\)$/);
   // "Every model" beside it opens the models study
   await page.locator('#tab-calc').click();
   await page.locator('#every-model:not([disabled])').click();
   await page.locator('[data-table="models"]').waitFor();
   assert.match(page.url(), /&view=study&study=models$/);
-  assert.match(await page.locator('[data-table="models"] tbody tr').first().locator('th').textContent(), /^llama3\.1-8b \(this scenario\)$/);
+  assert.match(await page.locator('[data-table="models"] tbody tr').first().locator('th').textContent(), /^llama3\.1-8b \(this scenario’s model\)$/);
   await page.close();
   assert.deepEqual(errors, []);
 });
 
 test('the scaling study searches the scenario at an eighth of its GPUs to eight times as many', async () => {
   const { page, errors, rows } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-8b&dp=8&gb=128&sl=4096', 'scaling');
-  assert.deepEqual(await rows.locator('th').allTextContents(), ['1', '2', '4', '8 (this scenario)', '16', '32', '64']);
+  assert.deepEqual(await rows.locator('th').allTextContents(), ['1', '2', '4', '8 (this scenario’s count)', '16', '32', '64']);
   assert.match(await rows.first().locator('td').last().textContent(), /^does not fit$/);
   const cell = async (row, header) => {
     const headers = await page.locator('[data-table="scaling"] thead th').allTextContents();
@@ -295,7 +295,7 @@ test('the scaling study searches the scenario at an eighth of its GPUs to eight 
 test('the models study puts every model preset in the scenario\'s place: cost bars for those that fit, the table smallest first', async () => {
   const { page, errors, rows } = await openStudy('v=1&view=study&study=models&m=llama3.1-8b&dp=8&gb=128&sl=4096', 'models');
   const names = await rows.locator('th').allTextContents();
-  assert.equal(names[0], 'llama3.1-8b (this scenario)');
+  assert.equal(names[0], 'llama3.1-8b (this scenario’s model)');
   assert.ok(names.length >= 25 && names.includes('deepseek-v3') && new Set(names).size === names.length, names.join(', '));
   // a model whose training state 8 H100 cannot hold says how much its leanest plan needs
   const big = rows.filter({ has: page.locator('th', { hasText: /^llama3\.1-405b$/ }) });
@@ -325,7 +325,7 @@ test('a view that ran on the scenario is marked out of date when the scenario ch
   await page.locator('#study-run').click();
   await done(page, 'study');
   await note.waitFor({ state: 'hidden' });
-  assert.match(await rows.filter({ hasText: 'this scenario' }).locator('th').textContent(), /^16 \(this scenario\)$/);
+  assert.match(await rows.filter({ hasText: 'this scenario' }).locator('th').textContent(), /^16 \(this scenario’s count\)$/);
   // back to the scenario it ran on: up to date again without running
   await page.locator('[data-key="parallelism.dp"] input').fill('8');
   await note.waitFor({ state: 'visible' });

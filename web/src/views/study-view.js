@@ -201,7 +201,7 @@ function tailColumns(training, full = true) {
 function systems(d) {
   const rows = d.rows || [];
   const training = d.mode === 'training';
-  const name = (r) => `${r.system}${r.own ? ' (this scenario)' : ''}`;
+  const name = (r) => `${r.system}${r.own ? ' (this scenario’s system)' : ''}`;
   // The speed-up after the figure it is taken from (iteration time or tokens/s per GPU).
   const figures = planFigures(training);
   figures.splice(training ? 2 : 1, 0, ['speed-up', (r) => x2(r.speedup)]);
@@ -219,7 +219,7 @@ function scaling(d) {
   const rows = d.rows || [];
   const weak = new Map((d.weak || []).map((r) => [r.gpus, r]));
   const training = d.mode === 'training';
-  const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario)' : ''}`;
+  const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario’s count)' : ''}`;
   const share = (r) => (Number.isFinite(r?.efficiency) ? fmt.percent(r.efficiency) : '–');
   // Serving: the whole run's output tokens/s, not per GPU (the GPU count varies).
   const figures = planFigures(training);
@@ -276,7 +276,7 @@ function parameters(r) {
 function models(d) {
   const rows = d.rows || [];
   const training = d.mode === 'training';
-  const name = (r) => `${r.model}${r.own ? ' (this scenario)' : ''}`;
+  const name = (r) => `${r.model}${r.own ? ' (this scenario’s model)' : ''}`;
   const tokens = training ? 'tokens' : 'output tokens';
   const bars = rows
     .filter((r) => Number.isFinite(r.per_million_tokens?.gpu_hours))
