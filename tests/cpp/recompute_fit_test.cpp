@@ -71,6 +71,19 @@ TEST(RecomputeFit, OverflowingFsdpPlanRecomputesEveryLayer) {
   EXPECT_EQ(r.on["training"]["recompute_to_fit"]["layers"], r.on["training"]["pipeline"]["layers_per_stage"]);
 }
 
+// Megatron's selective recompute (core attention) saves nothing beside fused
+// attention: a selective plan that does not fit recomputes to fit as one
+// without recomputation does, and the warning names the policy given.
+TEST(RecomputeFit, SelectivePlanThatDoesNotFitRecomputesToo) {
+  const json none = eval_ok(megatron_70b("none")), selective = eval_ok(megatron_70b("selective"));
+  ASSERT_FALSE(selective["training"]["fits"].get<bool>());
+  EXPECT_EQ(selective["training"]["recompute_to_fit"], none["training"]["recompute_to_fit"]);
+  EXPECT_DOUBLE_EQ(selective["training"]["iteration_time_s"].get<double>(), none["training"]["iteration_time_s"].get<double>());
+  bool named = false;
+  for (const auto& w : selective["warnings"]) named = named || w.get<std::string>().rfind("recompute selective does not fit", 0) == 0;
+  EXPECT_TRUE(named) << selective["warnings"].dump();
+}
+
 // When even every layer recomputed does not fit, the report says so.
 TEST(RecomputeFit, ReportsWhenRecomputingEveryLayerStillDoesNotFit) {
   json s = megatron_70b("none");

@@ -90,7 +90,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
 }
 
 // A measured run fitted in its GPUs' memory; a plan without recomputation
-// whose activations do not fit must have recomputed some of them (Chen et al.
+// (or with Megatron's selective one, which saves nothing beside fused
+// attention) whose activations do not fit must have recomputed some of them (Chen et al.
 // 2016, arXiv 1604.06174: checkpointing trades a forward pass for the
 // activations). The cheapest whole-layer policy is Megatron's block method
 // (--recompute-method block --recompute-num-layers N): the fewest layers N per
@@ -102,7 +103,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
 // when it fits as given or the scenario opts out.
 int layers_to_fit(const Scenario& s) {
   const Training& t = s.train;
-  if (!t.recompute_to_fit || t.recompute != Recompute::none) return 0;
+  if (!t.recompute_to_fit || (t.recompute != Recompute::none && t.recompute != Recompute::selective)) return 0;
   const TrainingMemory none = training_memory(s);
   if (none.total <= none.capacity) return 0;
   const int max_layers = stage_layout(s.model, s.par).max_layers;
@@ -156,12 +157,13 @@ Result evaluate(const Scenario& given) {
   r.warnings = warnings_for(given, r);
   if (fit_layers > 0) {
     const auto& fit = r.training.recompute_fit;
-    const std::string needs = ": " + gib(fit.memory_total) + " per GPU" + (fit.fits ? "" : ", which does not fit either");
-    r.warnings.push_back(given.par.fully_sharded()
-                             ? "recompute none does not fit: every layer is recomputed whole to fit, as fully sharded "
-                               "data-parallel frameworks checkpoint every block (training.recompute_to_fit)" + needs
-                             : "recompute none does not fit: " + std::to_string(fit_layers) +
-                                   " layers per stage are recomputed whole to fit (training.recompute_to_fit)" + needs);
+    const std::string given_policy = given.train.recompute == Recompute::none ? "none" : "selective";
+    const std::string what = given.par.fully_sharded()
+                                 ? "every layer is recomputed whole to fit, as fully sharded data-parallel frameworks "
+                                   "checkpoint every block"
+                                 : std::to_string(fit_layers) + " layers per stage are recomputed whole to fit";
+    r.warnings.push_back("recompute " + given_policy + " does not fit: " + what + " (training.recompute_to_fit): " +
+                         gib(fit.memory_total) + " per GPU" + (fit.fits ? "" : ", which does not fit either"));
   }
   return r;
 }
