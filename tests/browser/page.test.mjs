@@ -86,7 +86,7 @@ test('a model error opens the collapsed model group and points at the field', as
   await page.locator('[data-key="model.kv_heads"] input').fill('5');
   const err = page.locator('[data-key="model.kv_heads"] .error');
   await err.waitFor({ state: 'visible' });
-  assert.match(await page.locator('details.group-model > summary').textContent(), /1 changed/);
+  assert.match(await page.locator('details.group-model > summary').textContent(), /1 set/);
   await page.locator('[data-key="model.kv_heads"] input').fill('');
   await waitEvaluated(page);
   assert.ok(await err.isHidden());

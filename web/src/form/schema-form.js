@@ -333,7 +333,7 @@ export class SchemaForm {
       let text = title;
       if (group === 'model') text += !state.model ? ' (custom)' : changed ? ` (custom, based on ${state.model})` : ` (preset ${state.model})`;
       if (group === 'system') text += ` (${state.system})`;
-      if (changed) text += ` · ${changed} changed`;
+      if (changed) text += ` · ${changed} set`;  // fields away from their defaults (by a link, the first-screen example or the reader)
       summary.textContent = text;
       if (group === 'model' && !state.model) set.open = true;
     }
