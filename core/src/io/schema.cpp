@@ -216,7 +216,9 @@ void cost_fields(Fields& f) {
   add({"cost.power_fraction", "cpf", "number", "", 0.75, 0.01, 1.5, {}, "Average node power over its maximum (devices, host, NICs) while running: 0.75 (Epoch AI default; 0.76 measured on an 8x H100 node in training).", "cost", kBoth});
   add({"cost.pue", "cpu", "number", "", 1.25, 1, 3, {}, "Facility power / IT power: 1.25 (Epoch AI default outside hyperscalers; those run ~1.1, the industry average is 1.58).", "cost", kBoth});
   add({"cost.usd_per_kwh", "cek", "number", "USD", 0.0806, 0, 10, {}, "Electricity price per kWh: 0.0806 (US industrial, 2023, EIA).", "cost", kBoth});
-  add({"cost.g_co2_per_kwh", "cco", "number", "g", 481, 0, 2000, {}, "Grid carbon intensity, gCO2 per kWh: 481 (world average 2023, Ember); US 390, France 56.", "cost", kBoth});
+  FieldSpec carbon{"cost.g_co2_per_kwh", "cco", "number", "g/kWh", 481, 0, 2000, {}, "Grid carbon intensity, gCO2 per kWh: 481 (world average 2023, Ember); US 390, France 56.", "cost", kBoth};
+  carbon.label = "grid carbon intensity";
+  add(carbon);
 }
 
 // Interruptions and checkpoints of a training run (docs/sources.md [RL1]):

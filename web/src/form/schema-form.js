@@ -4,7 +4,7 @@
 // The same table drives the URL codec and the scenario (state/).
 import { el, clear } from '../dom.js';
 import { baseline } from '../state/scenario.js';
-import { fieldApplies, isRequestField, isSystemField } from '../state/fields.js';
+import { fieldApplies, isRequestField, isSystemField, labelFor, unitFor } from '../state/fields.js';
 
 const GROUPS = [
   ['model', 'Model'],
@@ -30,33 +30,6 @@ const subgroupOf = (key) => {
   const parts = key.split('.');
   return parts.length > 2 ? parts.slice(0, -1).join('.') : '';
 };
-
-// Key suffixes that spell a unit: GB/s -> gbps or gbs, TFLOP/s -> tflops.
-const unitSpellings = (unit) => {
-  const u = unit.toLowerCase();
-  return [u.replace('/', 'p'), u.replace('/', '')].map((x) => x.replace(/[^a-z0-9]/g, ''));
-};
-// A unit that is a plain word (tokens, layers, sequences).
-const wordUnit = (unit) => /^[a-z]{3,}$/.test(unit);
-
-function labelWords(field) {
-  const parts = field.key.split('.');
-  const words = (parts.length > 1 ? parts.slice(1) : parts).join(' ').split(/[ _]/);
-  // The unit follows the label in brackets, so a key ending in its
-  // abbreviation (host_overhead_us, hbm_GBps) drops that last word.
-  const last = words.at(-1).toLowerCase();
-  if (field.unit && !wordUnit(field.unit) && words.length > 1 && unitSpellings(field.unit).includes(last)) words.pop();
-  return words;
-}
-
-function labelFor(field) {
-  return field.label || labelWords(field).join(' ');
-}
-
-// The bracketed unit, unless the label already ends with it ("input tokens").
-function unitFor(field) {
-  return field.unit && labelFor(field).split(' ').at(-1) !== field.unit ? field.unit : '';
-}
 
 function shown(v) {
   if (v === null || v === undefined) return '';

@@ -93,3 +93,33 @@ export function systemScenario(id, system, values) {
   for (const [field, v] of values) if (!setSystemValue(out, system, field, v)) missing.push(field);
   return { system: out, missing };
 }
+
+// Key suffixes that spell a unit: GB/s -> gbps or gbs, TFLOP/s -> tflops.
+const unitSpellings = (unit) => {
+  const u = unit.toLowerCase();
+  return [u.replace('/', 'p'), u.replace('/', '')].map((x) => x.replace(/[^a-z0-9]/g, ''));
+};
+// A unit that is a plain word (tokens, layers, sequences).
+const wordUnit = (unit) => /^[a-z]{3,}$/.test(unit);
+
+function labelWords(field) {
+  const parts = field.key.split('.');
+  const words = (parts.length > 1 ? parts.slice(1) : parts).join(' ').split(/[ _]/);
+  // The unit follows the label in brackets, so a key ending in its
+  // abbreviation (host_overhead_us, hbm_GBps) drops that last word.
+  const last = words.at(-1).toLowerCase();
+  if (field.unit && !wordUnit(field.unit) && words.length > 1 && unitSpellings(field.unit).includes(last)) words.pop();
+  return words;
+}
+
+// The form's label of a field: its own, else the words of its key.
+export function labelFor(field) {
+  return field.label || labelWords(field).join(' ');
+}
+
+// The bracketed unit, unless the label already ends with it ("input tokens");
+// microseconds read µs.
+export function unitFor(field) {
+  const unit = field.unit && labelFor(field).split(' ').at(-1) !== field.unit ? field.unit : '';
+  return unit === 'us' ? 'µs' : unit;
+}

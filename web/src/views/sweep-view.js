@@ -5,7 +5,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { baseline } from '../state/scenario.js';
-import { fieldApplies, isNumeric, isScenarioField, parseNumber } from '../state/fields.js';
+import { fieldApplies, isNumeric, isScenarioField, labelFor, parseNumber, unitFor } from '../state/fields.js';
 import { lineChart } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { list } from '../state/explore-state.js';
@@ -25,6 +25,8 @@ const DEFAULT_INPUT = { training: 'training.global_batch', inference: 'inference
 const DEFAULT_STEPS = 9;
 const DEFAULT_SCALE = 'log';
 const SCALE_LABELS = { log: 'logarithmic', lin: 'linear' };
+// An input as the form names it, with its group and unit: "training: global batch (sequences)".
+const fieldName = (f) => `${f.group ? `${f.group}: ` : ''}${labelFor(f)}${unitFor(f) ? ` (${unitFor(f)})` : ''}`;
 
 // Every numeric scenario field of the mode, system figures included: the
 // core's sweep takes any of them by key and sets it where it lives.
@@ -94,7 +96,7 @@ export class SweepView {
         id: 'sweep-input',
         label: 'input',
         value: sp.field.key,
-        options: sp.inputs.map((f) => [f.key, `${f.key}${f.unit ? ` (${f.unit})` : ''}`]),
+        options: sp.inputs.map((f) => [f.key, fieldName(f)]),
         onChange: (v) => {
           store.setX('sweep.input', v === DEFAULT_INPUT[state.mode] ? '' : v, true);
           store.setX('sweep.from', '');
@@ -145,17 +147,17 @@ export class SweepView {
     const charts = sp.outputs.map((o) => {
       const [label, f] = labels.get(o) || [o, fmt.num];
       return lineChart({
-        title: `${label} vs ${sp.field.key}`,
+        title: `${label} vs ${labelFor(sp.field)}`,
         xs: sw.x,
         series: series.map((s) => ({ name: s.name, values: (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)), fits: s.fits })),
         xLog: sw.scale === 'log',
-        xLabel: `${sp.field.key}${sp.field.unit ? ` (${sp.field.unit})` : ''}`,
+        xLabel: fieldName(sp.field),
         yLabel: label,
         yFmt: f,
         className: 'sweep-chart',
       });
     });
-    const errs = sw.series.flatMap((s) => (s.errors || []).map((e) => `${s.name === 'base' ? '' : `${s.name}, `}${sp.field.key} = ${e.x}: ${e.message}`));
+    const errs = sw.series.flatMap((s) => (s.errors || []).map((e) => `${s.name === 'base' ? '' : `${s.name}, `}${labelFor(sp.field)} = ${e.x}: ${e.message}`));
     charts.forEach((c, i) => {
       c.dataset.output = sp.outputs[i];
     });
