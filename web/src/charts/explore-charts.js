@@ -91,7 +91,8 @@ export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, va
     },
     { className: 'heatmap', label: `${title}: ${fitting} of ${cells.length} (TP, PP) cells have a plan that fits` },
   );
-  return el('figure', { class: 'chart-box heatmap-box', 'data-view': 'heatmap' }, [el('figcaption', { text: title }), root]);
+  const key = `Darker is better. –: no plan with this TP × PP fits; …: not searched yet; an empty dashed cell: TP × PP is more GPUs than searched.`;
+  return el('figure', { class: 'chart-box heatmap-box', 'data-view': 'heatmap' }, [el('figcaption', { text: title }), root, el('p', { class: 'chart-note', text: key })]);
 }
 
 // points: [{x, y, label, front: bool, key}]; log axes when the data spans > 20x.

@@ -3,10 +3,12 @@
 import { el } from '../dom.js';
 import { parseNumber } from '../state/fields.js';
 
-export function numberInput({ id, label, unit = '', value, placeholder = '', onInput }) {
+export function numberInput({ id, label, unit = '', value, placeholder = '', onInput, help = '' }) {
   const input = el('input', { type: 'text', id, inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', value: value ?? '', placeholder });
   input.addEventListener('input', () => onInput(input.value.trim()));
-  return el('div', { class: 'field', 'data-key': id }, [el('label', { for: id, text: label }), el('span', { class: 'with-unit' }, [input, unit ? el('span', { class: 'unit', text: ` ${unit}` }) : null])]);
+  const note = help ? el('p', { class: 'help', id: `${id}-help`, text: help }) : null;
+  if (note) input.setAttribute('aria-describedby', note.id);
+  return el('div', { class: 'field', 'data-key': id }, [el('label', { for: id, text: label }), el('span', { class: 'with-unit' }, [input, unit ? el('span', { class: 'unit', text: ` ${unit}` }) : null]), note]);
 }
 
 // options: [[value, label]]

@@ -14,13 +14,13 @@ import { accuracySummary, listText, unvalidatedKinds } from './results.js';
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
 // label, and what a link without the key has always meant on the page when
-// the table gives no default (8 GPUs).
+// the table gives no default (8 GPUs); help: the table's help shown below.
 const SHOW = {
   'search.gpus': { label: 'GPUs', fallback: 8 },
   'search.top': { label: 'plans shown', fallback: 10 },
   'search.max_ttft_s': { label: 'max TTFT', inference: true },
   'search.max_tpot_s': { label: 'max TPOT', inference: true },
-  'search.memory_share': { label: 'memory share', fallback: 1 },
+  'search.memory_share': { label: 'memory share', fallback: 1, help: true },
 };
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
@@ -308,7 +308,7 @@ export class SearchView {
       id: 'search',
       label: 'Search',
       title: 'Search the parallelism',
-      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left; settings given there stay fixed.',
+      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left. Its settings away from their defaults (each group counts them as “set”) stay fixed; the rest are searched.',
       runLabel: 'Run search',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -330,6 +330,7 @@ export class SearchView {
           value: x[f.key],
           placeholder: fallback === null || fallback === undefined ? 'none' : String(fallback),
           onInput: (v) => store.setX(f.key, v),
+          help: show.help ? f.help : '',
         });
       }),
     );
