@@ -81,7 +81,12 @@ test('embed mode shows one view without chrome and posts its height to the paren
     footer: getComputedStyle(document.querySelector('footer')).display,
     views: [...document.querySelectorAll('#results [data-view]')].map((e) => e.dataset.view),
     hash: location.hash,
+    back: document.querySelector('.embed-credit a')?.getAttribute('href'),
+    target: document.querySelector('.embed-credit a')?.getAttribute('target'),
   }));
+  // a link back to the full page with the same scenario, in a new tab
+  assert.equal(visible.back, `${h.baseUrl}#v=1&pp=4&gb=32`);
+  assert.equal(visible.target, '_blank');
   assert.deepEqual([visible.header, visible.actions, visible.form, visible.footer], ['none', 'none', 'none', 'none']);
   assert.equal(visible.h1, 'llmcalc');
   assert.equal(visible.tabs, 0);
@@ -150,6 +155,8 @@ test('embedded studies: systems (bars and table), scaling (line and table), mode
   await runs.page.locator('#results svg.error-dots').waitFor({ timeout: 60000 });
   assert.deepEqual(await runs.page.evaluate(() => [...document.querySelectorAll('#results > [data-view]')].map((e) => e.dataset.view)), ['published-runs']);
   assert.equal(await runs.page.locator('#results svg.error-dots circle.pt').count(), await runs.page.locator('#results [data-table="rows"] tbody tr').count());
+  // its link back opens the study in the full page
+  assert.match(await runs.page.locator('.embed-credit a').getAttribute('href'), /#view=study&study=published-runs$/);
   await runs.page.close();
   assert.deepEqual(runs.errors, []);
 });

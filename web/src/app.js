@@ -14,9 +14,8 @@ import { Explorer } from './views/explorer.js';
 import { closestText, narrowedText, nextGpuCount, planText } from './views/search-view.js';
 import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
+import { EMBED_STUDIES } from './views/embed.js';
 
-// The studies an embed can show (#embed=1&view=NAME).
-const EMBED_STUDIES = new Set([...SCENARIO_STUDIES, 'published-runs']);
 
 const DEBOUNCE_MS = 150;
 

@@ -34,7 +34,7 @@ async function boot() {
   const store = new Store(schema, presets);
   const report = store.load(location.hash);
   const embedView = report.embed ? report.view || 'summary' : null;
-  if (embedView) startEmbed();
+  if (embedView) startEmbed(embedView);
   const app = new App(store, engine, ui, { embedView });
   wireToolbar(app);
   app.start(report);

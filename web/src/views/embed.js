@@ -3,7 +3,13 @@
 // 'llmcalc:height', height}, '*'), whenever it changes. embedSnippet() writes
 // the <iframe> code the "Embed" dialog offers.
 
+import { el } from '../dom.js';
+import { SCENARIO_STUDIES } from './study-view.js';
+
 export const EMBED_VIEWS = ['summary', 'memory', 'time', 'whatif', 'pipeline', 'phases', 'kv', 'roofline', 'ops', 'compare', 'systems', 'scaling', 'models', 'published-runs'];
+
+// The studies an embed can show (#embed=1&view=NAME).
+export const EMBED_STUDIES = new Set([...SCENARIO_STUDIES, 'published-runs']);
 
 const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -41,9 +47,26 @@ export function postHeight() {
   window.parent.postMessage({ type: 'llmcalc:height', height }, '*');
 }
 
-export function startEmbed() {
+// The full page with an embed's scenario, for its "Open in llmcalc" link: a
+// study embed opens the Studies view on that study, any other the calculator.
+export function fullPageUrl(href, view) {
+  const [base, hash = ''] = String(href).split('#');
+  const p = new URLSearchParams(hash);
+  p.delete('embed');
+  p.delete('view');
+  if (EMBED_STUDIES.has(view)) {
+    p.set('view', 'study');
+    p.set('study', view);
+  }
+  const rest = p.toString();
+  return rest ? `${base}#${rest}` : base;
+}
+
+export function startEmbed(view) {
   document.documentElement.classList.add('embed');
   document.body.classList.add('embed');
+  const link = el('a', { href: fullPageUrl(location.href, view), target: '_blank', rel: 'noopener', text: 'Open in llmcalc ↗' });
+  (document.querySelector('main') || document.body).append(el('p', { class: 'embed-credit' }, [link]));  // inside a landmark
   new ResizeObserver(() => postHeight()).observe(document.body);
   postHeight();
 }
