@@ -13,7 +13,7 @@ export function gpus(result, scenario) {
 
 function card(name, value, note, key) {
   return el('div', { class: 'card', 'data-key': key }, [
-    el('dt', { text: name }),
+    el('dt', {}, [name]),
     el('dd', {}, [el('span', { class: 'value', text: value }), note ? el('span', { class: 'note', text: ` ${note}` }) : null]),
   ]);
 }
@@ -25,7 +25,12 @@ function trainingCards(t, result, scenario) {
     card('Iteration', fmt.seconds(t.iteration_time_s), null, 'iteration_time_s'),
     card('Throughput', fmt.rate(t.tokens_per_s, 'tokens/s'), null, 'tokens_per_s'),
     card('Per GPU', fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'),
-    card('MFU', fmt.percent(t.mfu), Number.isFinite(t.hfu) ? `HFU ${fmt.percent(t.hfu)}` : null, 'mfu'),
+    card(
+      el('abbr', { title: 'model FLOPs utilisation: the model’s FLOPs per second over the GPUs’ peak (HFU, hardware FLOPs utilisation, counts recomputed FLOPs too)', text: 'MFU' }),
+      fmt.percent(t.mfu),
+      Number.isFinite(t.hfu) ? `HFU ${fmt.percent(t.hfu)}` : null,
+      'mfu',
+    ),
   ];
   const rel = t.reliability;
   const interrupted = Number.isFinite(rel?.time_to_train_s) ? `${fmt.seconds(rel.time_to_train_s)} with interruptions` : null;
