@@ -89,11 +89,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
   return w;
 }
 
-// A measured run fitted in its GPUs' memory; a plan without recomputation
-// (or with Megatron's selective one, which saves nothing beside fused
-// attention) whose activations do not fit must have recomputed some of them (Chen et al.
-// 2016, arXiv 1604.06174: checkpointing trades a forward pass for the
-// activations). The cheapest whole-layer policy is Megatron's block method
+// A measured run fitted in its GPUs' memory; a plan without recomputation,
+// or with Megatron's selective one (only the attention core's activations,
+// which fused attention does not keep anyway), whose activations do not fit
+// must have recomputed more of them (Chen et al. 2016, arXiv 1604.06174:
+// checkpointing trades a forward pass for the activations). The cheapest whole-layer policy is Megatron's block method
 // (--recompute-method block --recompute-num-layers N): the fewest layers N per
 // stage that make the plan fit. Fully sharded plans (Parallelism::
 // fully_sharded) run on FSDP and JAX frameworks, which checkpoint every block

@@ -39,9 +39,9 @@ struct TrainingResult {
   double model_flops = 0, hardware_flops = 0;  // per iteration, whole cluster
   TrainingMemory memory;
   bool fits = true;
-  // training.recompute_to_fit: when the plan as given (recompute none) does
-  // not fit, the time is for `layers` per stage recomputed whole; the memory
-  // that plan needs per GPU. layers 0: not applied.
+  // training.recompute_to_fit: when the plan as given (recompute none or
+  // selective) does not fit, the time is for `layers` per stage recomputed
+  // whole; the memory that plan needs per GPU. layers 0: not applied.
   struct {
     int layers = 0;
     double memory_total = 0;
