@@ -101,7 +101,7 @@ test('inference: prefill vs decode chart with ridge lines, per-op dots and time 
   const ridgeLabels = await page.locator('figure.chart-phases text.ridge-label').allTextContents();
   assert.equal(ridgeLabels.length, (await page.locator('figure.chart-phases line.ridge:not(.achievable)').count()), ridgeLabels.join(' | '));
   assert.match(ridgeLabels.at(-1), /^HBM3 ridge \d+/);
-  assert.match(await fig.locator('p.chart-note').textContent(), /Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level; the lighter one, the achievable rate ÷ the HBM3 bandwidth \(\d+\)\./);
+  assert.match(await fig.locator('p.chart-note').textContent(), /Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level; the lighter one, the achievable rate ÷ the HBM3 bandwidth \(\d+ FLOP\/byte\)\./);
   // prefill's GEMMs are compute-bound, decode's are memory-bound
   const bounds = await page.$$eval('figure.chart-phases circle', (cs) => cs.map((c) => `${c.dataset.phase}:${c.dataset.op}:${c.dataset.bound}`));
   assert.ok(bounds.includes('prefill:mlp.up:compute'), bounds.join(' '));

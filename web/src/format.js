@@ -146,9 +146,11 @@ export const partLabel = (k) => PART_LABELS[k] || String(k).replace(/_/g, ' ');
 
 // What a reader calls a `bound` or memory level: the roof's label where the
 // device gives one ("GDDR6" for the level the model keys as "hbm").
+// Levels without a label read as the hardware's names: SMEM (shared memory), L2.
+const LEVEL_NAMES = { smem: 'SMEM', l2: 'L2' };
 export function levelLabel(result, name) {
   const roof = (result?.device?.roofs || []).find((r) => r && r.name === name);
-  return roof && typeof roof.label === 'string' && roof.label ? roof.label : name;
+  return roof && typeof roof.label === 'string' && roof.label && roof.label !== name ? roof.label : LEVEL_NAMES[name] || name;
 }
 
 // Bytes an op moves at memory level `level` (or its largest level).

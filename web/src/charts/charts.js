@@ -152,7 +152,7 @@ function roofMarks(result, roofs, [x0, x1]) {
   const achievable = result.device?.achievable_flops;
   const segs = roofs.map((r, i) => {
     const xb = Math.min(peak > 0 ? peak / r.bandwidth_Bps : x1, x1);
-    return { cls: `mem${Math.max(0, 2 - (roofs.length - 1 - i))}`, x1: x0, y1: r.bandwidth_Bps * x0, x2: xb, y2: r.bandwidth_Bps * xb, tip: `${r.label || r.name}: ${fmt.bandwidth(r.bandwidth_Bps)}`, label: r.label || r.name, at: 'start' };
+    return { cls: `mem${Math.max(0, 2 - (roofs.length - 1 - i))}`, x1: x0, y1: r.bandwidth_Bps * x0, x2: xb, y2: r.bandwidth_Bps * xb, tip: `${fmt.levelLabel(result, r.name)}: ${fmt.bandwidth(r.bandwidth_Bps)}`, label: fmt.levelLabel(result, r.name), at: 'start' };
   });
   if (peak > 0) {
     const ridgeMin = Math.min(...roofs.map((r) => peak / r.bandwidth_Bps), x1);

@@ -36,10 +36,10 @@ export function phaseSummary(ops, phase) {
 function ridgePoints(device) {
   const peak = device?.peak_flops;
   const roofs = (device?.roofs || []).filter((r) => r.bandwidth_Bps > 0);
-  const ridges = peak > 0 ? roofs.map((r, i) => ({ name: r.name, label: r.label || r.name, ai: peak / r.bandwidth_Bps, i })) : [];
+  const ridges = peak > 0 ? roofs.map((r, i) => ({ name: r.name, label: fmt.levelLabel({ device }, r.name), ai: peak / r.bandwidth_Bps, i })) : [];
   const ach = device?.achievable_flops;
   const hbm = roofs[roofs.length - 1];
-  if (ach > 0 && hbm && ach < peak) ridges.push({ name: `${hbm.name} (achievable)`, label: `${hbm.label || hbm.name} (achievable)`, ai: ach / hbm.bandwidth_Bps, i: -1 });
+  if (ach > 0 && hbm && ach < peak) ridges.push({ name: `${hbm.name} (achievable)`, label: `${fmt.levelLabel({ device }, hbm.name)} (achievable)`, ai: ach / hbm.bandwidth_Bps, i: -1 });
   return { ridges, last: roofs.length - 1 };
 }
 
@@ -120,7 +120,7 @@ export function phaseChart(result) {
   for (const b of all) leg.append(el('li', { 'data-bound': b }, [el('span', { class: `swatch b${boundIndex(b) % 10}`, 'aria-hidden': 'true' }), `${label(b)}-bound`]));
   const achievable = ridges.find((r) => r.i < 0);
   const key = ridges.length
-    ? ` Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level${achievable ? `; the lighter one, the achievable rate ÷ the ${ridges.find((r) => r.i === last)?.label} bandwidth (${fmt.num(achievable.ai)})` : ''}.`
+    ? ` Dashed lines: ridge points, the peak ÷ the bandwidth of each memory level${achievable ? `; the lighter one, the achievable rate ÷ the ${ridges.find((r) => r.i === last)?.label} bandwidth (${fmt.num(achievable.ai)} FLOP/byte)` : ''}.`
     : '';
   const summary = el('p', { class: 'chart-note', text: desc + '.' + key });
   return el('figure', { class: 'chart-box chart-phases', 'data-view': 'phases' }, [el('figcaption', { text: 'Prefill vs decode: what bounds each op' }), root, leg, summary]);
