@@ -148,7 +148,7 @@ test('bad input is an error with a message; unknown families are read Llama-styl
 });
 
 test('an imported model becomes the closest preset plus only the fields that differ', async () => {
-  const { closestPreset, modelValues } = await import('../../web/src/form/hf-config.js');
+  const { closestPreset, modelValues } = await import('../../web/src/form/custom-model.js');
   const schema = JSON.parse(mod.schema());
   const modelKeys = schema.fields.filter((f) => f.key.startsWith('model.') && f.key !== 'model.name').map((f) => f.key.slice(6));
   const r = importHfConfig(LLAMA31_8B);
@@ -259,7 +259,7 @@ function asPreset(r, presetId) {
 }
 
 async function closest(model) {
-  const { closestPreset } = await import('../../web/src/form/hf-config.js');
+  const { closestPreset } = await import('../../web/src/form/custom-model.js');
   const schema = JSON.parse(mod.schema());
   const keys = schema.fields.filter((f) => f.key.startsWith('model.') && f.key !== 'model.name').map((f) => f.key.slice(6));
   return closestPreset(model, presets.models, keys);
@@ -552,7 +552,7 @@ test('Gemma 3: text_config, sliding window 1024 with 5 local layers per global o
 });
 
 test('an imported model never inherits structure its base preset has and it lacks', async () => {
-  const { modelValues } = await import('../../web/src/form/hf-config.js');
+  const { modelValues } = await import('../../web/src/form/custom-model.js');
   const schema = JSON.parse(mod.schema());
   // Kimi K2 on top of DeepSeek-V3 would keep mtp_layers 1: the import sets 0
   const k2 = importHfConfig(KIMI_K2).model;

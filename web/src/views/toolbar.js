@@ -3,7 +3,7 @@
 // model (Studies).
 import { $ } from '../dom.js';
 import { embedDialog, importDialog } from '../form/dialogs.js';
-import { closestPreset, modelValues } from '../form/hf-config.js';
+import { closestPreset, modelValues } from '../form/custom-model.js';
 import { download, opsToCsv, resultJson } from './export.js';
 
 export function wireToolbar(app) {
