@@ -113,6 +113,15 @@ test('op table sorts from the keyboard; every control has a label; dark mode', a
   const nums = shares.map((t) => parseFloat(t));
   assert.ok(nums.length > 1);
   for (let i = 1; i < nums.length; i++) assert.ok(nums[i - 1] >= nums[i], `sorted: ${shares.join(', ')}`);
+  // A collective is charged no FLOP or memory bytes: its cells say so, not "0 B".
+  const comm = await page.$$eval('table.ops tbody tr', (trs) => trs
+    .filter((tr) => tr.querySelector('td[data-col="kind"]').textContent === 'comm')
+    .map((tr) => [tr.querySelector('td[data-col="bytes"]').textContent, tr.querySelector('td[data-col="bytes"]').title]));
+  assert.ok(comm.length > 0, 'the example has collectives');
+  for (const [text, title] of comm) {
+    assert.equal(text, '–');
+    assert.match(title, /network/);
+  }
   const unlabelled = await page.$$eval('input, select', (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML));
   assert.deepEqual(unlabelled, []);
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);

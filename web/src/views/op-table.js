@@ -5,6 +5,10 @@ import * as fmt from '../format.js';
 
 const MAX_ROWS = 2000;
 
+// A collective's time is the network's: the model charges it no arithmetic
+// and no memory traffic, so its FLOP and bytes cells say "–", not "0".
+const isComm = (r) => r.op.kind === 'comm';
+const COMM_TITLE = 'a collective: its time is the network’s; it is charged no FLOP and no memory traffic';
 
 export class OpTable {
   constructor() {
@@ -27,8 +31,8 @@ export class OpTable {
       { key: 'phase', label: 'phase', get: (r) => r.op.phase ?? '' },
       { key: 'kind', label: 'kind', get: (r) => r.op.kind ?? '' },
       { key: 'count', label: 'count', get: (r) => r.op.count, show: fmt.int, num: true },
-      { key: 'flops', label: 'FLOP', get: (r) => r.op.flops, show: fmt.num, num: true },
-      { key: 'bytes', label: `bytes (${(level && this.label(level)) || 'memory'})`, get: (r) => fmt.opBytes(r.op, level), show: fmt.bytes, num: true },
+      { key: 'flops', label: 'FLOP', get: (r) => (isComm(r) ? NaN : r.op.flops), show: fmt.num, num: true, commTitle: true },
+      { key: 'bytes', label: `bytes (${(level && this.label(level)) || 'memory'})`, get: (r) => (isComm(r) ? NaN : fmt.opBytes(r.op, level)), show: fmt.bytes, num: true, commTitle: true },
       { key: 'time', label: 'time each', get: (r) => r.op.time_s, show: fmt.seconds, num: true },
       { key: 'total', label: 'time × count', get: (r) => r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1), show: fmt.seconds, num: true },
       { key: 'share', label: 'share', get: (r) => (this.totalTime > 0 ? (r.op.time_s * (Number.isFinite(r.op.count) ? r.op.count : 1)) / this.totalTime : NaN), show: fmt.percent, num: true },
@@ -95,7 +99,8 @@ export class OpTable {
       const row = el('tr');
       for (const c of cols) {
         const v = c.get(r);
-        row.append(el('td', { 'data-col': c.key, class: c.num ? 'num' : '', text: c.show ? c.show(v) : String(v) }));
+        const title = c.commTitle && isComm(r) ? COMM_TITLE : undefined;
+        row.append(el('td', { 'data-col': c.key, class: c.num ? 'num' : '', title, text: c.show ? c.show(v) : String(v) }));
       }
       this.tbody.append(row);
     }
