@@ -92,11 +92,42 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
   assert.deepEqual(serving.errors, []);
 });
 
+// The page searches the whole plan, whatever the form sets: from the first
+// screen (tp 2, dp 4, ZeRO 1, micro-batch and recompute set) on 64 GPUs every
+// tp and every dp is open, as with a scenario that sets no plan. Keeping what
+// the form sets ("only what the form leaves unset") searches far fewer plans.
+test('the search varies the whole plan unless told to keep what the form sets', async () => {
+  const first = 'v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192';
+  const { page, errors } = await openPage(`${first}&view=search&qg=64`);
+  await searchDone(page);
+  const evaluated = async () => Number((await page.locator('#search-stats [data-key="evaluated"] .value').textContent()).replace(/,/g, ''));
+  const select = page.locator('#search-vary');
+  assert.equal(await select.inputValue(), 'plan');
+  const whole = await evaluated();
+  assert.ok(whole > 1000, `evaluated ${whole}`);
+  const tps = await page.$$eval('table.plans tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[4].textContent));
+  const dps = await page.$$eval('table.plans tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[6].textContent));
+  assert.ok(dps.some((d) => d !== '4') || tps.some((t) => t !== '2'), `tp ${tps} dp ${dps}`);
+  assert.ok((await page.$$eval('svg.heatmap rect.hm-cell[data-value]:not([data-value=""])', (gs) => gs.length)) > 7, 'more than one tp row');
+  // The JSON the page sends says so: the CLI reproduces it.
+  await select.selectOption('unset');
+  await page.waitForFunction(() => location.hash.includes('qv=unset'));
+  await page.locator('[data-explore="search"] button', { hasText: 'Run search' }).click();
+  await page.waitForFunction((n) => Number(document.querySelector('#search-stats [data-key="evaluated"] .value')?.textContent.replace(/,/g, '')) !== n, whole);
+  await searchDone(page);
+  const kept = await evaluated();
+  assert.ok(kept * 10 < whole, `kept ${kept}, whole ${whole}`);
+  const keptDps = await page.$$eval('table.plans tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[6].textContent));
+  for (const d of keptDps) assert.equal(d, '4');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 // The fixed parallelism leaves nothing to search (tp 2 x dp 2 x cp 1 x pp 1
 // is 4 of the 8 GPUs): the view says why, and not that nothing fits; the
 // one-row heatmap keeps its axis label out of its caption.
 test('fixed inputs that leave no plan: the view says so', async () => {
-  const { page, errors } = await openPage('v=1&tp=2&pp=1&dp=2&cp=1&view=search&qg=8');
+  const { page, errors } = await openPage('v=1&tp=2&pp=1&dp=2&cp=1&view=search&qg=8&qv=unset');
   await searchDone(page);
   assert.match(
     await page.locator('[data-explore="search"] .warnings').textContent(),

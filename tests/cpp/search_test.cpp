@@ -272,6 +272,36 @@ TEST(Search, FixedFieldsStayFixed) {
   }
 }
 
+// search.vary "plan" searches the whole plan whatever the scenario gives
+// (the page's form always gives one): the same plans as a scenario that
+// gives none, while the inference batch stays as given.
+TEST(Search, VaryPlanFreesTheGivenPlan) {
+  json in = small_search();
+  in["parallelism"] = {{"tp", 2}, {"dp", 4}, {"sp", true}, {"zero", 1}};
+  in["training"]["micro_batch"] = 2;
+  in["training"]["recompute"] = "full";
+  const json fixed = json::parse(search_json(in.dump()))["search"];
+  in["search"]["vary"] = "plan";
+  const json free = json::parse(search_json(in.dump()))["search"];
+  const json bare = json::parse(search_json(small_search().dump()))["search"];
+  EXPECT_GT(free["evaluated"].get<long long>(), 10 * fixed["evaluated"].get<long long>());
+  EXPECT_EQ(free["evaluated"], bare["evaluated"]);
+  EXPECT_EQ(free["best"][0]["parallelism"], bare["best"][0]["parallelism"]);
+  EXPECT_EQ(free["best"][0]["iteration_time_s"], bare["best"][0]["iteration_time_s"]);
+  json serve = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                {"parallelism", {{"tp", 8}}}, {"inference", {{"batch", 16}}}, {"search", {{"gpus", 8}, {"vary", "plan"}}}};
+  const json served = json::parse(search_json(serve.dump()))["search"]["best"];
+  ASSERT_FALSE(served.empty());
+  bool other_tp = false;
+  for (const json& b : served) {
+    EXPECT_EQ(b["inference"]["batch"], 16);
+    other_tp = other_tp || b["parallelism"]["tp"] != 8;
+  }
+  EXPECT_TRUE(other_tp);
+  serve["search"]["vary"] = "everything";
+  EXPECT_NE(search_json(serve.dump()).find("search.vary"), std::string::npos);
+}
+
 // A scenario that fixes its whole plan is searched as itself: Qwen3-8B's 36
 // layers on pp 4 x 2 interleaved chunks are uneven, which the calculator
 // evaluates, so the search finds that plan (it found none, and said none

@@ -150,6 +150,27 @@ test('the store: a link decodes against the schema defaults, a first visit is th
   assert.equal(inf.inference.fits, true);
 });
 
+test('the store: a hand-written link that names only a view opens it on the first screen', () => {
+  const store = new Store(structuredClone(schema), presets);
+  store.load('');
+  const first = structuredClone(store.state);
+  const report = store.load('view=search');
+  assert.equal(report.view, 'search');
+  assert.equal(store.state.view, 'search');
+  assert.deepEqual(store.state.values, first.values);
+  assert.equal(store.state.model, first.model);
+  // The same for an embed of a view.
+  store.load('embed=1&view=summary');
+  assert.deepEqual(store.state.values, first.values);
+  // A link that sets any of the scenario, or that the page wrote (v=), reads
+  // against the schema defaults as before.
+  store.load('view=search&tp=4');
+  assert.equal(store.state.values['parallelism.tp'], '4');
+  assert.equal(store.state.values['parallelism.dp'], defaults.values['parallelism.dp']);
+  store.load('v=1&view=search');
+  assert.deepEqual(store.state.values, defaults.values);
+});
+
 test('the store: one commit per change, named by its kind', () => {
   const store = new Store(structuredClone(schema), presets);
   store.load('v=1');

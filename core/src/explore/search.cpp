@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <tuple>
 
@@ -36,16 +35,18 @@ std::vector<long long> divisors(long long n) {
   return d;
 }
 
-// Which parallelism / training fields the input gives (and so stay fixed).
+// Which plan fields the input gives, and so stay fixed (search.vary "plan": only the inference batch).
 struct Fixed {
   bool tp = false, pp = false, dp = false, cp = false, ep = false, sp = false, sched = false, v = false, zero = false;
   bool mb = false, rc = false, batch = false, prefill = false;
 };
-Fixed fixed_fields(const json& in) {
+Fixed fixed_fields(const json& in, bool whole_plan) {
   Fixed f;
   auto has = [&](const char* sec, const char* key) {
     return in.contains(sec) && in.at(sec).is_object() && in.at(sec).contains(key);
   };
+  f.batch = has("inference", "batch");
+  if (whole_plan) return f;
   f.tp = has("parallelism", "tp");
   f.pp = has("parallelism", "pp");
   f.dp = has("parallelism", "dp");
@@ -57,7 +58,6 @@ Fixed fixed_fields(const json& in) {
   f.zero = has("parallelism", "zero");
   f.mb = has("training", "micro_batch");
   f.rc = has("training", "recompute");
-  f.batch = has("inference", "batch");
   f.prefill = has("inference", "prefill_tp");
   return f;
 }
@@ -463,7 +463,7 @@ json search_scenario(const json& input, long long max_configs) {
   const auto start = std::chrono::steady_clock::now();
   const SearchSpec spec = parse_search_request(input);
   const Scenario base = parse_scenario(input);
-  const Fixed f = fixed_fields(input);
+  const Fixed f = fixed_fields(input, spec.whole_plan);
   const long long gpus = spec.gpus > 0 ? spec.gpus : base.par.gpus();
   Collector col(static_cast<size_t>(spec.top));
   Counters n;
@@ -489,8 +489,8 @@ json search_scenario(const json& input, long long max_configs) {
     const std::string on = " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
     // Nothing evaluated: the inputs the scenario fixes leave no valid plan.
     out["warnings"] = json::array({n.evaluated == 0 ? "no valid configuration" + on +
-                                                          " keeps the parallelism and batch inputs the scenario gives; "
-                                                          "leave out those the search should choose"
+                                                          " keeps the parallelism and batch inputs the scenario gives; leave "
+                                                          "out those the search should choose (search.vary \"plan\": all)"
                                                     : "no configuration " + what + on});
     if (n.closest) out["closest"] = closest_json(base, spec, *n.closest, n.closest_miss);
   }

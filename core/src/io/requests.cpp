@@ -26,6 +26,8 @@ SearchSpec parse_search_request(const nlohmann::json& root) {
   s.max_ttft_s = request_number(o, "max_ttft_s", 0);
   s.max_tpot_s = request_number(o, "max_tpot_s", 0);
   s.memory_share = request_number(o, "memory_share", field_spec("search.memory_share").def.get<double>());
+  const FieldSpec& vary = field_spec("search.vary");
+  s.whole_plan = vary.values.at(static_cast<size_t>(o.choice("vary", 0, vary.values))) == "plan";
   o.finish();
   return s;
 }

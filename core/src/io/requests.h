@@ -11,6 +11,7 @@ struct SearchSpec {
   double max_ttft_s = 0;  // 0: unbounded
   double max_tpot_s = 0;
   double memory_share = 1;  // a plan fits when its memory is at most this share of the GPU's
+  bool whole_plan = false;  // search.vary "plan": the scenario's parallelism, micro-batch and recompute are free too
 };
 
 // Reads root["search"] strictly; throws InputError naming the path when it

@@ -5,9 +5,10 @@
 // (redraw, write the hash, evaluate; app.js).
 //
 // URL defaults are the core schema's defaults, so a link means what it
-// always meant; a first visit (no hash) starts from the schema's example of
-// the mode instead, a plan people run that fits.
-import { decodeStateReport, encodeState } from './url-state.js';
+// always meant; a first visit (no hash), or a hand-written link that names
+// only a view, starts from the schema's example of the mode instead, a plan
+// people run that fits.
+import { decodeStateReport, encodeState, isBareViewLink } from './url-state.js';
 import { baseline, buildScenario, stateOfScenario } from './scenario.js';
 import { fieldApplies, isNumeric } from './fields.js';
 
@@ -62,11 +63,15 @@ export class Store {
     return ok ? stateOfScenario(this.schema, ex, this.presets) : { ...structuredClone(this.defaults), mode };
   }
 
-  // Replaces the state from a link (or the first screen for an empty one).
+  // Replaces the state from a link (or the first screen for an empty one;
+  // a hand-written link to a view, "#view=search", opens that view on it).
   // Returns the decode report {state, issues, embed, view}.
   load(hash) {
     const text = String(hash || '').replace(/^#/, '');
-    const report = text ? this.decode(text) : { state: this.example(), issues: [], embed: false, view: null };
+    let report;
+    if (!text) report = { state: this.example(), issues: [], embed: false, view: null };
+    else if (isBareViewLink(this.schema, text)) report = decodeStateReport(this.schema, text, this.example());
+    else report = this.decode(text);
     this.state = report.state;
     return report;
   }

@@ -128,6 +128,28 @@ export function decodeStateReport(schema, hash, defaults, { nested = false } = {
   return out;
 }
 
+// A link the page did not write (no v=) that sets nothing of the scenario
+// or the pin, only a view, embedding or explore settings: "#view=search".
+// It means "this view of the calculator", so the page shows it on the first
+// screen's example rather than the bare schema defaults.
+export function isBareViewLink(schema, hash) {
+  const text = String(hash || '').replace(/^#/, '');
+  if (!text || text.length > MAX_HASH) return false;
+  let p;
+  try {
+    p = new URLSearchParams(text);
+  } catch {
+    return false;
+  }
+  if (p.has('v') || p.has('pin')) return false;
+  const byUrl = new Map(schema.fields.filter((f) => f.url).map((f) => [f.url, f]));
+  for (const k of p.keys()) {
+    const f = byUrl.get(k);
+    if (f && !isRequestField(f)) return false;
+  }
+  return true;
+}
+
 export function decodeState(schema, hash, defaults) {
   return decodeStateReport(schema, hash, defaults).state;
 }

@@ -7,7 +7,7 @@ import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { heatmap, scatter } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
-import { numberInput, readNumber } from '../form/explore-inputs.js';
+import { numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
 import { fieldApplies, requestFields } from '../state/fields.js';
 import { accuracySummary, listText, unvalidatedKinds } from './results.js';
 
@@ -21,6 +21,9 @@ const SHOW = {
   'search.max_ttft_s': { label: 'max TTFT', inference: true },
   'search.max_tpot_s': { label: 'max TPOT', inference: true },
   'search.memory_share': { label: 'memory share', fallback: 1, help: true },
+  // The form always gives a whole plan, so the page searches all of it unless
+  // told to keep what the form sets (the table's default, as the CLI reads it).
+  'search.vary': { label: 'searches', page: 'plan', options: [['plan', 'the whole plan'], ['unset', 'only what the form leaves unset']] },
 };
 const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
@@ -38,6 +41,10 @@ export function searchSpec(schema, state, overrides = {}) {
   for (const f of searchFields(schema, state.mode)) {
     const show = SHOW[f.key] || {};
     const name = f.key.slice('search.'.length);
+    if (f.type === 'enum') {
+      search[name] = (f.values || []).includes(x[f.key]) ? x[f.key] : show.page ?? f.default;
+      continue;
+    }
     const v = readNumber(x[f.key], f.default ?? show.fallback ?? null, { int: f.type === 'int', min: f.min, max: f.max, name: show.label || name }, errors);
     if (v !== null && !(show.inference && v <= 0)) search[name] = v;
   }
@@ -194,6 +201,17 @@ function divisors(n) {
   return out;
 }
 
+// The scenario without the plan inputs the core's search.vary "plan" frees
+// (search.cpp, fixed_fields): each heatmap cell then fixes only its tp and pp.
+export function releasePlan(scenario) {
+  const out = structuredClone(scenario);
+  const par = out.parallelism || {};
+  for (const k of ['tp', 'pp', 'dp', 'cp', 'ep', 'sp', 'zero', 'pp_schedule', 'virtual_stages']) delete par[k];
+  if (out.training) for (const k of ['micro_batch', 'recompute']) delete out.training[k];
+  if (out.inference) delete out.inference.prefill_tp;
+  return out;
+}
+
 // Heatmap axes: a fixed tp or pp stays fixed; else the divisors up to 64.
 export function heatmapAxes(gpus, parallelism = {}) {
   const axis = (k) => (Number.isFinite(parallelism[k]) ? [parallelism[k]] : divisors(gpus).filter((d) => d <= MAX_AXIS));
@@ -308,7 +326,7 @@ export class SearchView {
       id: 'search',
       label: 'Search',
       title: 'Search the parallelism',
-      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left. Its settings away from their defaults (each group counts them as “set”) stay fixed; the rest are searched.',
+      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left. Its model, system, batch sizes and precisions stay fixed; “searches” says whether its plan settings are searched too or, where set (each group counts them as “set”), kept.',
       runLabel: 'Run search',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -322,6 +340,11 @@ export class SearchView {
     this.controls.replaceChildren(
       ...searchFields(store.schema, state.mode).map((f) => {
         const show = SHOW[f.key] || {};
+        if (f.type === 'enum') {
+          const value = (f.values || []).includes(x[f.key]) ? x[f.key] : show.page ?? f.default;
+          const options = (show.options || []).filter(([v]) => (f.values || []).includes(v));
+          return selectInput({ id: slug(f.key), label: show.label || f.key, value, options, onChange: (v) => store.setX(f.key, v === show.page ? '' : v) });
+        }
         const fallback = f.default ?? show.fallback;
         return numberInput({
           id: slug(f.key),
@@ -441,7 +464,8 @@ export class SearchView {
     this.out.replaceChildren(...parts.filter(Boolean));
   }
 
-  async fillHeatmap(call, scenario, search, mode) {
+  async fillHeatmap(call, given, search, mode) {
+    const scenario = search.vary === 'plan' ? releasePlan(given) : given;
     const { tps, pps, cells } = heatmapAxes(search.gpus, scenario.parallelism);
     const metric = training(mode) ? (e) => e.iteration_time_s : (e) => e.output_tokens_per_s_per_gpu;
     const draw = () =>
@@ -461,7 +485,7 @@ export class SearchView {
     for (const cell of cells) {
       this.bar.progress(done, cells.length, `Heatmap: ${done} of ${cells.length} (TP, PP) cells…`);
       const par = { ...scenario.parallelism, tp: cell.tp, pp: cell.pp };
-      const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, parallelism: par, search: { ...search, top: 1 } })));
+      const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, parallelism: par, search: { ...search, top: 1, vary: 'unset' } })));
       const best = out.search?.best?.[0];
       cell.value = best ? metric(best) : null;
       cell.state = best ? 'done' : 'none';
