@@ -189,6 +189,13 @@ test('recompute none that does not fit: the verdict says the time recomputes to 
   const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=4&pp=4&dp=4&gb=128&sl=8192&rc=none');
   await waitEvaluated(page);
   assert.match(await page.textContent('.verdict'), /^Does not fit: needs [\d.]+\s*GiB per GPU.*The time shown recomputes every layer whole, as a framework would to fit: that needs [\d.]+\s*GiB per GPU, which does not fit either\./);
+  // The warnings follow the summary they qualify, before the charts.
+  const order = await page.evaluate(() => {
+    const w = document.querySelector('#results ul.warnings');
+    const charts = document.querySelector('#results .charts');
+    return w && charts ? w.compareDocumentPosition(charts) & Node.DOCUMENT_POSITION_FOLLOWING : -1;
+  });
+  assert.ok(order > 0, 'the warnings list comes before the charts');
   await page.close();
   // With pp 8 (10 layers per stage) recomputing some of them is enough.
   const some = await openPage('v=1&m=llama3.1-70b&tp=4&pp=8&dp=2&gb=128&sl=8192&rc=none');

@@ -388,15 +388,16 @@ export class ResultsView {
       nodes.push(v.get(only) || el('p', { class: 'view-missing', text: `The “${only}” view is not available for this scenario.` }));
     } else {
       nodes.push(v.get('summary'));
-      if (v.has('compare')) nodes.push(v.get('compare'));
-      const charts = el('div', { class: 'charts' });
-      for (const name of ['memory', 'time', 'whatif', 'pipeline', 'phases', 'kv', 'roofline']) if (v.has(name)) charts.append(v.get(name));
-      nodes.push(charts);
+      // The warnings qualify the figures above: they follow them, before the charts.
       if (Array.isArray(result.warnings) && result.warnings.length) {
         const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });
         for (const w of result.warnings) ul.append(el('li', { text: typeof w === 'string' ? w : JSON.stringify(w) }));
         nodes.push(ul);
       }
+      if (v.has('compare')) nodes.push(v.get('compare'));
+      const charts = el('div', { class: 'charts' });
+      for (const name of ['memory', 'time', 'whatif', 'pipeline', 'phases', 'kv', 'roofline']) if (v.has(name)) charts.append(v.get(name));
+      nodes.push(charts);
       if (v.has('ops')) nodes.push(v.get('ops'));
     }
     this.root.replaceChildren(...nodes);
