@@ -130,7 +130,7 @@ function kernelNote(result, scenario) {
   const list = times.map(([name, t]) => `${KERNEL_NAMES[name] || name} ${fmt.seconds(t)}${sign(t / now - 1)}`).join(', ');
   const named = scenario.training?.attention_kernel;
   const runs = named && named !== 'best' ? `This result runs ${KERNEL_NAMES[named] || named}` : 'This result runs the best kernel on this GPU';
-  const text = `Fused attention is ${fmt.percent(k.attention_share)} of the op time, so the kernel generation sets much of the step: ${list}. ${runs}; training.attention_kernel names the one a framework runs.`;
+  const text = `Fused attention is ${fmt.percent(k.attention_share)} of the op time, so the kernel generation sets much of the step: ${list}. ${runs}; the training setting “attention kernel” (under More settings) names the one a framework runs.`;
   return el('p', { class: 'kernel-note', text });
 }
 
