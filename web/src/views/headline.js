@@ -26,7 +26,7 @@ function trainingCards(t, result, scenario) {
     card('Throughput', fmt.rate(t.tokens_per_s, 'tokens/s'), null, 'tokens_per_s'),
     card('Per GPU', fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'),
     card(
-      el('abbr', { title: 'model FLOPs utilisation: the model’s FLOPs per second over the GPUs’ peak (HFU, hardware FLOPs utilisation, counts recomputed FLOPs too)', text: 'MFU' }),
+      el('abbr', { title: 'model FLOPs utilisation: the model’s FLOPs per second over the GPUs’ peak (HFU, hardware FLOPs utilisation, counts recomputed FLOPs too). Both count attention over the whole sequence, as Megatron’s and most published figures do, though causal kernels skip about half of it: at long sequences they can read high.', text: 'MFU' }),
       fmt.percent(t.mfu),
       Number.isFinite(t.hfu) ? `HFU ${fmt.percent(t.hfu)}` : null,
       'mfu',
