@@ -29,6 +29,13 @@ inline json find_op(const json& out, const std::string& name, const std::string&
   return nullptr;
 }
 
+// A small training search: Llama 3.1 8B on H100s, the plan left to the search.
+inline json small_search(int gpus = 16) {
+  return {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+          {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "bf16"}}},
+          {"search", {{"gpus", gpus}, {"top", 5}}}};
+}
+
 inline double rel_diff(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(a), std::fabs(b)); }
 
 }  // namespace llmcalc::test
