@@ -119,8 +119,20 @@ test('the search varies the whole plan unless told to keep what the form sets', 
   assert.ok(kept * 10 < whole, `kept ${kept}, whole ${whole}`);
   const keptDps = await page.$$eval('table.plans tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[6].textContent));
   for (const d of keptDps) assert.equal(d, '4');
+  // 64 GPUs searched, 8 on the left: no comparison with the plan on the left.
+  assert.ok(await page.locator('p.own-plan').isHidden());
   await page.close();
   assert.deepEqual(errors, []);
+  // On the form's own 8 GPUs the view says how the plan on the left compares.
+  const eight = await openPage(`${first}&view=search`);
+  await searchDone(eight.page);
+  const own = await eight.page.locator('p.own-plan').textContent();
+  const m = own.match(/^The plan on the left \(TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch \d+ · recompute \w+\) takes ([\d.]+)\s(s|min), ([\d.]+)% longer than the best plan found\.$/);
+  assert.ok(m, own);
+  const best = Number(await eight.page.locator('table.plans tbody tr').first().getAttribute('data-time'));
+  assert.ok(best > 0 && Number(m[3]) > 0);
+  await eight.page.close();
+  assert.deepEqual(eight.errors, []);
 });
 
 // The fixed parallelism leaves nothing to search (tp 2 x dp 2 x cp 1 x pp 1

@@ -8,7 +8,8 @@ import { decodeStateReport, encodeState } from '../../web/src/state/url-state.js
 import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/explore-state.js';
 import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
-import { heatmapAxes, narrowedText, narrowerWeights, nextGpuCount, searchSpec } from '../../web/src/views/search-view.js';
+import { heatmapAxes, ownPlanText, releasePlan, searchSpec } from '../../web/src/views/search-view.js';
+import { narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
 import { sweepInputs } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
@@ -210,4 +211,26 @@ test('no serving plan fits: the weight precisions tried next are the narrower on
   assert.equal(narrowedText('fp8', { inference: { compute_precision: 'fp8' } }), 'fp8 weights and fp8 math (W8A8)');
   assert.equal(narrowedText('fp8', { inference: { compute_precision: 'bf16' } }), 'fp8 weights (weight-only kernels, bf16 math)');
   assert.equal(narrowedText('int4', { inference: {} }), 'int4 weights (weight-only kernels, bf16 math)');
+});
+
+test('search: the page searches the whole plan by default; the plan on the left is compared with the best found', () => {
+  const state = { mode: 'training', values: {} };
+  assert.equal(searchSpec(schema, state).search.vary, 'plan');
+  assert.equal(searchSpec(schema, { ...state, x: { 'search.vary': 'unset' } }).search.vary, 'unset');
+  // releasePlan leaves what the core's "plan" search frees: each heatmap cell fixes only tp and pp.
+  const given = { mode: 'training', model: 'llama3.1-8b', system: 'dgx-h100', parallelism: { tp: 2, dp: 4, zero: 1, reduce_precision: 'bf16' }, training: { global_batch: 64, micro_batch: 2, recompute: 'full' } };
+  const free = releasePlan(given);
+  assert.deepEqual(free.parallelism, { reduce_precision: 'bf16' });
+  assert.deepEqual(free.training, { global_batch: 64 });
+  assert.equal(given.parallelism.tp, 2, 'the scenario itself is left alone');
+  // Against the core: the plan on the left, and the best of a whole-plan search on its GPUs.
+  const own = JSON.parse(mod.evaluate(JSON.stringify(given)));
+  const found = JSON.parse(mod.search(JSON.stringify({ ...given, search: { vary: 'plan', top: 1 } }))).search;
+  const text = ownPlanText(given, own, found.best[0], 'training');
+  const m = text.match(/^The plan on the left \(TP 2 · PP 1 · DP 4 · ZeRO 1 · micro-batch 2 · recompute full\) takes [\d.]+\s(s|ms|min), ([\d.]+)% longer than the best plan found\.$/);
+  assert.ok(m, text);
+  const more = own.training.iteration_time_s / found.best[0].iteration_time_s - 1;
+  assert.ok(Math.abs(Number(m[2]) / 100 - more) < 0.01 * more, `${m[2]}% vs ${more}`);
+  assert.equal(ownPlanText(given, { training: { fits: false } }, found.best[0], 'training'), 'The plan on the left (TP 2 · PP 1 · DP 4 · ZeRO 1 · micro-batch 2 · recompute full) does not fit.');
+  assert.match(ownPlanText(given, own, own.training, 'training'), /takes [\d.]+\s(s|ms|min), as fast as the best plan found\.$/);
 });

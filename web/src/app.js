@@ -11,7 +11,7 @@ import { baseline } from './state/scenario.js';
 import { ResultsView } from './views/results.js';
 import { compareView } from './views/compare.js';
 import { Explorer } from './views/explorer.js';
-import { closestText, narrowedText, nextGpuCount, planText } from './views/search-view.js';
+import { closestText, narrowedText, nextGpuCount, planText } from './views/plan-words.js';
 import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
 import { EMBED_STUDIES } from './views/embed.js';

@@ -10,6 +10,7 @@ import { explorePanel } from './explore-panel.js';
 import { numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
 import { fieldApplies, requestFields } from '../state/fields.js';
 import { accuracySummary, listText, unvalidatedKinds } from './results.js';
+import { closestText, narrowerWeights, planText } from './plan-words.js';
 
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
@@ -49,66 +50,6 @@ export function searchSpec(schema, state, overrides = {}) {
     if (v !== null && !(show.inference && v <= 0)) search[name] = v;
   }
   return { search, errors };
-}
-
-// A plan in words: "TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch 1 · recompute selective".
-export function planText(entry) {
-  const p = entry.parallelism || {};
-  const parts = [];
-  for (const [k, name] of [['tp', 'TP'], ['pp', 'PP'], ['dp', 'DP'], ['cp', 'CP'], ['ep', 'EP']]) if (Number.isFinite(p[k]) && (p[k] > 1 || ['tp', 'pp', 'dp'].includes(k))) parts.push(`${name} ${p[k]}`);
-  if (p.sp) parts.push('SP');
-  if (p.zero) parts.push(`ZeRO ${p.zero}`);
-  if (entry.training && p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
-  if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
-  if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
-  if (entry.training?.offload === 'optimizer') parts.push('optimizer offloaded');
-  if (entry.training?.offload === 'parameters') parts.push('weights and optimizer offloaded');
-  if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
-  if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
-  return parts.join(' · ');
-}
-
-// What the search's closest plan (output "closest", when none is feasible)
-// misses by: "The closest plan (TP 8 · …) needs 150 GiB per GPU of 80 GiB."
-export function closestText(c) {
-  const misses = [];
-  const share = c.memory_share ?? 1;
-  const allowed = share < 1 ? `${fmt.bytes(share * c.capacity_bytes)} allowed (${fmt.percent(share)} of ${fmt.bytes(c.capacity_bytes)})` : fmt.bytes(c.capacity_bytes);
-  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per GPU of ${allowed}`);
-  if (c.misses?.includes('ttft')) misses.push(`takes ${fmt.seconds(c.ttft_s)} to the first token (bound ${fmt.seconds(c.max_ttft_s)})`);
-  if (c.misses?.includes('tpot')) misses.push(`takes ${fmt.seconds(c.tpot_s)} per output token (bound ${fmt.seconds(c.max_tpot_s)})`);
-  return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
-}
-
-// The GPU count to try next when no plan fits on `gpus`: a whole node, then
-// twice the GPUs, skipping the counts that cannot hold the leanest plan. That
-// plan needs `need` bytes per GPU where `allowed` may be used; no split
-// shrinks a GPU's share faster than the GPUs grow (weights, gradients and
-// optimizer states divide by tp x pp x dp at best, activations by tp x cp),
-// so fewer than gpus x need / allowed GPUs cannot hold it (need 0: no bound).
-// Returns {gpus, atLeast}: the count to offer and that bound.
-export function nextGpuCount(gpus, node, need, allowed) {
-  const whole = Number.isFinite(node) && node > gpus ? Math.round(node) : 0;
-  const atLeast = need > 0 && allowed > 0 ? Math.max(gpus + 1, Math.ceil((gpus * need) / allowed - 1e-9)) : gpus + 1;
-  let n = whole || gpus * 2;
-  while (n < atLeast) n *= 2;
-  return { gpus: n, atLeast };
-}
-
-// Stored weight precisions narrower than `current`, in the order "Find a plan
-// that fits" tries them: fp8, then int4.
-const WEIGHT_BITS = { fp32: 32, bf16: 16, fp16: 16, fp8: 8, int8: 8, int4: 4, fp4: 4, nvfp4: 4, mxfp4: 4 };
-export function narrowerWeights(current = 'bf16') {
-  const bits = WEIGHT_BITS[current] ?? 0;  // a format not listed here: none tried
-  return ['fp8', 'int4'].filter((w) => WEIGHT_BITS[w] < bits);
-}
-
-// How a plan found with narrower weights computes, for the note that
-// applies it: "fp8 weights and fp8 math (W8A8)".
-export function narrowedText(weights, entry) {
-  const math = entry?.inference?.compute_precision || 'bf16';
-  if (weights === 'fp8' && math === 'fp8') return 'fp8 weights and fp8 math (W8A8)';
-  return `${weights} weights (weight-only kernels, ${math} math)`;
 }
 
 // One search of that ladder: the scenario with `weights` stored, computing
@@ -305,6 +246,30 @@ function rankingNote(s) {
   ]);
 }
 
+// The plan on the left against the best plan found, when both use the
+// searched GPU count: "The plan on the left (TP 2 · …) takes 4.08 s, 39%
+// longer than the best plan found." (serving: tokens/s per GPU). `own` is the
+// calculator's output for the scenario on the left; `defaults` the table's
+// values of the plan fields the scenario leaves out (micro_batch, batch ...).
+export function ownPlanText(scenario, own, best, mode, defaults = {}) {
+  if (!own || own.error || !best) return '';
+  const par = { tp: 1, pp: 1, dp: 1, ...scenario.parallelism };
+  const entry = { parallelism: par, [mode]: { ...defaults, ...scenario[mode] } };
+  const head = `The plan on the left (${planText(entry)})`;
+  const sec = own[mode];
+  if (!sec || sec.fits === false) return `${head} does not fit.`;
+  if (training(mode)) {
+    const t = sec.iteration_time_s, b = best.iteration_time_s;
+    if (!(t > 0 && b > 0)) return '';
+    const more = t / b - 1;
+    return `${head} takes ${fmt.seconds(t)}, ${more < 0.0005 ? 'as fast as' : `${fmt.percent(more)} longer than`} the best plan found.`;
+  }
+  const r = sec.output_tokens_per_s / sec.replica_gpus, b = best.output_tokens_per_s_per_gpu;
+  if (!(r > 0 && b > 0)) return '';
+  const less = 1 - r / b;
+  return `${head} serves ${fmt.num(r)} output tokens/s per GPU, ${less < 0.0005 ? 'as many as' : `${fmt.percent(less)} fewer than`} the best plan found.`;
+}
+
 function stats(s, wallMs) {
   const rate = s.elapsed_s > 0 ? s.evaluated / s.elapsed_s : NaN;
   const item = (k, name, value) => el('div', { class: 'card', 'data-key': k }, [el('dt', { text: name }), el('dd', {}, [el('span', { class: 'value', text: value })])]);
@@ -382,6 +347,7 @@ export class SearchView {
         if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
         const s = out.search;
         this.drawResult(s, mode, wallMs);
+        await this.compareOwnPlan(call, scenario, s, mode);
         await this.fillHeatmap(call, scenario, search, mode);
         const trunc = s.truncated ? ` (stopped at the ${fmt.int(s.limit)}-plan limit)` : '';
         this.bar.finish(`Searched ${fmt.int(s.evaluated)} plans in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
@@ -449,8 +415,10 @@ export class SearchView {
       y: planTime(e),
       label: `${front ? 'Pareto' : 'best'}: ${fmt.seconds(planTime(e))}, ${fmt.bytes(e.memory_bytes_total)}; tp ${e.parallelism?.tp} pp ${e.parallelism?.pp} dp ${e.parallelism?.dp}`,
     }));
+    this.own = el('p', { class: 'own-plan', hidden: true });
     const parts = [
       stats(s, wallMs),
+      this.own,
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
       s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated),
       this.heat,
@@ -462,6 +430,17 @@ export class SearchView {
         : null,
     ];
     this.out.replaceChildren(...parts.filter(Boolean));
+  }
+
+  // Evaluates the scenario on the left when it runs on the searched GPUs.
+  async compareOwnPlan(call, scenario, s, mode) {
+    const out = JSON.parse(await call('evaluate', JSON.stringify(scenario)));
+    if (out.error || out.gpus !== s.gpus) return;
+    const def = (key) => this.ctx.store.field(`${mode}.${key}`)?.default ?? undefined;
+    const defaults = training(mode) ? { micro_batch: def('micro_batch'), recompute: def('recompute') } : { batch: def('batch') };
+    const text = ownPlanText(scenario, out, s.best?.[0], mode, defaults);
+    this.own.textContent = text;
+    this.own.hidden = !text;
   }
 
   async fillHeatmap(call, given, search, mode) {

@@ -12,7 +12,7 @@ import { factorBars, lineChart, valueBars, waterfall } from '../charts/explore-c
 import { publishedRuns } from './published-runs.js';
 import { str, table } from './study-table.js';
 import { explorePanel } from './explore-panel.js';
-import { planText } from './search-view.js';
+import { planText } from './plan-words.js';
 import { studyNames, technologyParams } from '../state/explore-state.js';
 import { isNumeric, requestFields } from '../state/fields.js';
 import { numberInput, selectInput } from '../form/explore-inputs.js';

@@ -1,0 +1,64 @@
+// Plans in words, shared by the Search view, the studies and the
+// calculator's "Find a plan that fits": a plan, the closest plan and what it
+// misses, the GPU count to try next, and the narrower weights to try.
+import * as fmt from '../format.js';
+
+// A plan in words: "TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch 1 · recompute selective".
+export function planText(entry) {
+  const p = entry.parallelism || {};
+  const parts = [];
+  for (const [k, name] of [['tp', 'TP'], ['pp', 'PP'], ['dp', 'DP'], ['cp', 'CP'], ['ep', 'EP']]) if (Number.isFinite(p[k]) && (p[k] > 1 || ['tp', 'pp', 'dp'].includes(k))) parts.push(`${name} ${p[k]}`);
+  if (p.sp) parts.push('SP');
+  if (p.zero) parts.push(`ZeRO ${p.zero}`);
+  if (entry.training && p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);
+  if (entry.training?.micro_batch) parts.push(`micro-batch ${entry.training.micro_batch}`);
+  if (entry.training?.recompute) parts.push(`recompute ${entry.training.recompute}`);
+  if (entry.training?.offload === 'optimizer') parts.push('optimizer offloaded');
+  if (entry.training?.offload === 'parameters') parts.push('weights and optimizer offloaded');
+  if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
+  if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
+  return parts.join(' · ');
+}
+
+// What the search's closest plan (output "closest", when none is feasible)
+// misses by: "The closest plan (TP 8 · …) needs 150 GiB per GPU of 80 GiB."
+export function closestText(c) {
+  const misses = [];
+  const share = c.memory_share ?? 1;
+  const allowed = share < 1 ? `${fmt.bytes(share * c.capacity_bytes)} allowed (${fmt.percent(share)} of ${fmt.bytes(c.capacity_bytes)})` : fmt.bytes(c.capacity_bytes);
+  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per GPU of ${allowed}`);
+  if (c.misses?.includes('ttft')) misses.push(`takes ${fmt.seconds(c.ttft_s)} to the first token (bound ${fmt.seconds(c.max_ttft_s)})`);
+  if (c.misses?.includes('tpot')) misses.push(`takes ${fmt.seconds(c.tpot_s)} per output token (bound ${fmt.seconds(c.max_tpot_s)})`);
+  return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
+}
+
+// The GPU count to try next when no plan fits on `gpus`: a whole node, then
+// twice the GPUs, skipping the counts that cannot hold the leanest plan. That
+// plan needs `need` bytes per GPU where `allowed` may be used; no split
+// shrinks a GPU's share faster than the GPUs grow (weights, gradients and
+// optimizer states divide by tp x pp x dp at best, activations by tp x cp),
+// so fewer than gpus x need / allowed GPUs cannot hold it (need 0: no bound).
+// Returns {gpus, atLeast}: the count to offer and that bound.
+export function nextGpuCount(gpus, node, need, allowed) {
+  const whole = Number.isFinite(node) && node > gpus ? Math.round(node) : 0;
+  const atLeast = need > 0 && allowed > 0 ? Math.max(gpus + 1, Math.ceil((gpus * need) / allowed - 1e-9)) : gpus + 1;
+  let n = whole || gpus * 2;
+  while (n < atLeast) n *= 2;
+  return { gpus: n, atLeast };
+}
+
+// Stored weight precisions narrower than `current`, in the order "Find a plan
+// that fits" tries them: fp8, then int4.
+const WEIGHT_BITS = { fp32: 32, bf16: 16, fp16: 16, fp8: 8, int8: 8, int4: 4, fp4: 4, nvfp4: 4, mxfp4: 4 };
+export function narrowerWeights(current = 'bf16') {
+  const bits = WEIGHT_BITS[current] ?? 0;  // a format not listed here: none tried
+  return ['fp8', 'int4'].filter((w) => WEIGHT_BITS[w] < bits);
+}
+
+// How a plan found with narrower weights computes, for the note that
+// applies it: "fp8 weights and fp8 math (W8A8)".
+export function narrowedText(weights, entry) {
+  const math = entry?.inference?.compute_precision || 'bf16';
+  if (weights === 'fp8' && math === 'fp8') return 'fp8 weights and fp8 math (W8A8)';
+  return `${weights} weights (weight-only kernels, ${math} math)`;
+}
