@@ -121,6 +121,7 @@ test('the search varies the whole plan unless told to keep what the form sets', 
   for (const d of keptDps) assert.equal(d, '4');
   // 64 GPUs searched, 8 on the left: no comparison with the plan on the left.
   assert.ok(await page.locator('p.own-plan').isHidden());
+  assert.equal(await page.locator('svg.scatter.pareto .pt.own').count(), 0);
   await page.close();
   assert.deepEqual(errors, []);
   // On the form's own 8 GPUs the view says how the plan on the left compares.
@@ -131,6 +132,10 @@ test('the search varies the whole plan unless told to keep what the form sets', 
   assert.ok(m, own);
   const best = Number(await eight.page.locator('table.plans tbody tr').first().getAttribute('data-time'));
   assert.ok(best > 0 && Number(m[3]) > 0);
+  // It is a point of its own on the Pareto chart, named in the legend.
+  await eight.page.waitForSelector('svg.scatter.pareto .pt.own');
+  assert.equal(await eight.page.locator('svg.scatter.pareto .pt.own').count(), 1);
+  assert.match(await eight.page.locator('figure.pareto .legend').textContent(), /the plan on the left/);
   await eight.page.close();
   assert.deepEqual(eight.errors, []);
 });

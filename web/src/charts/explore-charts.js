@@ -109,9 +109,9 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
     Plot.dot(points, {
       x: 'x',
       y: 'y',
-      r: (p) => (p.front ? 4 : 3),
+      r: (p) => (p.own ? 6 : p.front ? 4 : 3),
       title: 'label',
-      render: tag(points, (p) => ({ class: `pt ${p.front ? 'front c0' : 'other c1'}`, 'data-key': p.key })),
+      render: tag(points, (p) => ({ class: `pt ${p.own ? 'own c2' : p.front ? 'front c0' : 'other c1'}`, 'data-key': p.key })),
     }),
   );
   const root = plotSvg(
@@ -131,6 +131,7 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
   const leg = el('ul', { class: 'legend' }, [
     el('li', {}, [el('span', { class: 'swatch c0', 'aria-hidden': 'true' }), 'Pareto front']),
     el('li', {}, [el('span', { class: 'swatch c1', 'aria-hidden': 'true' }), 'best plans']),
+    points.some((p) => p.own) ? el('li', {}, [el('span', { class: 'swatch c2', 'aria-hidden': 'true' }), 'the plan on the left']) : null,
   ]);
   return el('figure', { class: `chart-box ${className}` }, [el('figcaption', { text: title }), root, leg]);
 }

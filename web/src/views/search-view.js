@@ -416,6 +416,8 @@ export class SearchView {
       label: `${front ? 'Pareto' : 'best'}: ${fmt.seconds(planTime(e))}, ${fmt.bytes(e.memory_bytes_total)}; tp ${e.parallelism?.tp} pp ${e.parallelism?.pp} dp ${e.parallelism?.dp}`,
     }));
     this.own = el('p', { class: 'own-plan', hidden: true });
+    this.points = points;
+    this.pareto = el('div', { class: 'pareto-slot' }, [this.paretoChart(mode)]);
     const parts = [
       stats(s, wallMs),
       this.own,
@@ -425,17 +427,30 @@ export class SearchView {
       s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0) : null,
       s.best?.length ? planWarnings(s.best) : null,
       s.best?.length ? rankingNote(s) : null,
-      points.length
-        ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
-        : null,
+      points.length ? this.pareto : null,
     ];
     this.out.replaceChildren(...parts.filter(Boolean));
   }
 
-  // Evaluates the scenario on the left when it runs on the searched GPUs.
+  paretoChart(mode) {
+    const points = this.points;
+    return points.length
+      ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
+      : null;
+  }
+
+  // Evaluates the scenario on the left when it runs on the searched GPUs:
+  // a line against the best plan, and its point on the Pareto chart.
   async compareOwnPlan(call, scenario, s, mode) {
     const out = JSON.parse(await call('evaluate', JSON.stringify(scenario)));
     if (out.error || out.gpus !== s.gpus) return;
+    const sec = out[mode];
+    const y = training(mode) ? sec?.iteration_time_s : sec?.e2e_latency_s;
+    const x = sec?.memory_bytes?.total;
+    if (sec?.fits && this.points.length && x > 0 && y > 0) {
+      this.points.push({ key: 'own', own: true, front: false, x, y, label: `the plan on the left: ${fmt.seconds(y)}, ${fmt.bytes(x)}` });
+      this.pareto.replaceChildren(this.paretoChart(mode));
+    }
     const def = (key) => this.ctx.store.field(`${mode}.${key}`)?.default ?? undefined;
     const defaults = training(mode) ? { micro_batch: def('micro_batch'), recompute: def('recompute') } : { batch: def('batch') };
     const text = ownPlanText(scenario, out, s.best?.[0], mode, defaults);
