@@ -101,6 +101,28 @@ TEST(Search, ZeroBubbleAndDualPipeOnlyWhenTheScenarioNamesThem) {
   }
 }
 
+// A plan's ZeRO stage is checked as the rest of it is: parameter offload
+// fetches the weights unit by unit as ZeRO-3 gathers them, so with the stage
+// free (search.vary "plan") every plan offered is ZeRO-3 and evaluates. The
+// search offered ZeRO 1 and 2 plans that the calculator rejects.
+TEST(Search, EveryPlanPassesTheChecksOfItsZeroStage) {
+  json in = small_search(8);
+  in["parallelism"] = {{"tp", 2}, {"dp", 4}, {"zero", 3}};
+  in["training"]["offload"] = "parameters";
+  in["search"]["vary"] = "plan";
+  in["search"]["top"] = 20;
+  const json best = search_scenario(in, 1000000)["search"]["best"];
+  ASSERT_FALSE(best.empty());
+  for (const json& b : best) {
+    EXPECT_EQ(b["parallelism"]["zero"], 3) << b.dump();
+    json plan = in;
+    plan.erase("search");
+    plan["parallelism"] = b["parallelism"];
+    plan["training"].update(b["training"]);
+    EXPECT_FALSE(eval(plan).contains("error")) << plan.dump();
+  }
+}
+
 // Pipelines run with ZeRO 1 at most (DeepSpeed's pipeline engine refuses
 // ZeRO 2 and 3): the search tries ZeRO 2 and 3 only without pipeline
 // stages, unless the scenario names the stage; a plan that combines them

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <tuple>
 
 #include "inference.h"
+#include "plan_collector.h"
 #include "model_math.h"
 #include "output.h"
 #include "parse.h"
@@ -23,6 +23,10 @@
 namespace llmcalc {
 
 namespace {
+
+using search_detail::better;
+using search_detail::Candidate;
+using search_detail::Collector;
 
 std::vector<long long> divisors(long long n) {
   std::vector<long long> d;
@@ -61,73 +65,6 @@ Fixed fixed_fields(const json& in, bool whole_plan) {
   f.prefill = has("inference", "prefill_tp");
   return f;
 }
-
-struct Candidate {
-  Parallelism par;
-  int micro_batch = 1;
-  Recompute rc = Recompute::none;
-  int batch = 1;       // inference
-  int prefill_tp = 0;  // inference: disaggregated prefill instances' tp (0: colocated)
-  double time = 0;     // iteration time (training) or e2e latency (inference)
-  double memory = 0;   // bytes per GPU, the most loaded one
-  double score = 0;    // ranking key, lower is better
-};
-// A total order, so that equal plans rank the same in every build (the
-// standard libraries of g++ and Emscripten order ties differently): score,
-// then memory, then the simpler plan.
-auto plan_key(const Candidate& c) {
-  const Parallelism& p = c.par;
-  return std::make_tuple(c.score, c.memory, static_cast<int>(c.rc), p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sp,
-                         static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch, c.prefill_tp);
-}
-bool better(const Candidate& a, const Candidate& b) { return plan_key(a) < plan_key(b); }
-
-// The best `top` candidates and the time-memory Pareto front, both bounded.
-class Collector {
- public:
-  explicit Collector(size_t top) : top_(top) {}
-  void offer(const Candidate& c) {
-    if (heap_.size() < top_) {
-      heap_.push_back(c);
-      std::push_heap(heap_.begin(), heap_.end(), better);
-    } else if (better(c, heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), better);
-      heap_.back() = c;
-      std::push_heap(heap_.begin(), heap_.end(), better);
-    }
-    pareto(c);
-  }
-  std::vector<Candidate> best() const {
-    std::vector<Candidate> v = heap_;
-    std::sort(v.begin(), v.end(), better);
-    return v;
-  }
-  // At most `cap` points of the front, evenly spread, ends kept.
-  std::vector<Candidate> front(size_t cap) const {
-    std::vector<Candidate> all;
-    for (const auto& kv : front_) all.push_back(kv.second);
-    if (all.size() <= cap) return all;
-    std::vector<Candidate> out;
-    for (size_t i = 0; i < cap; ++i) out.push_back(all[i * (all.size() - 1) / (cap - 1)]);
-    return out;
-  }
-
- private:
-  // Front sorted by time, memory strictly decreasing along it.
-  void pareto(const Candidate& c) {
-    auto it = front_.upper_bound(c.time);
-    if (it != front_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.memory <= c.memory) return;  // dominated
-      if (prev->first == c.time) front_.erase(prev);
-    }
-    while (it != front_.end() && it->second.memory >= c.memory) it = front_.erase(it);
-    front_.emplace(c.time, c);
-  }
-  size_t top_;
-  std::vector<Candidate> heap_;  // max-heap: the worst kept at the front
-  std::map<double, Candidate> front_;
-};
 
 // What a plan misses by: the largest of memory / capacity and, for serving,
 // TTFT and TPOT over their bounds (1 or less: feasible).
@@ -241,14 +178,17 @@ bool search_layout(const Scenario& base, const Fixed& f, Parallelism p, const Pl
   chk.par = p;
   for (int mb : choices.micro_batches) {
     chk.train.micro_batch = mb;
-    if (!consistent(chk)) continue;
+    std::vector<int> zeros;  // the stages this plan allows (parameter offload needs 3, dualpipe at most 2)
+    for (int z : choices.zeros) {
+      chk.par.zero = z;
+      if (consistent(chk)) zeros.push_back(z);
+    }
     for (bool sp : one_or(f.sp, base.par.sp, p.tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
       p.sp = sp;
       for (Recompute rc : choices.recomputes)
-        for (int z : choices.zeros) {
-          // Pipelines run with ZeRO 1 at most (DeepSpeed's pipeline engine
-          // refuses 2 and 3; Megatron-Core's run its distributed
-          // optimizer), unless the scenario names the stage.
+        for (int z : zeros) {
+          // Pipelines run ZeRO 1 at most (DeepSpeed's pipeline engine refuses 2-3;
+          // Megatron-Core's run its distributed optimizer), unless the scenario names it.
           if (!f.zero && p.pp > 1 && z >= 2) continue;
           p.zero = z;
           if (!try_training_plan(fast, p, mb, rc, capacity, col, n)) return false;
