@@ -16,7 +16,6 @@ import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
 import { EMBED_STUDIES } from './views/embed.js';
 
-
 const DEBOUNCE_MS = 150;
 
 // What follows each kind of change (Store.commit): redraw the form; show the
