@@ -184,18 +184,42 @@ test('MoE serving says which expert kernel ran, and why when a longer output lea
   await page.close();
 });
 
-test('recompute none that does not fit: the verdict says the time recomputes to fit, and whether that fits', async () => {
-  // Llama 3.1 70B at 8k tokens on 64 H100 (tp 4, pp 4): every layer recomputed still needs more than 80 GB.
-  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=4&pp=4&dp=4&gb=128&sl=8192&rc=none');
+test('the warnings the verdict does not say follow the summary, before the charts; serving that does not fit gives the largest batch', async () => {
+  // tp 16 spans two DGX H100 nodes and exceeds Llama 3.1 70B's 8 KV heads.
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=16&dp=4&gb=128');
   await waitEvaluated(page);
-  assert.match(await page.textContent('.verdict'), /^Does not fit: needs [\d.]+\s*GiB per GPU.*The time shown recomputes every layer whole, as a framework would to fit: that needs [\d.]+\s*GiB per GPU, which does not fit either\./);
-  // The warnings follow the summary they qualify, before the charts.
+  const lines = await page.locator('#results ul.warnings li').allTextContents();
+  assert.ok(lines.some((l) => /^tp spans more GPUs than a node/.test(l)), lines.join(' | '));
+  assert.ok(lines.some((l) => /^tp exceeds kv_heads/.test(l)), lines.join(' | '));
   const order = await page.evaluate(() => {
     const w = document.querySelector('#results ul.warnings');
     const charts = document.querySelector('#results .charts');
     return w && charts ? w.compareDocumentPosition(charts) & Node.DOCUMENT_POSITION_FOLLOWING : -1;
   });
   assert.ok(order > 0, 'the warnings list comes before the charts');
+  await page.close();
+  // Llama 3.1 70B serving on one H100 does not fit: the verdict says so and
+  // that not one sequence fits, the weights alone being too large; the list does not repeat it.
+  const one = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=1&b=64');
+  await waitEvaluated(one.page);
+  assert.match(await one.page.textContent('.verdict'), /^Does not fit: needs [\d.]+\s*GiB per GPU, 80\.0\s*GiB available.*Not one sequence fits: the weights alone need [\d.]+\s*GiB per GPU\./);
+  assert.equal(await one.page.locator('#results ul.warnings li', { hasText: /does not fit/ }).count(), 0);
+  await one.page.close();
+  // With tp 4 the weights fit and the KV cache of 64 long sequences does not.
+  const four = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=4&b=512&in=32000&out=2000');
+  await waitEvaluated(four.page);
+  assert.match(await four.page.textContent('.verdict'), /^Does not fit: .*The largest batch that fits: \d+\./);
+  await four.page.close();
+  assert.deepEqual([...errors, ...one.errors, ...four.errors], []);
+});
+
+test('recompute none that does not fit: the verdict says the time recomputes to fit, and whether that fits', async () => {
+  // Llama 3.1 70B at 8k tokens on 64 H100 (tp 4, pp 4): every layer recomputed still needs more than 80 GB.
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=4&pp=4&dp=4&gb=128&sl=8192&rc=none');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Does not fit: needs [\d.]+\s*GiB per GPU.*The time shown recomputes every layer whole, as a framework would to fit: that needs [\d.]+\s*GiB per GPU, which does not fit either\./);
+  // What the verdict says is not listed again below it (the JSON keeps both warnings).
+  assert.equal(await page.locator('#results ul.warnings li', { hasText: /does not fit/ }).count(), 0);
   await page.close();
   // With pp 8 (10 layers per stage) recomputing some of them is enough.
   const some = await openPage('v=1&m=llama3.1-70b&tp=4&pp=8&dp=2&gb=128&sl=8192&rc=none');

@@ -54,6 +54,23 @@ function memoryVerdict(mem, fits) {
   return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per GPU${use}.` };
 }
 
+// Serving where not one sequence fits: say whether the weights alone overflow.
+function notOneFits(mem) {
+  const w = mem?.weights, cap = mem?.capacity;
+  return Number.isFinite(w) && Number.isFinite(cap) && w > cap
+    ? `Not one sequence fits: the weights alone need ${fmt.bytes(w)} per GPU.`
+    : 'Not one sequence fits.';
+}
+
+// The core's warnings that the verdict above already says in its own words
+// (core/src/sim/evaluate.cpp warnings_for and the recompute-to-fit note): the
+// page does not list them twice. The JSON and the CLI keep every one.
+const VERDICT_SAYS = [/^does not fit: /, /^recompute \S+ does not fit: /, /^the prefill instance does not fit: /];
+export function unstatedWarnings(warnings) {
+  if (!Array.isArray(warnings)) return [];
+  return warnings.map((w) => (typeof w === 'string' ? w : JSON.stringify(w))).filter((w) => !VERDICT_SAYS.some((re) => re.test(w)));
+}
+
 function verdict(result, scenario, onFit) {
   const sec = scenario.mode === 'training' ? result.training : result.inference;
   if (!sec) return null;
@@ -68,6 +85,9 @@ function verdict(result, scenario, onFit) {
     const which = fit.layers >= (sec.pipeline?.layers_per_stage || Infinity) ? 'every layer' : `${fmt.int(fit.layers)} layers per stage`;
     bits.push(`The time shown recomputes ${which} whole, as a framework would to fit: that needs ${fmt.bytes(fit.memory_bytes_total)} per GPU${fit.fits ? '.' : ', which does not fit either.'}`);
   }
+  // Serving that does not fit: how far the batch must come down (0: not one sequence).
+  if (mv && !mv.ok && !pool && scenario.mode !== 'training' && Number.isFinite(sec.max_batch))
+    bits.push(sec.max_batch > 0 ? `The largest batch that fits: ${fmt.int(sec.max_batch)}.` : notOneFits(sec.memory_bytes));
   const pv = pool ? memoryVerdict(pool.memory_bytes, pool.fits) : null;
   if (pv) bits.push(pv.text.replace(/^Fits/, 'Prefill fits').replace(/^Does not fit/, 'Prefill does not fit').replace(/ per GPU/, ' per prefill GPU'));
   if (scenario.mode === 'training') {
@@ -389,9 +409,10 @@ export class ResultsView {
     } else {
       nodes.push(v.get('summary'));
       // The warnings qualify the figures above: they follow them, before the charts.
-      if (Array.isArray(result.warnings) && result.warnings.length) {
+      const listed = unstatedWarnings(result.warnings);
+      if (listed.length) {
         const ul = el('ul', { class: 'warnings', 'aria-label': 'Warnings' });
-        for (const w of result.warnings) ul.append(el('li', { text: typeof w === 'string' ? w : JSON.stringify(w) }));
+        for (const w of listed) ul.append(el('li', { text: w }));
         nodes.push(ul);
       }
       if (v.has('compare')) nodes.push(v.get('compare'));
