@@ -24,6 +24,12 @@ export function num(x, digits = 3) {
   return fixed(x, digits);
 }
 
+// A speed-up or slow-down factor to three significant digits, as the model's
+// precision warrants: 1.00×, 2.45×, 13.1×, 0.110×.
+export function times(x) {
+  return Number.isFinite(x) ? `${num(x, 3)}×` : '–';
+}
+
 // A count of parameters as model cards write it: 8.03B, 1.04T, 350M.
 export function count(x, digits = 3) {
   if (!Number.isFinite(x)) return '–';

@@ -224,7 +224,7 @@ const factorTick = (v) => `${Number(v.toFixed(2))}×`;
 
 // steps: [{label, value}] with value the cumulative factor after the step (the
 // first is the baseline). Each bar spans from the previous factor to its own.
-export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` }) {
+export function waterfall({ title, steps, format = fmt.times }) {
   const bars = waterfallBars(steps);
   const links = bars.slice(1);
   const extra = [Plot.tickX(links, { x: 'from', y: 'i', render: tag(links, () => ({ class: 'wf-link' })) })];
@@ -233,7 +233,7 @@ export function waterfall({ title, steps, format = (v) => `${v.toFixed(2)}×` })
 
 // bars: [{label, value, own}], a factor against the bar marked own (1×),
 // each drawn from 0, with a rule at 1×: faster (up) or slower (down).
-export function factorBars({ title, bars, format = (v) => `${v.toFixed(2)}×` }) {
+export function factorBars({ title, bars, format = fmt.times }) {
   const data = bars.map((b, i) => ({ label: b.label, value: b.value, i, a: 0, b: b.value, kind: b.own ? 'base' : b.value >= 1 ? 'up' : 'down' }));
   const extra = [Plot.ruleX([1], { render: tag([1], () => ({ class: 'wf-link' })) })];
   return factorFigure({ title, data, extra, format, tickFormat: factorTick, className: 'factor-bars', boxClass: 'factor-box', view: 'factor-bars' });

@@ -14,7 +14,7 @@ const METRICS = {
 };
 const ORDER = ['iteration_time_s', 'ttft_s', 'tpot_s'];
 
-const times = (x) => `${fmt.num(x, 3)}×`;
+const times = fmt.times;
 
 // A part keeps its colour from one result to the next (a scale-out row does
 // not shift the latency bar's colour).

@@ -53,10 +53,9 @@ const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 // A bound as a reader names it: the row's memory level by its label ("HBM3e"
 // for the level keyed "hbm"), from the device roofs the row carries.
 const bound = (r, name) => (name === undefined || name === null ? '–' : fmt.levelLabel({ device: { roofs: r.roofs } }, name));
-const x2 = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
 const PLAN = [
   ['iteration', (r) => fmt.seconds(r.iteration_time_s)],
-  ['speed-up', (r) => x2(r.speedup)],
+  ['speed-up', (r) => fmt.times(r.speedup)],
   ['MFU', (r) => fmt.percent(r.mfu)],
   ['TP', (r) => str(r.parallelism?.tp)],
   ['PP', (r) => str(r.parallelism?.pp)],
@@ -100,7 +99,7 @@ function technologyNodes(d) {
     table('Workloads on them: what bounds each', rows, [
       ...node,
       ['iteration', (r) => (r.training?.fits ? fmt.seconds(r.training.iteration_time_s) : 'does not fit')],
-      ['speed-up', (r) => x2(r.training?.speedup)],
+      ['speed-up', (r) => fmt.times(r.training?.speedup)],
       ['MFU', (r) => fmt.percent(r.training?.mfu)],
       ['training bound', (r) => (r.training?.bound ? fmt.partLabel(r.training.bound) : '–')],
       ['TTFT', (r) => fmt.seconds(r.inference?.ttft_s)],
@@ -204,7 +203,7 @@ function systems(d) {
   const name = (r) => `${r.system}${r.own ? ' (this scenario’s system)' : ''}`;
   // The speed-up after the figure it is taken from (iteration time or tokens/s per GPU).
   const figures = planFigures(training);
-  figures.splice(training ? 2 : 1, 0, ['speed-up', (r) => x2(r.speedup)]);
+  figures.splice(training ? 2 : 1, 0, ['speed-up', (r) => fmt.times(r.speedup)]);
   const bars = rows.filter((r) => Number.isFinite(r.speedup)).sort((a, b) => b.speedup - a.speedup).map((r) => ({ label: name(r), value: r.speedup, own: r.own }));
   const what = training ? 'iteration time' : 'output tokens/s per GPU';
   return [
@@ -255,7 +254,7 @@ function scaling(d) {
       ['GPUs', gpus],
       ...(training ? [['global batch', (r) => fmt.int(r.global_batch)]] : []),
       ...figures,
-      ['speed-up', (r) => x2(r.speedup)],
+      ['speed-up', (r) => fmt.times(r.speedup)],
       ['share of linear', share],
       ...(training ? [['goodput (interruptions)', (r) => (Number.isFinite(r.goodput) ? fmt.percent(r.goodput) : '–')]] : []),
       ...grown,
