@@ -26,6 +26,14 @@ test('a sweep link draws one chart per output, one line per system, one dot per 
     }
     assert.equal(await fig.locator('.legend li').count(), 2);
   }
+  // Log-spaced points: the iteration time (16x over the range) gets a log y
+  // axis too, and a note says so; the MFU (within 4x) stays linear.
+  const time = page.locator('#sweep-out figure[data-output="training.iteration_time_s"]');
+  assert.equal(await time.getAttribute('data-y-scale'), 'log');
+  assert.match(await time.locator('.log-note').textContent(), /^Both axes are logarithmic/);
+  const mfu = page.locator('#sweep-out figure[data-output="training.mfu"]');
+  assert.equal(await mfu.getAttribute('data-y-scale'), 'linear');
+  assert.equal(await mfu.locator('.log-note').count(), 0);
   // the controls show the link's settings
   assert.equal(await page.locator('#sweep-input').inputValue(), 'training.global_batch');
   assert.equal(await page.locator('#sweep-steps').inputValue(), '5');

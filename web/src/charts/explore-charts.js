@@ -27,7 +27,11 @@ const AXIS_KIND = new Map([
 function axis({ log, domain, tickFormat: format, label, nice = false, ticks = null }) {
   // Plain numbers tick without trailing zeros (1k, 0.02); values keep fmt.num's three digits.
   const tickFormat = format === fmt.num ? fmt.compact : format;
-  if (log) return { type: 'log', domain, nice, ticks: ticks ?? logTicks(domain) ?? 6, tickFormat, label, grid: true };
+  // Three ticks or more where the domain is kept; a nice log domain widens to
+  // whole decades, and Plot's log tick format (d3's) then blanks the labels
+  // of 5s and up, so there two decades do.
+  const least = nice ? 2 : 3;
+  if (log) return { type: 'log', domain, nice, ticks: ticks ?? logTicks(domain, least) ?? logTicks(domain) ?? 6, tickFormat, label, grid: true };
   // Whole-step ticks start at zero or above: an axis reaching below zero keeps Plot's.
   const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
   return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
@@ -155,10 +159,22 @@ function seriesMarks(s, i, xs, xFmt, yFmt) {
   ];
 }
 
+// A linear value axis spans at least a tenth of its largest magnitude, so that
+// a figure that hardly moves (an MFU from 59.9% to 60.05%) draws nearly flat
+// instead of filling the chart; at or above zero it stays so.
+function atLeastTenth(ys) {
+  const lo = Math.min(...ys), hi = Math.max(...ys);
+  const span = 0.1 * Math.max(Math.abs(lo), Math.abs(hi));
+  if (hi - lo >= span) return [lo, hi];
+  const mid = (lo + hi) / 2;
+  return lo >= 0 && mid - span / 2 < 0 ? [0, span] : [mid - span / 2, mid + span / 2];
+}
+
 // series: [{name, values: [number|null], fits?: [bool|null]}] over xs; one
 // path and one dot per point, hollow where the plan does not fit.
 // xTicks: true to tick the x axis at the xs themselves.
-export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFmt = fmt.num, yFmt = fmt.num, className = '', xTicks = false }) {
+// yLog: a log y axis as well (with a log x, a power law is then a straight line).
+export function lineChart({ title, xs, series, xLog = false, yLog = false, xLabel, yLabel, xFmt = fmt.num, yFmt = fmt.num, className = '', xTicks = false }) {
   const ys = series.flatMap((s) => s.values).filter(Number.isFinite);
   if (!ys.length || !xs.length) return el('p', { class: 'view-missing', text: `${title}: no values to draw.` });
   const xLo = Math.min(...xs);
@@ -171,7 +187,7 @@ export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFm
       marginTop: 12,
       marginBottom: 44,
       x: axis({ log: xLog, domain: xLo === xHi ? padded([xLo, xHi], xLog) : [xLo, xHi], tickFormat: xFmt, label: xLabel, ticks: xTicks ? xs : null }),
-      y: axis({ log: false, domain: padded([Math.min(...ys), Math.max(...ys)], false), tickFormat: yFmt, label: yLabel, nice: true }),
+      y: axis({ log: yLog, domain: padded(yLog ? [Math.min(...ys), Math.max(...ys)] : atLeastTenth(ys), yLog), tickFormat: yFmt, label: yLabel, nice: !yLog }),
       marks: series.flatMap((s, i) => seriesMarks(s, i, xs, xFmt, yFmt)),
     },
     { className: `line-chart ${className}`, label: `${title}: ${series.length} series of ${xs.length} points` },
@@ -181,7 +197,8 @@ export function lineChart({ title, xs, series, xLog = false, xLabel, yLabel, xFm
   const drawn = series.flatMap((s) => s.values.map((v, j) => (Number.isFinite(v) ? s.fits?.[j] : undefined)));
   const over = drawn.filter((f) => f === false).length;
   const note = over ? [el('p', { class: 'chart-note fit-note', text: `Hollow points (${over} of ${drawn.filter((f) => f !== undefined).length}) do not fit in GPU memory: their figures are for a plan that could not run as given.` })] : [];
-  return el('figure', { class: `chart-box ${className}` }, [el('figcaption', { text: title }), root, leg, ...note]);
+  if (xLog && yLog) note.unshift(el('p', { class: 'chart-note log-note', text: 'Both axes are logarithmic: a figure proportional to the input is a straight line of slope 1, and equal steps up or down are equal factors.' }));
+  return el('figure', { class: `chart-box ${className}`, 'data-y-scale': yLog ? 'log' : 'linear' }, [el('figcaption', { text: title }), root, leg, ...note]);
 }
 
 // Each step as a bar from the previous factor to its own.

@@ -81,7 +81,8 @@ function axisOptions(o = {}) {
 // whole multiple of the decade; undefined when none gives two ticks, which
 // lets Plot pick its own. (Plot's own ticks label some of 200..900 and not
 // others, and miss the ends.)
-export function logTicks([lo, hi]) {
+// At least `least` ticks: decades first, then 1-2-5, then every mantissa.
+export function logTicks([lo, hi], least = 2) {
   for (const mantissas of [[1], [1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
     const out = [];
     for (let e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)); e++)
@@ -89,7 +90,7 @@ export function logTicks([lo, hi]) {
         const v = Number((m * 10 ** e).toPrecision(12));
         if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push(v);
       }
-    if (out.length >= 2) return out;
+    if (out.length >= least) return out;
   }
   return undefined;
 }

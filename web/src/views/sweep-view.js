@@ -44,6 +44,14 @@ function defaultRange(field, state, presets) {
   return [1, 1024];
 }
 
+// On log-spaced points a figure spanning 4x or more is drawn on a log axis
+// too: time against the batch or the GPU count is then a straight line,
+// where a linear axis bends it into a seeming exponential.
+function logY(sw, values) {
+  const ys = values.flat().filter((v) => typeof v === 'number' && Number.isFinite(v));
+  return sw.scale === 'log' && ys.length > 1 && ys.every((v) => v > 0) && Math.max(...ys) >= 4 * Math.min(...ys);
+}
+
 export class SweepView {
   // ctx: {store, jobs}
   constructor(ctx) {
@@ -146,11 +154,13 @@ export class SweepView {
     const series = sw.series.map((s) => ({ ...s, name: s.name === 'base' ? String(state.system || 'scenario') : s.name }));
     const charts = sp.outputs.map((o) => {
       const [label, f] = labels.get(o) || [o, fmt.num];
+      const values = series.map((s) => (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)));
       return lineChart({
         title: `${label} vs ${labelFor(sp.field)}`,
         xs: sw.x,
-        series: series.map((s) => ({ name: s.name, values: (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)), fits: s.fits })),
+        series: series.map((s, i) => ({ name: s.name, values: values[i], fits: s.fits })),
         xLog: sw.scale === 'log',
+        yLog: logY(sw, values),
         xLabel: fieldName(sp.field),
         yLabel: label,
         yFmt: f,
