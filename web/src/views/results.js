@@ -66,7 +66,7 @@ function notOneFits(mem) {
 // (core/src/sim/evaluate.cpp warnings_for and the recompute-to-fit note): the
 // page does not list them twice. The JSON and the CLI keep every one.
 const VERDICT_SAYS = [/^does not fit: /, /^recompute \S+ does not fit: /, /^the prefill instance does not fit: /];
-export function unstatedWarnings(warnings) {
+function unstatedWarnings(warnings) {
   if (!Array.isArray(warnings)) return [];
   return warnings.map((w) => (typeof w === 'string' ? w : JSON.stringify(w))).filter((w) => !VERDICT_SAYS.some((re) => re.test(w)));
 }
