@@ -210,7 +210,18 @@ test('the warnings the verdict does not say follow the summary, before the chart
   await waitEvaluated(four.page);
   assert.match(await four.page.textContent('.verdict'), /^Does not fit: .*The largest batch that fits: \d+\./);
   await four.page.close();
-  assert.deepEqual([...errors, ...one.errors, ...four.errors], []);
+  // Disaggregated: a one-GPU prefill instance cannot hold the 70B weights; the verdict says a wider prefill tp spreads them.
+  const pre = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=16&ptp=1');
+  await waitEvaluated(pre.page);
+  assert.match(await pre.page.textContent('.verdict'), /Prefill does not fit: needs [\d.]+\s*GiB per prefill GPU.*Its weights alone need [\d.]+\s*GiB per GPU: a wider prefill tp spreads them\./);
+  assert.equal(await pre.page.locator('#results ul.warnings li', { hasText: /does not fit/ }).count(), 0);
+  await pre.page.close();
+  // Two prefill GPUs hold the weights; 64 prompts of 32k tokens do not fit beside them.
+  const big = await openPage('v=1&mode=inference&m=llama3.1-70b&tp=8&b=16&ptp=2&pfb=64&in=32000');
+  await waitEvaluated(big.page);
+  assert.match(await big.page.textContent('.verdict'), /Prefill does not fit: .*A wider prefill tp or a smaller prefill batch makes it smaller\./);
+  await big.page.close();
+  assert.deepEqual([...errors, ...one.errors, ...four.errors, ...pre.errors, ...big.errors], []);
 });
 
 test('recompute none that does not fit: the verdict says the time recomputes to fit, and whether that fits', async () => {

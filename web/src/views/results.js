@@ -62,6 +62,14 @@ function notOneFits(mem) {
     : 'Not one sequence fits.';
 }
 
+// A prefill instance that does not fit: what shrinks its memory per GPU.
+function prefillRemedy(mem) {
+  const w = mem?.weights, cap = mem?.capacity;
+  return Number.isFinite(w) && Number.isFinite(cap) && w > cap
+    ? `Its weights alone need ${fmt.bytes(w)} per GPU: a wider prefill tp spreads them.`
+    : 'A wider prefill tp or a smaller prefill batch makes it smaller.';
+}
+
 // The core's warnings that the verdict above already says in its own words
 // (core/src/sim/evaluate.cpp warnings_for and the recompute-to-fit note): the
 // page does not list them twice. The JSON and the CLI keep every one.
@@ -90,6 +98,7 @@ function verdict(result, scenario, onFit) {
     bits.push(sec.max_batch > 0 ? `The largest batch that fits: ${fmt.int(sec.max_batch)}.` : notOneFits(sec.memory_bytes));
   const pv = pool ? memoryVerdict(pool.memory_bytes, pool.fits) : null;
   if (pv) bits.push(pv.text.replace(/^Fits/, 'Prefill fits').replace(/^Does not fit/, 'Prefill does not fit').replace(/ per GPU/, ' per prefill GPU'));
+  if (pv && !pv.ok) bits.push(prefillRemedy(pool.memory_bytes));
   if (scenario.mode === 'training') {
     const tb = parts(sec.time_breakdown_s, [], TIME_ORDER).filter((p) => p.value > 0).sort((a, b) => b.value - a.value);
     const sum = tb.reduce((a, p) => a + p.value, 0);
