@@ -54,20 +54,22 @@ function memoryVerdict(mem, fits) {
   return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per GPU${use}.` };
 }
 
+// The weights per GPU when they alone exceed the GPU's memory, else null.
+function weightsAlone(mem) {
+  const w = mem?.weights, cap = mem?.capacity;
+  return Number.isFinite(w) && Number.isFinite(cap) && w > cap ? w : null;
+}
+
 // Serving where not one sequence fits: say whether the weights alone overflow.
 function notOneFits(mem) {
-  const w = mem?.weights, cap = mem?.capacity;
-  return Number.isFinite(w) && Number.isFinite(cap) && w > cap
-    ? `Not one sequence fits: the weights alone need ${fmt.bytes(w)} per GPU.`
-    : 'Not one sequence fits.';
+  const w = weightsAlone(mem);
+  return w ? `Not one sequence fits: the weights alone need ${fmt.bytes(w)} per GPU.` : 'Not one sequence fits.';
 }
 
 // A prefill instance that does not fit: what shrinks its memory per GPU.
 function prefillRemedy(mem) {
-  const w = mem?.weights, cap = mem?.capacity;
-  return Number.isFinite(w) && Number.isFinite(cap) && w > cap
-    ? `Its weights alone need ${fmt.bytes(w)} per GPU: a wider prefill tp spreads them.`
-    : 'A wider prefill tp or a smaller prefill batch makes it smaller.';
+  const w = weightsAlone(mem);
+  return w ? `Its weights alone need ${fmt.bytes(w)} per GPU: a wider prefill tp spreads them.` : 'A wider prefill tp or a smaller prefill batch makes it smaller.';
 }
 
 // The core's warnings that the verdict above already says in its own words
