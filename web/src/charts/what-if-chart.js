@@ -14,8 +14,6 @@ const METRICS = {
 };
 const ORDER = ['iteration_time_s', 'ttft_s', 'tpot_s'];
 
-const times = fmt.times;
-
 // A part keeps its colour from one result to the next (a scale-out row does
 // not shift the latency bar's colour).
 const PART_COLOUR = { compute: 0, memory: 1, 'network.0': 2, 'network.1': 3, 'network.2': 4, latency: 5, host_link: 6, host: 7 };
@@ -37,7 +35,7 @@ function chart(rows, metrics, base) {
   const top = Math.max(2, ...rows.map((r) => r.speedup));
   const heads = metrics.map((m) => ({ metric: m, text: `${METRICS[m] || m}${Number.isFinite(base?.[m]) ? ` (${fmt.seconds(base[m])})` : ''}` }));
   const labels = [...new Set(rows.map((r) => r.label))];
-  const desc = heads.map((h) => `${h.text}: ${rows.filter((r) => r.metric === h.metric).map((r) => `${r.label} ${times(r.speedup)}`).join(', ')}`).join('; ');
+  const desc = heads.map((h) => `${h.text}: ${rows.filter((r) => r.metric === h.metric).map((r) => `${r.label} ${fmt.times(r.speedup)}`).join(', ')}`).join('; ');
   return plotSvg(
     {
       // A row of 26 px per part in each strip; a strip's title takes 28 more when there are two.
@@ -55,10 +53,10 @@ function chart(rows, metrics, base) {
           x2: 'speedup',
           y: 'label',
           fy: 'metric',
-          title: (r) => `${r.label} twice as fast: ${METRICS[r.metric]} ${times(r.speedup)}${Number.isFinite(r.time) ? ` (${fmt.seconds(r.time)})` : ''}`,
+          title: (r) => `${r.label} twice as fast: ${METRICS[r.metric]} ${fmt.times(r.speedup)}${Number.isFinite(r.time) ? ` (${fmt.seconds(r.time)})` : ''}`,
           render: tag(rows, (r) => ({ class: `seg c${r.ci % 11}`, 'data-part': r.part, 'data-metric': r.metric, 'data-speedup': r.speedup.toFixed(4) })),
         }),
-        Plot.text(rows, { x: 'speedup', y: 'label', fy: 'metric', dx: 4, textAnchor: 'start', text: (r) => times(r.speedup), render: tag(rows, () => ({ class: 'tick-label' })) }),
+        Plot.text(rows, { x: 'speedup', y: 'label', fy: 'metric', dx: 4, textAnchor: 'start', text: (r) => fmt.times(r.speedup), render: tag(rows, () => ({ class: 'tick-label' })) }),
         ...(metrics.length > 1
           ? [Plot.text(heads, { fy: 'metric', frameAnchor: 'top-left', lineAnchor: 'bottom', dx: -192, dy: -4, text: 'text', render: tag(heads, () => ({ class: 'axis-label' })) })]
           : []),
@@ -76,7 +74,7 @@ function verdict(best, metric) {
   if (!best) return '';
   const what = METRICS[metric] || metric;
   if (best.speedup < 1.02) return `No single part limits the ${what}: twice any of them buys under 2%.`;
-  return `The ${what} gains most from ${best.label}: ${times(best.speedup)} (${fmt.percent(1 - 1 / best.speedup)} less time).`;
+  return `The ${what} gains most from ${best.label}: ${fmt.times(best.speedup)} (${fmt.percent(1 - 1 / best.speedup)} less time).`;
 }
 
 // One sentence for the verdict line: the part that buys the most for each
@@ -86,8 +84,8 @@ export function limitSentence(result) {
   const rows = whatIfRows(result?.what_if);
   const best = ORDER.map((m) => bestOf(rows, m)).filter((b) => b && b.speedup >= 1.02);
   if (!best.length) return null;
-  if (!SHORT[best[0].metric]) return `Of each part twice as fast, ${best[0].label} gains the most: ${times(best[0].speedup)}.`;
-  const said = best.map((b, i) => `${b.label} ${i === 0 ? `gains ${SHORT[b.metric]} the most` : SHORT[b.metric]} (${times(b.speedup)})`);
+  if (!SHORT[best[0].metric]) return `Of each part twice as fast, ${best[0].label} gains the most: ${fmt.times(best[0].speedup)}.`;
+  const said = best.map((b, i) => `${b.label} ${i === 0 ? `gains ${SHORT[b.metric]} the most` : SHORT[b.metric]} (${fmt.times(b.speedup)})`);
   return `Of each part twice as fast, ${said.join(', ')}.`;
 }
 

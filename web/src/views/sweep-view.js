@@ -48,7 +48,7 @@ function defaultRange(field, state, presets) {
 // too: time against the batch or the GPU count is then a straight line,
 // where a linear axis bends it into a seeming exponential.
 function logY(sw, values) {
-  const ys = values.flat().filter((v) => typeof v === 'number' && Number.isFinite(v));
+  const ys = values.flat().filter(Number.isFinite);
   return sw.scale === 'log' && ys.length > 1 && ys.every((v) => v > 0) && Math.max(...ys) >= 4 * Math.min(...ys);
 }
 
