@@ -289,7 +289,10 @@ test('plans at the memory ceiling are flagged and their warnings listed (Llama 3
   assert.ok(flagged.length >= 1, 'at least one of the fastest plans is tight');
   const lines = await page.locator('ul.plan-warnings li').allTextContents();
   assert.ok(lines.some((t) => /under 5% to spare \([\d.]+ GiB of 80\.0 GiB\)/.test(t)), lines.join('\n'));
-  const listed = lines.flatMap((t) => t.match(/^Plans? ([\d, ]+):/)[1].split(', ').map(Number));
+  // Every listed plan here is ZeRO-3, a kind the model has been optimistic
+  // about: that caution is stated once for all and flags no row.
+  assert.ok(lines.some((t) => /^All listed plans: the model has been optimistic about this kind of run/.test(t)), lines.join('\n'));
+  const listed = lines.filter((t) => !t.startsWith('All listed plans')).flatMap((t) => t.match(/^Plans? ([\d, ]+):/)[1].split(', ').map(Number));
   assert.deepEqual([...new Set(listed)].sort((a, b) => a - b), flagged);
   // The recommended plan (what "Find a plan that fits" takes) is the first unflagged one, marked and named.
   const recommended = await page.$$eval('table.plans tbody tr.recommended', (rows) => rows.map((r) => Number(r.dataset.rank)));

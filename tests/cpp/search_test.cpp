@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "accuracy.h"
 #include "output.h"
 #include "parse.h"
 #include "search.h"
@@ -96,7 +97,12 @@ TEST(Search, ReturnedPlansAreValidAndFit) {
       const auto& p = b["parallelism"];
       EXPECT_EQ(p["tp"].get<int>() * p["pp"].get<int>() * p["dp"].get<int>() * p["cp"].get<int>(), 16);
       EXPECT_LE(rel_diff(r["training"]["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>()), 1e-9);
-      EXPECT_EQ(b.at("warnings"), r.at("warnings")) << "a plan carries the calculator's warnings for it";
+      // The calculator's warnings for the plan, then the caution for its
+      // kind of run when published runs of that kind were missed widely.
+      json expected = r.at("warnings");
+      const std::string caution = regime_caution(*find_regime(b.at("regime")), "training.iteration_time_s");
+      if (!caution.empty()) expected.push_back(caution);
+      EXPECT_EQ(b.at("warnings"), expected) << "a plan carries the calculator's warnings for it";
     }
   // Ranked by iteration time; the Pareto front trades time for memory.
   for (size_t i = 1; i < s["best"].size(); ++i)
@@ -131,6 +137,31 @@ TEST(Search, RecommendsTheFastestPlanWithoutAWarning) {
   EXPECT_FALSE(run("llama3.1-70b", 8).contains("recommended"));
 }
 
+// The search ranks by the model, so a kind of run the model has been widely
+// optimistic about can top the list: Llama 3.1 70B on 64 H100 ranked ZeRO-3
+// plans first (the FSDP runs were predicted 24.5% fast on balance) above the
+// Megatron-style plans NVIDIA's recipe runs. Those plans carry the caution
+// and the recommendation passes them over for a kind validated closely.
+TEST(Search, KindsMissedWidelyAreNotRecommended) {
+  json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+             {"parallelism", {{"tp", 4}, {"pp", 4}, {"dp", 2}, {"cp", 2}, {"sp", true}, {"pp_schedule", "interleaved"}, {"virtual_stages", 5}}},
+             {"training", {{"global_batch", 128}, {"micro_batch", 1}, {"seq_len", 8192}}},
+             {"search", {{"top", 12}, {"vary", "plan"}}}};
+  const json s = json::parse(search_json(in.dump()))["search"];
+  ASSERT_FALSE(s["best"].empty());
+  int cautioned = 0;
+  for (const json& b : s["best"]) {
+    const std::string caution = regime_caution(*find_regime(b["regime"]), "training.iteration_time_s");
+    const bool has = !caution.empty() && std::find(b["warnings"].begin(), b["warnings"].end(), caution) != b["warnings"].end();
+    EXPECT_EQ(has, !caution.empty()) << b.dump();
+    cautioned += has;
+  }
+  ASSERT_GT(cautioned, 0) << "the fastest plans here are ZeRO-3 ones";
+  const json& pick = s["best"][s.at("recommended").get<size_t>()];
+  EXPECT_TRUE(pick["warnings"].empty()) << pick.dump();
+  EXPECT_EQ(pick["regime"], "dense_model_parallel_training");
+}
+
 // A warning every listed plan carries says nothing of a plan: interruptions
 // that leave a fifth of the time training (the same for every plan of a GPU
 // count) do not turn the recommendation back to the fastest plan, which
@@ -150,7 +181,10 @@ TEST(Search, RecommendationIgnoresWarningsEveryPlanCarries) {
     EXPECT_TRUE(shared) << "every plan carries the goodput warning";
   }
   EXPECT_EQ(flaky.at("recommended").get<size_t>(), pick);
-  EXPECT_EQ(flaky["best"][pick]["warnings"].size(), 1u) << "only the shared warning";
+  for (const json& w : flaky["best"][pick]["warnings"])
+    for (const json& b : flaky["best"])
+      EXPECT_NE(std::find(b["warnings"].begin(), b["warnings"].end(), w), b["warnings"].end())
+          << "the recommended plan carries only warnings every plan carries: " << w;
 }
 
 // Brute force: every plan of the same space through the reference evaluate().
@@ -403,7 +437,8 @@ TEST(Search, PlansCarryTheirRegimeAndItsValidation) {
     EXPECT_TRUE(s["accuracy"][id]["metrics"].is_array());
     EXPECT_FALSE(s["accuracy"][id]["label"].get<std::string>().empty());
     const bool model_parallel = b["parallelism"]["tp"].get<int>() > 1 || b["parallelism"]["pp"].get<int>() > 1;
-    if (model_parallel) EXPECT_EQ(id, "dense_model_parallel_training");
+    if (b["parallelism"]["zero"].get<int>() >= 3) EXPECT_EQ(id, "sharded_data_parallel_training");
+    else if (model_parallel) EXPECT_EQ(id, "dense_model_parallel_training");
   }
   // The quoted runs ran on H100s; on a Gaudi 3 the search says none did.
   for (const auto& [id, a] : s["accuracy"].items()) EXPECT_TRUE(a["device_validated"].get<bool>()) << id;

@@ -332,6 +332,16 @@ json regimes_of(const json& plans, const Scenario& base) {
   return out;
 }
 
+// A plan's warnings, and the caution for its kind of run when the model has
+// been optimistic about that kind in the metric the search ranks by
+// (regime_caution): the plan may only look fast. The recommended plan is the
+// fastest without a warning, so a kind validated closely is recommended over it.
+std::vector<std::string> with_caution(std::vector<std::string> warnings, const Regime& r, const char* metric) {
+  const std::string caution = regime_caution(r, metric);
+  if (!caution.empty()) warnings.push_back(caution);
+  return warnings;
+}
+
 // One returned configuration, re-evaluated once by the reference model,
 // with the calculator's warnings for it (a tight fit, fewer micro-batches
 // than stages ...). The plan is costed as searched: no recompute is added to
@@ -345,10 +355,11 @@ json entry_json(const Scenario& base, const Candidate& c) {
   if (s.mode == Mode::training) {
     s.train.micro_batch = c.micro_batch;
     s.train.recompute = c.rc;
-    j["regime"] = regime_of(s).id;
+    const Regime& kind = regime_of(s);
+    j["regime"] = kind.id;
     const Result full = evaluate(s);
     const TrainingResult& r = full.training;
-    j["warnings"] = full.warnings;
+    j["warnings"] = with_caution(full.warnings, kind, "training.iteration_time_s");
     j["training"] = training_to_json(s.train);
     j["iteration_time_s"] = r.iteration_time_s;
     j["memory_bytes_total"] = r.memory.total;
@@ -359,10 +370,11 @@ json entry_json(const Scenario& base, const Candidate& c) {
     s.infer.batch = c.batch;
     s.infer.prefill_tp = c.prefill_tp;
     pick_moe_gemm(s);
-    j["regime"] = regime_of(s).id;
+    const Regime& kind = regime_of(s);
+    j["regime"] = kind.id;
     const Result full = evaluate(s);
     const InferenceResult& r = full.inference;
-    j["warnings"] = full.warnings;
+    j["warnings"] = with_caution(full.warnings, kind, "inference.output_tokens_per_s");
     const Inference& in = s.infer;
     j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
                       {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},

@@ -1,6 +1,8 @@
 #include "accuracy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "presets.h"
 
@@ -10,7 +12,7 @@ const std::vector<Regime>& regimes() {
   static const std::vector<Regime> kAll = {
       {"dense_model_parallel_training", "dense training with tensor or pipeline parallelism (Megatron-style)"},
       {"dense_data_parallel_training", "dense data-parallel training (DDP or ZeRO-1/2, with or without context parallelism)"},
-      {"sharded_data_parallel_training", "fully sharded data parallel training (ZeRO-3 / FSDP) without tensor or pipeline parallelism"},
+      {"sharded_data_parallel_training", "fully sharded data parallel training (ZeRO-3 / FSDP, with or without tensor parallelism)"},
       {"moe_training", "mixture-of-experts training"},
       {"lora_training", "LoRA / QLoRA fine-tuning (frozen weights, trained adapters)"},
       {"offloaded_training", "training with the optimizer, the weights or activations offloaded to host memory (ZeRO-Offload, ZeRO-Infinity, Megatron-Core CPU offloading)"},
@@ -50,7 +52,10 @@ const Regime& regime_of(const Scenario& s) {
   // traffic whatever the split: its own kind.
   if (s.train.lora()) return regime("lora_training");
   if (s.model.is_moe()) return regime("moe_training");
-  if (s.par.fully_sharded()) return regime("sharded_data_parallel_training");
+  // Per-layer parameter gathers every micro-batch (ZeRO-3), beside tensor
+  // parallelism or not (torchtitan's 2D FSDP + TP): the gathers, hidden or
+  // not behind the compute, are what Megatron's runs never exercise.
+  if (s.par.zero >= 3) return regime("sharded_data_parallel_training");
   // Context parallelism splits the sequence, not the weights: such runs stay
   // data parallel (their costs are the replicated model's).
   const bool model_parallel = s.par.tp > 1 || s.par.pp > 1;
@@ -68,6 +73,38 @@ const json& accuracy_table() {
 json regime_accuracy(const Regime& r) {
   const json& all = accuracy_table().at("regimes");
   return {{"label", r.label}, {"metrics", all.contains(r.id) ? all.at(r.id).at("metrics") : json::array()}};
+}
+
+namespace {
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * std::fabs(share));
+  return buf;
+}
+
+// Rates (tokens/s) are better high; times and memory low.
+bool higher_is_better(const std::string& metric) { return metric.find("per_s") != std::string::npos; }
+
+std::string metric_words(const std::string& metric) {
+  if (metric == "training.iteration_time_s") return "iteration time";
+  if (metric == "inference.output_tokens_per_s") return "output tokens/s";
+  return metric;
+}
+}  // namespace
+
+std::string regime_caution(const Regime& r, const std::string& metric) {
+  const json accuracy = regime_accuracy(r);  // held: a range-for over .at() of a temporary would dangle
+  for (const json& m : accuracy.at("metrics")) {
+    if (m.value("metric", "") != metric || m.value("mean_abs_error", 0.0) < kWideMeanError) continue;
+    const double bias = m.value("mean_error", 0.0);
+    if (higher_is_better(metric) ? bias <= 0 : bias >= 0) return "";  // pessimistic: it ranks no higher than it should
+    const long long runs = m.value("cases", 0LL);
+    return "the model has been optimistic about this kind of run, so it may rank too high: " + std::string(r.label) +
+           ", " + metric_words(metric) + " predicted " + percent(bias) + (bias > 0 ? " high" : " low") +
+           " on balance over " + std::to_string(runs) + " published run" + (runs == 1 ? "" : "s") + " (" +
+           percent(m.value("mean_abs_error", 0.0)) + " mean error)";
+  }
+  return "";
 }
 
 // Whether a published run of this regime ran on the scenario's device (by

@@ -29,6 +29,16 @@ const json& accuracy_table();
 // {"label", "metrics": [...]} of one regime; metrics is empty when no
 // published run of that kind is in the validation set.
 json regime_accuracy(const Regime& r);
+// Beyond this mean |error| on published runs, a kind of run is flagged: the
+// accuracy the project targets per family of runs (issue 12: mean absolute
+// error <= 15%); the page's caution box uses the same bound.
+constexpr double kWideMeanError = 0.15;
+// A caution for plans of regime `r` when the model has been optimistic about
+// that kind of run in `metric` (e.g. "training.iteration_time_s"): a mean
+// |error| of kWideMeanError or more over its published runs, with the bias
+// making plans look better (times predicted low, rates high). Empty
+// otherwise. A search ranks by the model, so such plans can rank too high.
+std::string regime_caution(const Regime& r, const std::string& metric);
 // Whether a published run of that regime ran on `device` (by its name).
 bool regime_ran_on(const Regime& r, const std::string& device);
 // The model's layer kinds that cost differently from dense softmax attention

@@ -1,6 +1,8 @@
 // Plans in words, shared by the Search view, the studies and the
 // calculator's "Find a plan that fits": a plan, the closest plan and what it
-// misses, the GPU count to try next, and the narrower weights to try.
+// misses, the GPU count to try next, the narrower weights to try, and the
+// listed plans' warnings.
+import { el } from '../dom.js';
 import * as fmt from '../format.js';
 
 // A plan in words: "TP 2 · PP 1 · DP 4 · SP · ZeRO 1 · micro-batch 1 · recompute selective".
@@ -61,4 +63,27 @@ export function narrowedText(weights, entry) {
   const math = entry?.inference?.compute_precision || 'bf16';
   if (weights === 'fp8' && math === 'fp8') return 'fp8 weights and fp8 math (W8A8)';
   return `${weights} weights (weight-only kernels, ${math} math)`;
+}
+
+// Warnings every listed plan carries (goodput at a huge GPU count, the
+// caution on a kind of run when every plan is of it): they tell no plan from
+// another, so no row is flagged for them (the core's recommendation ignores
+// them too) and the list states them once for all.
+export function sharedWarnings(best) {
+  if (best.length < 2) return new Set();
+  return new Set((best[0].warnings || []).filter((w) => best.every((e) => (e.warnings || []).includes(w))));
+}
+
+// The calculator's warnings for the listed plans (each entry's "warnings"),
+// one line per distinct text with the plans it concerns: "Plans 1, 2: fits
+// with under 5% to spare ...", then "All listed plans: ..." for those they
+// all carry. Null when no plan has any.
+export function planWarnings(best) {
+  const byText = new Map();
+  best.forEach((e, i) => (e.warnings || []).forEach((w) => byText.set(w, [...(byText.get(w) || []), i + 1])));
+  if (!byText.size) return null;
+  const shared = sharedWarnings(best);
+  const who = (w, ranks) => (shared.has(w) ? 'All listed plans' : `${ranks.length > 1 ? 'Plans' : 'Plan'} ${ranks.join(', ')}`);
+  const lines = [...byText].sort(([a], [b]) => shared.has(a) - shared.has(b)).map(([w, ranks]) => el('li', { text: `${who(w, ranks)}: ${w}` }));
+  return el('ul', { class: 'warnings plan-warnings', 'aria-label': 'Warnings for the listed plans' }, lines);
 }

@@ -10,7 +10,7 @@ import { explorePanel } from './explore-panel.js';
 import { numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
 import { fieldApplies, requestFields } from '../state/fields.js';
 import { accuracySummary, listText, unvalidatedKinds } from './results.js';
-import { closestText, narrowerWeights, planText } from './plan-words.js';
+import { closestText, narrowerWeights, planText, planWarnings, sharedWarnings } from './plan-words.js';
 
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
@@ -200,10 +200,12 @@ function planTable(best, mode, onApply, recommended = 0) {
   const head = el('tr', {}, ['#', ...planHeaders(mode)].map((t) => el('th', { scope: 'col', text: t })));
   head.append(el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden', text: 'Apply' })]));
   const body = el('tbody');
+  const shared = sharedWarnings(best);
   best.forEach((e, i) => {
+    const own = (e.warnings || []).filter((w) => !shared.has(w));
     body.append(
       el('tr', { 'data-rank': i + 1, 'data-time': planTime(e), class: i === recommended ? 'recommended' : null }, [
-        el('th', { scope: 'row' }, [String(i + 1), e.warnings?.length ? el('span', { class: 'plan-flag', title: e.warnings.join('\n'), 'aria-hidden': 'true', text: ' \u26a0' }) : '']),
+        el('th', { scope: 'row' }, [String(i + 1), own.length ? el('span', { class: 'plan-flag', title: own.join('\n'), 'aria-hidden': 'true', text: ' \u26a0' }) : '']),
         ...planCells(e, mode).map((t) => el('td', { class: /^[\d–]/.test(t) ? 'num' : null, text: t })),
         el('td', {}, [el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': `Apply plan ${i + 1} to the calculator`, onclick: () => onApply(e) })]),
       ]),
@@ -212,17 +214,6 @@ function planTable(best, mode, onApply, recommended = 0) {
   return el('div', { class: 'table-scroll search-table' }, [
     el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}` }), el('thead', {}, [head]), body]),
   ]);
-}
-
-// The calculator's warnings for the listed plans (each entry's "warnings"),
-// one line per distinct text with the plans it concerns: "Plans 1, 2: fits
-// with under 5% to spare ...". Null when no plan has any.
-export function planWarnings(best) {
-  const byText = new Map();
-  best.forEach((e, i) => (e.warnings || []).forEach((w) => byText.set(w, [...(byText.get(w) || []), i + 1])));
-  if (!byText.size) return null;
-  const lines = [...byText].map(([w, ranks]) => el('li', { text: `${ranks.length > 1 ? 'Plans' : 'Plan'} ${ranks.join(', ')}: ${w}` }));
-  return el('ul', { class: 'warnings plan-warnings', 'aria-label': 'Warnings for the listed plans' }, lines);
 }
 
 // The ranking is the model's: how far it has been from published runs of
