@@ -162,6 +162,44 @@ TEST(Search, KindsMissedWidelyAreNotRecommended) {
   EXPECT_EQ(pick["regime"], "dense_model_parallel_training");
 }
 
+// When every listed plan is of a kind the model has been optimistic about,
+// the search appends the fastest plan of another kind and recommends it:
+// Llama 3.1 405B on 128 H100 lists ten ZeRO-3 plans.
+TEST(Search, BeyondTheListAPlanOfATrustedKind) {
+  const json in = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"},
+                   {"training", {{"global_batch", 128}, {"seq_len", 8192}}}, {"search", {{"gpus", 128}, {"top", 10}}}};
+  const json s = json::parse(search_json(in.dump()))["search"];
+  const json& best = s["best"];
+  ASSERT_EQ(best.size(), 11u);
+  const size_t pick = s.at("recommended").get<size_t>();
+  ASSERT_EQ(pick, 10u);
+  const json& extra = best[pick];
+  EXPECT_TRUE(extra.value("beyond_top", false));
+  EXPECT_NE(extra["regime"], "sharded_data_parallel_training");
+  EXPECT_TRUE(regime_caution(*find_regime(extra["regime"]), "training.iteration_time_s").empty());
+  EXPECT_TRUE(extra["warnings"].empty()) << extra.dump();
+  EXPECT_TRUE(s["accuracy"].contains(extra["regime"].get<std::string>())) << "its kind's validation is quoted";
+  for (size_t i = 0; i < pick; ++i) {
+    EXPECT_FALSE(best[i].value("beyond_top", false));
+    EXPECT_EQ(best[i]["regime"], "sharded_data_parallel_training");
+    EXPECT_LE(best[i]["iteration_time_s"].get<double>(), extra["iteration_time_s"].get<double>());
+  }
+  // It is the fastest plan without a warning outside ZeRO-3: the same search
+  // kept to ZeRO 0-1 (vary unset, zero 1 fixed) finds nothing faster and clean.
+  json kept = in;
+  kept["parallelism"] = {{"zero", 1}};
+  kept["search"]["top"] = 50;
+  const json k = json::parse(search_json(kept.dump()))["search"];
+  bool clean = false;
+  for (const json& b : k["best"])
+    if (b["warnings"].empty()) {
+      EXPECT_GE(b["iteration_time_s"].get<double>(), extra["iteration_time_s"].get<double>() * (1 - 1e-9)) << b.dump();
+      clean = true;
+      break;
+    }
+  EXPECT_TRUE(clean);
+}
+
 // A warning every listed plan carries says nothing of a plan: interruptions
 // that leave a fifth of the time training (the same for every plan of a GPU
 // count) do not turn the recommendation back to the fastest plan, which

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "llmcalc/scenario.h"
@@ -21,6 +23,7 @@ struct Candidate {
   double time = 0;     // iteration time (training) or e2e latency (inference)
   double memory = 0;   // bytes per GPU, the most loaded one
   double score = 0;    // ranking key, lower is better
+  const char* kind = "";  // the plan's regime id (accuracy.h), static storage
 };
 // A total order, so that equal plans rank the same in every build (the
 // standard libraries of g++ and Emscripten order ties differently): score,
@@ -32,10 +35,10 @@ inline auto plan_key(const Candidate& c) {
 }
 inline bool better(const Candidate& a, const Candidate& b) { return plan_key(a) < plan_key(b); }
 
-// The best `top` candidates and the time-memory Pareto front, both bounded.
-class Collector {
+// The best `top` candidates in the total order.
+class BestOf {
  public:
-  explicit Collector(size_t top) : top_(top) {}
+  explicit BestOf(size_t top) : top_(top) {}
   void offer(const Candidate& c) {
     if (heap_.size() < top_) {
       heap_.push_back(c);
@@ -45,12 +48,36 @@ class Collector {
       heap_.back() = c;
       std::push_heap(heap_.begin(), heap_.end(), better);
     }
-    pareto(c);
   }
-  std::vector<Candidate> best() const {
+  std::vector<Candidate> sorted() const {
     std::vector<Candidate> v = heap_;
     std::sort(v.begin(), v.end(), better);
     return v;
+  }
+
+ private:
+  size_t top_;
+  std::vector<Candidate> heap_;  // max-heap: the worst kept at the front
+};
+
+// The best `top` candidates, the best `top` of each kind of run, and the
+// time-memory Pareto front, all bounded. The kinds' lists let the search
+// recommend a plan of a kind the model is trusted on when every listed plan
+// is of a kind it has been optimistic about (search.cpp).
+class Collector {
+ public:
+  explicit Collector(size_t top) : top_(top), best_(top) {}
+  void offer(const Candidate& c) {
+    best_.offer(c);
+    kind(c.kind).offer(c);
+    pareto(c);
+  }
+  std::vector<Candidate> best() const { return best_.sorted(); }
+  // Each kind's best, fastest first.
+  std::map<std::string, std::vector<Candidate>> best_by_kind() const {
+    std::map<std::string, std::vector<Candidate>> out;
+    for (const auto& [name, list] : kinds_) out[name] = list.sorted();
+    return out;
   }
   // At most `cap` points of the front, evenly spread, ends kept.
   std::vector<Candidate> front(size_t cap) const {
@@ -63,6 +90,14 @@ class Collector {
   }
 
  private:
+  // A kind's list; the ids are static strings, so the pointer names the kind
+  // (a handful of kinds: a linear scan beats a map here).
+  BestOf& kind(const char* id) {
+    for (auto& [name, list] : kinds_)
+      if (name == id) return list;
+    kinds_.emplace_back(id, BestOf(top_));
+    return kinds_.back().second;
+  }
   // Front sorted by time, memory strictly decreasing along it.
   void pareto(const Candidate& c) {
     auto it = front_.upper_bound(c.time);
@@ -75,7 +110,8 @@ class Collector {
     front_.emplace(c.time, c);
   }
   size_t top_;
-  std::vector<Candidate> heap_;  // max-heap: the worst kept at the front
+  BestOf best_;
+  std::vector<std::pair<const char*, BestOf>> kinds_;
   std::map<double, Candidate> front_;
 };
 

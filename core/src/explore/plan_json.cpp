@@ -26,11 +26,7 @@ json training_to_json(const Training& t) {
   return j;
 }
 
-// The plan to recommend among the best: the fastest the calculator has no
-// warning of its own for (the very fastest often fit with under 5% to spare),
-// else the fastest. A warning every listed plan carries (goodput at a huge GPU
-// count) says nothing of the plan. "Find a plan that fits" and the studies take it.
-long long recommended_plan(const json& best) {
+bool warned_alone(const json& plan, const json& best) {
   const auto warnings = [](const json& b) { return b.value("warnings", json::array()); };
   const auto everywhere = [&](const json& w) {
     return std::all_of(best.begin(), best.end(), [&](const json& b) {
@@ -38,10 +34,17 @@ long long recommended_plan(const json& best) {
       return std::find(ws.begin(), ws.end(), w) != ws.end();
     });
   };
-  for (size_t i = 0; i < best.size(); ++i) {
-    const json ws = warnings(best[i]);
-    if (std::all_of(ws.begin(), ws.end(), everywhere)) return static_cast<long long>(i);
-  }
+  const json ws = warnings(plan);
+  return !std::all_of(ws.begin(), ws.end(), everywhere);
+}
+
+// The plan to recommend among the best: the fastest the calculator has no
+// warning of its own for (the very fastest often fit with under 5% to spare),
+// else the fastest. A warning every listed plan carries (goodput at a huge GPU
+// count) says nothing of the plan. "Find a plan that fits" and the studies take it.
+long long recommended_plan(const json& best) {
+  for (size_t i = 0; i < best.size(); ++i)
+    if (!warned_alone(best[i], best)) return static_cast<long long>(i);
   return 0;
 }
 

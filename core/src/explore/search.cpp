@@ -139,6 +139,7 @@ bool try_training_plan(FastTraining& fast, const Parallelism& p, int mb, Recompu
   Candidate c;
   c.par = p, c.micro_batch = mb, c.rc = rc, c.time = r.iteration_time_s;
   c.memory = r.memory.total, c.score = r.iteration_time_s;
+  c.kind = regime_of_plan(fast.base(), p).id;
   if (!(r.memory.total <= capacity)) {
     n.near_miss(c, {r.memory.total / capacity});
   } else if (host_short(r.memory)) {  // offloads more than the host holds
@@ -266,6 +267,7 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
     c.prefill_tp = s.infer.prefill_tp;
     c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
+    c.kind = regime_of(s).id;
     const Miss miss = serving_miss(r, spec);
     if (!(miss.worst() <= 1)) {
       n.near_miss(c, miss);
@@ -409,6 +411,35 @@ json closest_json(const Scenario& base, const SearchSpec& spec, const Candidate&
   return j;
 }
 
+// When the plan recommended among `best` carries the caution on its kind of
+// run (then every listed plan is of such a kind, or warned otherwise), the
+// fastest plan of a kind the model is trusted on is appended and
+// recommended, if the search met one: a kind's best plans are costed in
+// turn and the first without a warning of its own taken. Returns the index.
+long long recommend_trusted_kind(const Scenario& base, const Collector& col, const char* metric, json& best) {
+  const long long rec = recommended_plan(best);
+  const Regime* kind = find_regime(best[static_cast<size_t>(rec)].value("regime", ""));
+  if (!kind || regime_caution(*kind, metric).empty()) return rec;
+  std::optional<json> pick;
+  for (const auto& [id, plans] : col.best_by_kind()) {
+    const Regime* r = find_regime(id);
+    if (!r || !regime_caution(*r, metric).empty()) continue;
+    for (const Candidate& c : plans) {
+      json e = entry_json(base, c);
+      if (warned_alone(e, best)) continue;
+      const bool faster = !pick || (base.mode == Mode::training
+                                        ? e["iteration_time_s"].get<double>() < (*pick)["iteration_time_s"].get<double>()
+                                        : e["output_tokens_per_s_per_gpu"].get<double>() > (*pick)["output_tokens_per_s_per_gpu"].get<double>());
+      if (faster) pick = std::move(e);
+      break;
+    }
+  }
+  if (!pick) return rec;
+  (*pick)["beyond_top"] = true;
+  best.push_back(std::move(*pick));
+  return static_cast<long long>(best.size()) - 1;
+}
+
 }  // namespace
 
 json search_scenario(const json& input, long long max_configs) {
@@ -427,12 +458,14 @@ json search_scenario(const json& input, long long max_configs) {
   json best = json::array(), front = json::array();
   for (const Candidate& c : col.best()) best.push_back(entry_json(base, c));
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
+  const char* metric = base.mode == Mode::training ? "training.iteration_time_s" : "inference.output_tokens_per_s";
+  const long long recommended = best.empty() ? -1 : recommend_trusted_kind(base, col, metric, best);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
               {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
               {"accuracy", regimes_of(best, base)}};
   if (n.truncated) out["limit"] = n.limit;
-  if (!best.empty()) out["recommended"] = recommended_plan(best);
+  if (recommended >= 0) out["recommended"] = recommended;
   if (n.feasible == 0) {
     const bool bounded = base.mode == Mode::inference && (spec.max_ttft_s > 0 || spec.max_tpot_s > 0);
     char fits[48] = "fits in memory";  // or in the share search.memory_share allows

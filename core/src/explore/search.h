@@ -58,5 +58,7 @@ nlohmann::json training_to_json(const Training& t);
 
 // Index of the plan to recommend among a search's `best` list (plan_json.cpp).
 long long recommended_plan(const nlohmann::json& best);
+// Whether `plan` carries a warning that not every plan of `best` carries.
+bool warned_alone(const nlohmann::json& plan, const nlohmann::json& best);
 
 }  // namespace llmcalc

@@ -79,11 +79,15 @@ std::string search_table(const json& out) {
   text += "\n" + header(training);
   std::set<std::string> notes;
   for (size_t i = 0; i < best.size(); ++i) {
-    const bool warned = !best[i].value("warnings", json::array()).empty();
+    // A warning every plan carries tells no plan from another: no "!" for it.
+    const bool warned = warned_alone(best[i], best);
     for (const auto& w : best[i].value("warnings", json::array())) notes.insert(w.get<std::string>());
     text += cell(std::to_string(i + 1) + (i == recommended ? ">" : warned ? "!" : ""), 3) + row(best[i], training) + "\n";
   }
-  text += "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n";
+  text += best[recommended < best.size() ? recommended : 0].value("beyond_top", false)
+              ? "\n> the recommended plan: the plans above are all of kinds the model has been optimistic about; this is "
+                "the fastest of a kind it has not, found beyond them.\n"
+              : "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
   // How far published runs of the recommended plan's kind have been.
   const std::string kind = best[recommended < best.size() ? recommended : 0].value("regime", "");

@@ -40,7 +40,9 @@ const Regime& regime(const char* id) {
 // what the model costs differently (expert routing, per-layer parameter
 // gathers, model-parallel collectives, weight dequantisation) decides the
 // kind, not the model's size.
-const Regime& regime_of(const Scenario& s) {
+const Regime& regime_of(const Scenario& s) { return regime_of_plan(s, s.par); }
+
+const Regime& regime_of_plan(const Scenario& s, const Parallelism& p) {
   if (s.mode == Mode::inference) {
     if (s.model.is_moe()) return regime("moe_inference");
     const Precision w = s.infer.weight_precision;
@@ -55,10 +57,10 @@ const Regime& regime_of(const Scenario& s) {
   // Per-layer parameter gathers every micro-batch (ZeRO-3), beside tensor
   // parallelism or not (torchtitan's 2D FSDP + TP): the gathers, hidden or
   // not behind the compute, are what Megatron's runs never exercise.
-  if (s.par.zero >= 3) return regime("sharded_data_parallel_training");
+  if (p.zero >= 3) return regime("sharded_data_parallel_training");
   // Context parallelism splits the sequence, not the weights: such runs stay
   // data parallel (their costs are the replicated model's).
-  const bool model_parallel = s.par.tp > 1 || s.par.pp > 1;
+  const bool model_parallel = p.tp > 1 || p.pp > 1;
   return regime(model_parallel ? "dense_model_parallel_training" : "dense_data_parallel_training");
 }
 

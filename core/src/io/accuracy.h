@@ -24,6 +24,8 @@ const Regime* find_regime(const std::string& id);
 // The regime a scenario belongs to (one per scenario; MoE first, then how
 // the model is split).
 const Regime& regime_of(const Scenario& s);
+// The same for the scenario run with the parallelism `p` (a search's plan).
+const Regime& regime_of_plan(const Scenario& s, const Parallelism& p);
 // The embedded summary: {"regimes": {id: {"label", "metrics": [{metric, cases, ...}]}}}.
 const json& accuracy_table();
 // {"label", "metrics": [...]} of one regime; metrics is empty when no

@@ -193,6 +193,15 @@ function planHeaders(mode) {
     : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch', 'prefill'];
 }
 
+// "Best 10 plans; plan 8 is the fastest without a warning". A plan the core
+// appended beyond them (beyond_top: every listed plan was of a kind the model
+// has been optimistic about) is named as such.
+function planCaption(best, recommended) {
+  const listed = best.filter((e) => !e.beyond_top).length;
+  const beyond = listed < best.length ? `, then plan ${best.length}, the fastest of a kind the model has not been optimistic about` : '';
+  return `Best ${listed} plan${listed === 1 ? '' : 's'}${beyond}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}`;
+}
+
 // The best plans, one row each; the recommended one (search.recommended: the
 // fastest without a warning) is marked, and named in the caption when a
 // faster plan carries a warning.
@@ -212,7 +221,7 @@ function planTable(best, mode, onApply, recommended = 0) {
     );
   });
   return el('div', { class: 'table-scroll search-table' }, [
-    el('table', { class: 'plans' }, [el('caption', { text: `Best ${best.length} plan${best.length === 1 ? '' : 's'}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}` }), el('thead', {}, [head]), body]),
+    el('table', { class: 'plans' }, [el('caption', { text: planCaption(best, recommended) }), el('thead', {}, [head]), body]),
   ]);
 }
 
