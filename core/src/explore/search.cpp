@@ -334,6 +334,11 @@ json regimes_of(const json& plans, const Scenario& base) {
   return out;
 }
 
+// The metric a search ranks by, as the accuracy table names it.
+const char* ranked_metric(Mode mode) {
+  return mode == Mode::training ? "training.iteration_time_s" : "inference.output_tokens_per_s";
+}
+
 // A plan's warnings, and the caution for its kind of run when the model has
 // been optimistic about that kind in the metric the search ranks by
 // (regime_caution): the plan may only look fast. The recommended plan is the
@@ -361,7 +366,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["regime"] = kind.id;
     const Result full = evaluate(s);
     const TrainingResult& r = full.training;
-    j["warnings"] = with_caution(full.warnings, kind, "training.iteration_time_s");
+    j["warnings"] = with_caution(full.warnings, kind, ranked_metric(s.mode));
     j["training"] = training_to_json(s.train);
     j["iteration_time_s"] = r.iteration_time_s;
     j["memory_bytes_total"] = r.memory.total;
@@ -376,7 +381,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["regime"] = kind.id;
     const Result full = evaluate(s);
     const InferenceResult& r = full.inference;
-    j["warnings"] = with_caution(full.warnings, kind, "inference.output_tokens_per_s");
+    j["warnings"] = with_caution(full.warnings, kind, ranked_metric(s.mode));
     const Inference& in = s.infer;
     j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
                       {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
@@ -421,16 +426,14 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
   const Regime* kind = find_regime(best[static_cast<size_t>(rec)].value("regime", ""));
   if (!kind || regime_caution(*kind, metric).empty()) return rec;
   std::optional<json> pick;
+  double pick_score = 0;  // Candidate::score orders both modes, lower is better
   for (const auto& [id, plans] : col.best_by_kind()) {
     const Regime* r = find_regime(id);
     if (!r || !regime_caution(*r, metric).empty()) continue;
     for (const Candidate& c : plans) {
       json e = entry_json(base, c);
       if (warned_alone(e, best)) continue;
-      const bool faster = !pick || (base.mode == Mode::training
-                                        ? e["iteration_time_s"].get<double>() < (*pick)["iteration_time_s"].get<double>()
-                                        : e["output_tokens_per_s_per_gpu"].get<double>() > (*pick)["output_tokens_per_s_per_gpu"].get<double>());
-      if (faster) pick = std::move(e);
+      if (!pick || c.score < pick_score) pick = std::move(e), pick_score = c.score;
       break;
     }
   }
@@ -458,8 +461,7 @@ json search_scenario(const json& input, long long max_configs) {
   json best = json::array(), front = json::array();
   for (const Candidate& c : col.best()) best.push_back(entry_json(base, c));
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
-  const char* metric = base.mode == Mode::training ? "training.iteration_time_s" : "inference.output_tokens_per_s";
-  const long long recommended = best.empty() ? -1 : recommend_trusted_kind(base, col, metric, best);
+  const long long recommended = best.empty() ? -1 : recommend_trusted_kind(base, col, ranked_metric(base.mode), best);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
               {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
