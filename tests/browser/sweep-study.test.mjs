@@ -295,7 +295,26 @@ test('the scaling study searches the scenario at an eighth of its GPUs to eight 
   assert.equal(await page.locator('svg.scaling-chart circle.pt').count(), 12);
   assert.deepEqual(await page.locator('figure:has(svg.scaling-chart) ul.legend li').allTextContents(), ['global batch kept', 'global batch grown with the GPUs']);
   assert.deepEqual((await page.locator('svg.scaling-chart text').allTextContents()).filter((t) => /^\d+$/.test(t)), ['2', '4', '8', '16', '32', '64']);
+  // the note on shares above 100% comes exactly when a count beyond the scenario's passes it
+  const shares = (await rows.locator(`td:nth-child(${(await page.locator('[data-table="scaling"] thead th').allTextContents()).indexOf('share of linear') + 1})`).allTextContents())
+    .slice(4).map(parseFloat).filter(Number.isFinite);
+  assert.equal(await page.locator('.superlinear-note').count(), shares.some((v) => v > 100.5) ? 1 : 0, shares.join(', '));
   await shot(page, 'study-scaling');
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
+test('a share of linear scaling above 100% says why: Llama 3.1 405B recomputes to fit on 128 H100, not on 256', async () => {
+  const { page, errors, rows } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-405b&tp=8&pp=16&dp=1&gb=128&sl=8192', 'scaling');
+  const headers = await page.locator('[data-table="scaling"] thead th').allTextContents();
+  const at = async (gpus, header) => rows.filter({ has: page.locator('th', { hasText: new RegExp(`^${gpus}\\b`) }) }).locator('th, td').nth(headers.indexOf(header)).textContent();
+  assert.match(await at(128, 'plan'), /recompute full$/);
+  assert.match(await at(256, 'plan'), /recompute none$/);
+  assert.ok(parseFloat(await at(256, 'share of linear')) > 100, await at(256, 'share of linear'));
+  assert.equal(
+    await page.locator('.superlinear-note').textContent(),
+    'Above 100%: each GPU holds less when there are more, so plans too large for 128 GPUs run on more: on 128 the best plan recomputes (full) to fit, on 256 it keeps every activation.',
+  );
   await page.close();
   assert.deepEqual(errors, []);
 });

@@ -212,6 +212,24 @@ function systems(d) {
   ];
 }
 
+// Why a share of linear scaling can pass 100%: more GPUs leave each one less
+// to hold, so plans the scenario's count cannot fit run there. Named when the
+// recompute policy is what changed; null when no share passes 100%.
+function superlinearNote(d, rows) {
+  const base = rows.find((r) => r.own);
+  const above = rows.find((r) => r.gpus > (base?.gpus ?? Infinity) && r.efficiency > 1.005);
+  if (!above) return null;
+  const rc = (r) => r.plan?.training?.recompute;
+  const words = (r) => (rc(r) === 'none' ? 'keeps every activation' : `recomputes (${rc(r)})`);
+  const why = rc(base) && rc(above) && rc(base) !== rc(above)
+    ? `: on ${fmt.int(base.gpus)} the best plan ${words(base)} to fit, on ${fmt.int(above.gpus)} it ${words(above)}`
+    : ' (compare the plans and their memory per GPU)';
+  return el('p', {
+    class: 'chart-note superlinear-note',
+    text: `Above 100%: each GPU holds less when there are more, so plans too large for ${fmt.int(d.gpus)} GPUs run on more${why}.`,
+  });
+}
+
 // The scenario at ⅛× to 8× its GPUs: a line of the share of linear scaling
 // (training: global batch kept, and grown with the GPUs), and a table.
 function scaling(d) {
@@ -250,6 +268,7 @@ function scaling(d) {
           className: 'scaling-chart',
         })
       : null,
+    superlinearNote(d, rows),
     table('The best plan at each GPU count', rows, [
       ['GPUs', gpus],
       ...(training ? [['global batch', (r) => fmt.int(r.global_batch)]] : []),
