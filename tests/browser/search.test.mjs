@@ -300,6 +300,13 @@ test('plans at the memory ceiling are flagged and their warnings listed (Llama 3
   const firstClean = Math.min(...(await page.$$eval('table.plans tbody tr', (rows) => rows.filter((r) => !r.querySelector('.plan-flag')).map((r) => Number(r.dataset.rank)))));
   assert.deepEqual(recommended, [firstClean]);
   assert.match(await page.locator('table.plans caption').textContent(), new RegExp(`; plan ${firstClean} is the fastest without a warning$`));
+  // The heatmap flags a cell as the table flags a row: its best plan's warnings, named in its tooltip.
+  const cells = await page.$$eval('svg.heatmap rect.hm-cell:not(.out):not(.none)', (rs) => rs.map((r) => ({ flagged: r.classList.contains('flagged'), tip: r.querySelector('title')?.textContent || '' })));
+  assert.ok(cells.some((c) => c.flagged && /^TP \d+ × PP 1: .*; its plan: .*the model has been optimistic about this kind of run/.test(c.tip)), cells.map((c) => c.tip).join('\n'));
+  assert.ok(cells.some((c) => !c.flagged), 'some cells have a clean best plan');
+  for (const c of cells) assert.equal(c.flagged, c.tip.includes('; its plan: '), c.tip);
+  assert.equal(await page.locator('svg.heatmap text.hm-flag').count(), cells.filter((c) => c.flagged).length);
+  assert.match(await page.locator('figure.heatmap-box p.chart-note').textContent(), /⚠ and an amber border: the cell’s best plan carries a warning/);
   await shot(page, 'search-llama405b-128-warnings');
   assert.deepEqual(errors, []);
   await page.close();
@@ -317,6 +324,9 @@ test('a caution every plan carries is stated once and flags no row (Mixtral 8x7B
   assert.equal(lines.at(-1), shared[0], 'stated after the warnings of particular plans');
   const flags = await page.$$eval('table.plans .plan-flag', (f) => f.map((x) => x.title));
   assert.ok(flags.every((t) => !t.includes('optimistic')), flags.join('\n'));
+  // nor a heatmap cell
+  const tips = await page.$$eval('svg.heatmap rect.hm-cell.flagged title', (ts) => ts.map((t) => t.textContent));
+  assert.ok(tips.every((t) => !t.includes('optimistic')), tips.join('\n'));
   assert.deepEqual(errors, []);
   await page.close();
 });

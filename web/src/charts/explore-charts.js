@@ -57,26 +57,32 @@ function heatCells({ tps, pps, cells, format, lowerBetter, valueName }) {
       const ok = Number.isFinite(v);
       const pending = cell?.state === 'pending';
       const where = `TP ${tp} × PP ${pp}`;
+      const flags = ok ? cell.flags || [] : [];
+      const value = `${where}: ${valueName} ${format(v)}${flags.length ? `; its plan: ${flags.join(' ')}` : ''}`;
       return {
         tp,
         pp,
         v: ok ? v : '',
+        flagged: flags.length > 0,
         cls: ok ? `h${heatLevel(v, lo, hi, lowerBetter)}` : cell ? 'none' : 'out',
         text: !cell ? '' : ok ? format(v) : pending ? '…' : '–',
-        tip: !cell ? `${where}: more GPUs than searched` : ok ? `${where}: ${valueName} ${format(v)}` : `${where}: ${pending ? 'not searched yet' : 'no plan fits'}`,
+        tip: !cell ? `${where}: more GPUs than searched` : ok ? value : `${where}: ${pending ? 'not searched yet' : 'no plan fits'}`,
       };
     }),
   );
 }
 
-// cells: [{tp, pp, value (null: nothing fits / not run), label}], lower is
-// better when `lowerBetter`. Darker = better.
+// cells: [{tp, pp, value (null: nothing fits / not run), flags}], lower is
+// better when `lowerBetter`. Darker = better; a cell whose plan carries
+// warnings (`flags`, as the plan table flags its rows) gets a ⚠ in its corner.
 export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, valueName }) {
   const m = { l: 56, r: 12, t: 12, b: 40 };
   const W = chartWidth();
   const cw = Math.max(28, Math.min(80, (W - m.l - m.r) / Math.max(1, pps.length)));
   const data = heatCells({ tps, pps, cells, format, lowerBetter, valueName });
   const fitting = cells.filter((c) => Number.isFinite(c.value)).length;
+  const flagged = data.filter((d) => d.flagged);
+  const glyphs = cw >= 64 ? flagged : [];
   const root = plotSvg(
     {
       width: Math.max(W, m.l + m.r + cw * pps.length),
@@ -89,13 +95,16 @@ export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, va
       // (the long label, rotated, overflows a heatmap of few rows into its caption)
       y: { type: 'band', domain: tps, label: tps.length >= 4 ? 'tensor parallel (TP)' : 'TP', tickSize: 0 },
       marks: [
-        Plot.cell(data, { x: 'pp', y: 'tp', inset: 1, rx: 2, title: 'tip', render: tag(data, (d) => ({ class: `hm-cell ${d.cls}`, 'data-tp': d.tp, 'data-pp': d.pp, 'data-value': d.v })) }),
+        Plot.cell(data, { x: 'pp', y: 'tp', inset: 1, rx: 2, title: 'tip', render: tag(data, (d) => ({ class: `hm-cell ${d.cls}${d.flagged ? ' flagged' : ''}`, 'data-tp': d.tp, 'data-pp': d.pp, 'data-value': d.v })) }),
         Plot.text(data, { x: 'pp', y: 'tp', text: 'text', render: tag(data, (d) => ({ class: `hm-label ${d.cls}` })) }),
+        // the ⚠ beside the value where the cell has room for both; the border alone where not
+        Plot.text(glyphs, { x: 'pp', y: 'tp', text: () => '\u26a0', textAnchor: 'start', dx: 19, dy: -1, render: tag(glyphs, (d) => ({ class: `hm-flag ${d.cls}`, 'aria-hidden': 'true' })) }),
       ],
     },
     { className: 'heatmap', label: `${title}: ${fitting} of ${cells.length} (TP, PP) cells have a plan that fits` },
   );
-  const key = `Darker is better. –: no plan with this TP × PP fits; …: not searched yet; an empty dashed cell: TP × PP is more GPUs than searched.`;
+  const warned = flagged.length ? ` ${glyphs.length ? '⚠ and an amber border' : 'An amber border'}: the cell’s best plan carries a warning (its tooltip says which).` : '';
+  const key = `Darker is better. –: no plan with this TP × PP fits; …: not searched yet; an empty dashed cell: TP × PP is more GPUs than searched.${warned}`;
   return el('figure', { class: 'chart-box heatmap-box', 'data-view': 'heatmap' }, [el('figcaption', { text: title }), root, el('p', { class: 'chart-note', text: key })]);
 }
 

@@ -405,6 +405,7 @@ export class SearchView {
   drawResult(s, mode, wallMs) {
     const warn = (s.warnings || []).map((w) => el('li', { text: w }));
     this.heat = el('div', { class: 'heatmap-slot' });
+    this.shared = sharedWarnings(s.best || []);
     const points = [
       ...(s.best || []).map((e, i) => ({ e, key: `best-${i + 1}`, front: false })),
       ...(s.pareto || []).map((e, i) => ({ e, key: `front-${i + 1}`, front: true })),
@@ -482,6 +483,8 @@ export class SearchView {
       const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, parallelism: par, search: { ...search, top: 1, vary: 'unset' } })));
       const best = out.search?.best?.[0];
       cell.value = best ? metric(best) : null;
+      // flagged as the plan table flags its rows: warnings its listed plans do not all carry
+      cell.flags = (best?.warnings || []).filter((w) => !this.shared.has(w));
       cell.state = best ? 'done' : 'none';
       done += 1;
       draw();
