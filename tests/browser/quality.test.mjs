@@ -52,6 +52,26 @@ test('usable at 390 px wide: nothing overflows sideways, charts fit', async () =
   assert.deepEqual(errors, []);
 });
 
+test('at 390 px the search heatmap\'s values fit inside their cells', async () => {
+  const { page, errors } = await openPage('v=1&gb=64&view=search&qg=64', { viewport: { width: 390, height: 844 } });
+  await page.waitForFunction(() => document.querySelector('[data-explore="search"] .job-bar')?.dataset.state === 'done', null, { timeout: 60000 });
+  const spill = await page.evaluate(() => {
+    const cells = [...document.querySelectorAll('svg.heatmap rect.hm-cell')].map((r) => r.getBoundingClientRect());
+    return [...document.querySelectorAll('svg.heatmap text.hm-label')]
+      .filter((t) => t.textContent)
+      .map((t) => {
+        const b = t.getBoundingClientRect();
+        const cell = cells.find((c) => c.left <= b.x + b.width / 2 && b.x + b.width / 2 <= c.right && c.top <= b.y + b.height / 2 && b.y + b.height / 2 <= c.bottom);
+        return { text: t.textContent, label: b.width, cell: cell?.width ?? 0 };
+      })
+      .filter((x) => x.label > x.cell);
+  });
+  assert.ok((await page.locator('svg.heatmap text.hm-label').count()) > 10);
+  assert.deepEqual(spill, []);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('keyboard: toolbar and form reachable by Tab with a visible focus ring; all controls labelled', async () => {
   const { page, errors } = await openPage();
   await waitEvaluated(page);

@@ -101,7 +101,8 @@ export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, va
         Plot.text(glyphs, { x: 'pp', y: 'tp', text: () => '\u26a0', textAnchor: 'start', dx: 19, dy: -1, render: tag(glyphs, (d) => ({ class: `hm-flag ${d.cls}`, 'aria-hidden': 'true' })) }),
       ],
     },
-    { className: 'heatmap', label: `${title}: ${fitting} of ${cells.length} (TP, PP) cells have a plan that fits` },
+    // cells narrower than a value at 10 px ("13.6 s") take a smaller font
+    { className: cw < 48 ? 'heatmap narrow' : 'heatmap', label: `${title}: ${fitting} of ${cells.length} (TP, PP) cells have a plan that fits` },
   );
   const warned = flagged.length ? ` ${glyphs.length ? '⚠ and an amber border' : 'An amber border'}: the cell’s best plan carries a warning (its tooltip says which).` : '';
   const key = `Darker is better. –: no plan with this TP × PP fits; …: not searched yet; an empty dashed cell: TP × PP is more GPUs than searched.${warned}`;
