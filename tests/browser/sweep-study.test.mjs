@@ -252,10 +252,13 @@ test('the systems study runs the scenario on the left on every system preset, wi
   await shot(page, 'study-systems');
   await page.close();
   assert.deepEqual(errors, []);
-  // in fp8 the A100s cannot run it: their rows say why, the others still have plans
+  // in fp8 the A100s, which have no fp8, train in bf16 and their rows say so; the V100s in fp16; no row fails
   const fp8 = await openStudy('v=1&view=study&study=systems&m=llama3.1-8b&dp=8&gb=64&sl=4096&pr=fp8', 'systems');
-  const a100 = fp8.rows.filter({ has: fp8.page.locator('th', { hasText: /^dgx-a100-80gb$/ }) });
-  assert.match(await a100.locator('td').last().textContent(), /^error: training\.precision: the device has no fp8 matmul peak/);
+  const a100 = fp8.rows.filter({ has: fp8.page.locator('th', { hasText: /^dgx-a100-80gb \(bf16: no fp8\)$/ }) });
+  assert.match(await a100.locator('td').last().textContent(), /^TP \d+ · PP \d+ · DP \d+/);
+  assert.equal(await fp8.rows.filter({ has: fp8.page.locator('th', { hasText: /^dgx-2 \(fp16: no fp8\)$/ }) }).count(), 1);
+  assert.match(await fp8.rows.first().locator('th').textContent(), /^dgx-h100 \(this scenario’s system\)$/);
+  assert.deepEqual(await fp8.rows.evaluateAll((trs) => trs.map((tr) => tr.lastElementChild.textContent).filter((t) => t.startsWith('error'))), []);
   assert.equal(await fp8.page.locator('svg.factor-bars rect.wf-bar').count(), await fp8.rows.evaluateAll((trs) => trs.filter((tr) => !/^(does not fit|error:)/.test(tr.lastElementChild.textContent)).length));
   await fp8.page.close();
   assert.deepEqual(fp8.errors, []);

@@ -108,8 +108,61 @@ json searched_row(json row, const json& run, Mode mode) {
   return row;
 }
 
+// The matmul peak a math-precision name needs (training.precision,
+// inference.compute_precision).
+Precision peak_of(const std::string& name) {
+  if (name == "fp32") return Precision::fp32;
+  if (name == "tf32") return Precision::tf32;
+  if (name == "fp16") return Precision::fp16;
+  if (name == "bf16") return Precision::bf16;
+  if (name == "fp8" || name == "mxfp8") return Precision::fp8;
+  if (name == "int8") return Precision::int8;
+  return Precision::fp4;  // fp4, nvfp4, mxfp4
+}
+
+// The math precision a run on `d` would use for `asked`: the scenario's when
+// the device has a peak for it, else the nearest narrower-to-wider step it has
+// (4-bit formats -> fp8 -> bf16 -> fp16 on Volta, fp16 -> bf16 on TPUs), as
+// the job would be run on that system; "" when the device runs none of them.
+std::string runnable_math(const Device& d, const std::string& asked) {
+  std::vector<std::string> steps{asked};
+  if (peak_of(asked) == Precision::fp4) steps.insert(steps.end(), {"fp8", "bf16", "fp16"});
+  if (peak_of(asked) == Precision::fp8) steps.insert(steps.end(), {"bf16", "fp16"});
+  if (asked == "bf16") steps.push_back("fp16");
+  if (asked == "fp16") steps.push_back("bf16");
+  for (const std::string& p : steps)
+    if (d.matmul_flops[static_cast<int>(peak_of(p))] > 0) return p;
+  return "";
+}
+
+// A study row runs the scenario's math precision where the system has it;
+// where not (fp8 on A100, bf16 on V100), the nearest it runs, and the row
+// says so ({"scenario", "run"}) rather than failing.
+void fit_math_to_system(json& run, json& row, Mode mode) {
+  const char* section = mode == Mode::training ? "training" : "inference";
+  const char* key = mode == Mode::training ? "precision" : "compute_precision";
+  if (!run.contains(section) || !run.at(section).is_object() || !run.at(section).contains(key)) return;
+  json& sec = run.at(section);
+  if (!sec.at(key).is_string()) return;
+  const std::string asked = sec.at(key).get<std::string>();
+  std::string ran;
+  try {
+    ran = runnable_math(parse_system(run.at("system"), "system").device, asked);
+  } catch (const InputError&) {
+    return;  // the row's own parse names the error
+  }
+  if (ran.empty() || ran == asked) return;
+  sec[key] = ran;
+  // fp8 token copies feed fp8 expert GEMMs only
+  if (peak_of(ran) != Precision::fp8 && peak_of(ran) != Precision::fp4) sec.erase("moe_dispatch_precision");
+  row["precision"] = {{"scenario", asked}, {"run", ran}};
+}
+
 json system_row(const std::string& label, const json& system, const json& scenario, long long gpus, Mode mode) {
-  return searched_row({{"system", label}}, on_system(scenario, system, gpus), mode);
+  json row = {{"system", label}};
+  json run = on_system(scenario, system, gpus);
+  fit_math_to_system(run, row, mode);
+  return searched_row(row, run, mode);
 }
 
 // The scenario a study runs, parsed; its errors are named under "params".
@@ -416,7 +469,9 @@ std::string systems_study_text(const json& r) {
                 "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", plan_header(training).c_str());
   out += line;
   for (const json& row : r.at("rows")) {
-    const std::string name = row.at("system").get<std::string>().substr(0, 34);
+    std::string name = row.at("system").get<std::string>();
+    if (row.contains("precision")) name += " (" + row.at("precision").at("run").get<std::string>() + ")";
+    name = name.substr(0, 34);
     const std::string padded = name + std::string(35 - name.size(), ' ');
     if (row.contains("error")) {
       out += padded + "error: " + row.at("error").get<std::string>() + "\n";

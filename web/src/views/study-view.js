@@ -200,7 +200,9 @@ function tailColumns(training, full = true) {
 function systems(d) {
   const rows = d.rows || [];
   const training = d.mode === 'training';
-  const name = (r) => `${r.system}${r.own ? ' (this scenario’s system)' : ''}`;
+  // a system without the scenario's math precision runs the nearest it has (core: fit_math_to_system)
+  const ran = (r) => (r.precision ? ` (${r.precision.run}: no ${r.precision.scenario})` : '');
+  const name = (r) => `${r.system}${r.own ? ' (this scenario’s system)' : ''}${ran(r)}`;
   // The speed-up after the figure it is taken from (iteration time or tokens/s per GPU).
   const figures = planFigures(training);
   figures.splice(training ? 2 : 1, 0, ['speed-up', (r) => fmt.times(r.speedup)]);
