@@ -76,18 +76,20 @@ TEST(Compute, ScratchpadBlockingKeepsFewUnitDevicesComputeBound) {
 }
 
 // The Gaudi presets' GEMM ceilings are measured (MAMF, docs/sources.md
-// [HF11.1]); with the MMEs as tile units and the SRAM as the scratchpad, a
-// Llama-size GEMM runs near that ceiling, compute-bound. (The MAMF shape of
-// Gaudi 3 itself, K = 768, comes out about 22% lower: the per-tile fixed cost
-// in K was fitted on cuBLAS and is stated as an assumption in the preset.)
+// [HF11.1]) and scaled to a sustained figure by the ratio measured on H200
+// (0.912 in bf16, the presets' sources); with the MMEs as tile units and the
+// SRAM as the scratchpad, a Llama-size GEMM runs near that ceiling,
+// compute-bound, and never above the burst MAMF. (The MAMF shape of Gaudi 3
+// itself, K = 768, comes out lower: the per-tile fixed cost in K was fitted
+// on cuBLAS and is stated as an assumption in the preset.)
 TEST(Compute, GaudiRunsLargeGemmsAtItsMeasuredCeiling) {
-  for (const auto& [preset, tflops] : {std::pair<const char*, double>{"intel-gaudi3", 1243.0}, {"intel-gaudi2", 418.7}}) {
+  for (const auto& [preset, mamf] : {std::pair<const char*, double>{"intel-gaudi3", 1243.0}, {"intel-gaudi2", 418.7}}) {
     const Device d = parse_system(std::string(preset), "system").device;
     const OpCost cost = gemm_cost(d, {8192, 8192, 8192, 1, 2, 2, 2, Precision::bf16});
     EXPECT_EQ(cost.bound, kBoundCompute) << preset;
-    const double achieved = cost.flops / cost.time_s / 1e12;
-    EXPECT_GT(achieved, 0.9 * tflops) << preset;
-    EXPECT_LE(achieved, tflops * 1.0001) << preset;
+    const double achieved = cost.flops / cost.time_s / 1e12, sustained = 0.912 * mamf;
+    EXPECT_GT(achieved, 0.9 * sustained) << preset;
+    EXPECT_LE(achieved, sustained * 1.001) << preset;
   }
 }
 
