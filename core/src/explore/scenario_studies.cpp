@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -109,15 +110,14 @@ json searched_row(json row, const json& run, Mode mode) {
 }
 
 // The matmul peak a math-precision name needs (training.precision,
-// inference.compute_precision).
-Precision peak_of(const std::string& name) {
-  if (name == "fp32") return Precision::fp32;
-  if (name == "tf32") return Precision::tf32;
-  if (name == "fp16") return Precision::fp16;
-  if (name == "bf16") return Precision::bf16;
-  if (name == "fp8" || name == "mxfp8") return Precision::fp8;
-  if (name == "int8") return Precision::int8;
-  return Precision::fp4;  // fp4, nvfp4, mxfp4
+// inference.compute_precision); none for a name the parser will refuse.
+std::optional<Precision> peak_of(const std::string& name) {
+  static const std::map<std::string, Precision> kPeaks = {
+      {"fp32", Precision::fp32}, {"tf32", Precision::tf32},  {"fp16", Precision::fp16},  {"bf16", Precision::bf16},
+      {"fp8", Precision::fp8},   {"mxfp8", Precision::fp8},  {"int8", Precision::int8},  {"fp4", Precision::fp4},
+      {"nvfp4", Precision::fp4}, {"mxfp4", Precision::fp4}};
+  const auto it = kPeaks.find(name);
+  return it == kPeaks.end() ? std::nullopt : std::optional<Precision>(it->second);
 }
 
 // The math precision a run on `d` would use for `asked`: the scenario's when
@@ -125,13 +125,15 @@ Precision peak_of(const std::string& name) {
 // (4-bit formats -> fp8 -> bf16 -> fp16 on Volta, fp16 -> bf16 on TPUs), as
 // the job would be run on that system; "" when the device runs none of them.
 std::string runnable_math(const Device& d, const std::string& asked) {
+  const std::optional<Precision> peak = peak_of(asked);
+  if (!peak) return "";
   std::vector<std::string> steps{asked};
-  if (peak_of(asked) == Precision::fp4) steps.insert(steps.end(), {"fp8", "bf16", "fp16"});
-  if (peak_of(asked) == Precision::fp8) steps.insert(steps.end(), {"bf16", "fp16"});
+  if (*peak == Precision::fp4) steps.insert(steps.end(), {"fp8", "bf16", "fp16"});
+  if (*peak == Precision::fp8) steps.insert(steps.end(), {"bf16", "fp16"});
   if (asked == "bf16") steps.push_back("fp16");
   if (asked == "fp16") steps.push_back("bf16");
   for (const std::string& p : steps)
-    if (d.matmul_flops[static_cast<int>(peak_of(p))] > 0) return p;
+    if (d.matmul_flops[static_cast<int>(*peak_of(p))] > 0) return p;
   return "";
 }
 
@@ -154,7 +156,7 @@ void fit_math_to_system(json& run, json& row, Mode mode) {
   if (ran.empty() || ran == asked) return;
   sec[key] = ran;
   // fp8 token copies feed fp8 expert GEMMs only
-  if (peak_of(ran) != Precision::fp8 && peak_of(ran) != Precision::fp4) sec.erase("moe_dispatch_precision");
+  if (*peak_of(ran) != Precision::fp8 && *peak_of(ran) != Precision::fp4) sec.erase("moe_dispatch_precision");
   row["precision"] = {{"scenario", asked}, {"run", ran}};
 }
 
