@@ -74,7 +74,8 @@ function heatCells({ tps, pps, cells, format, lowerBetter, valueName }) {
 
 // cells: [{tp, pp, value (null: nothing fits / not run), flags}], lower is
 // better when `lowerBetter`. Darker = better; a cell whose plan carries
-// warnings (`flags`, as the plan table flags its rows) gets a ⚠ in its corner.
+// warnings (`flags`, as the plan table flags its rows) gets an amber border,
+// and a ⚠ beside its value where the cell is wide enough.
 export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, valueName }) {
   const m = { l: 56, r: 12, t: 12, b: 40 };
   const W = chartWidth();

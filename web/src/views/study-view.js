@@ -219,7 +219,8 @@ function systems(d) {
 // recompute policy is what changed; null when no share passes 100%.
 function superlinearNote(d, rows) {
   const base = rows.find((r) => r.own);
-  const above = rows.find((r) => r.gpus > (base?.gpus ?? Infinity) && r.efficiency > 1.005);
+  // the kept global batch first, then the grown one (the chart's two lines)
+  const above = [...rows, ...(d.weak || [])].find((r) => r.gpus > (base?.gpus ?? Infinity) && r.efficiency > 1.005);
   if (!above) return null;
   const rc = (r) => r.plan?.training?.recompute;
   const words = (r) => (rc(r) === 'none' ? 'keeps every activation' : `recomputes (${rc(r)})`);
