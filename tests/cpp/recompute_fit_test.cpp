@@ -127,5 +127,23 @@ TEST(RecomputeFit, Fp8SavesQuantisedGemmInputs) {
   EXPECT_LT(mx, bf16);
 }
 
+// MXFP8 is costed wherever it is asked, but only parts with block-scaled
+// tensor cores (those with an fp4 peak: Blackwell, CDNA4) run it; elsewhere
+// a warning says the run would take per-tensor fp8.
+TEST(RecomputeFit, Mxfp8OffBlackwellIsWarned) {
+  auto warned = [](const char* system, const char* recipe) {
+    const json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", system}, {"parallelism", {{"dp", 8}}},
+                    {"training", {{"global_batch", 64}, {"seq_len", 4096}, {"precision", "fp8"}, {"fp8_recipe", recipe}}}};
+    const json out = eval_ok(s);  // held: a range-for over a temporary's member would dangle
+    for (const auto& w : out["warnings"])
+      if (w.get<std::string>().find("MXFP8 on a device without block-scaled") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(warned("dgx-h100", "mxfp8"));
+  EXPECT_FALSE(warned("dgx-h100", "current"));
+  EXPECT_FALSE(warned("dgx-b200", "mxfp8"));
+  EXPECT_FALSE(warned("amd-mi355x", "mxfp8"));
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -67,6 +67,15 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)
       w.push_back("DualPipe's bubble is its steady-state figure, reached with at least pp micro-batches each way (2 x pp); fewer leave more idle time");
+    // MX block scaling needs tensor cores that read per-block scales, which
+    // came with the generation that brought fp4 (NVIDIA Blackwell, AMD CDNA4):
+    // the device's fp4 peak marks it. Transformer Engine's MXFP8 recipe
+    // requires Blackwell (TE 2.x, MXFP8BlockScaling).
+    if (s.train.precision == Precision::fp8 && s.train.fp8_recipe == Fp8Recipe::mxfp8 &&
+        s.system.device.matmul_flops[static_cast<int>(Precision::fp4)] <= 0)
+      w.push_back("MXFP8 on a device without block-scaled (MX) tensor cores: frameworks run the recipe only where they "
+                  "exist (Blackwell, CDNA4), so this run would take per-tensor fp8 (training.fp8_recipe delayed or "
+                  "current); the figures cost MXFP8 as given");
     if (t.reliability.goodput < 0.5)
       w.push_back("interruptions leave " + std::to_string(static_cast<int>(100 * t.reliability.goodput)) +
                   "% of the wall-clock time training: restarts and lost work outweigh it (reliability.*)");
