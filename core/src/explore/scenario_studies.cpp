@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "enum_names.h"
 #include "model_math.h"
 #include "output.h"
 #include "parse.h"
@@ -110,14 +111,14 @@ json searched_row(json row, const json& run, Mode mode) {
 }
 
 // The matmul peak a math-precision name needs (training.precision,
-// inference.compute_precision); none for a name the parser will refuse.
+// inference.compute_precision), from the parser's own name tables; none for a
+// name the parser will refuse.
 std::optional<Precision> peak_of(const std::string& name) {
-  static const std::map<std::string, Precision> kPeaks = {
-      {"fp32", Precision::fp32}, {"tf32", Precision::tf32},  {"fp16", Precision::fp16},  {"bf16", Precision::bf16},
-      {"fp8", Precision::fp8},   {"mxfp8", Precision::fp8},  {"int8", Precision::int8},  {"fp4", Precision::fp4},
-      {"nvfp4", Precision::fp4}, {"mxfp4", Precision::fp4}};
-  const auto it = kPeaks.find(name);
-  return it == kPeaks.end() ? std::nullopt : std::optional<Precision>(it->second);
+  for (const auto& [format, n] : training_precision_names())
+    if (name == n) return format.precision;
+  for (const auto& [precision, n] : math_precision_names())
+    if (name == n) return precision;
+  return std::nullopt;
 }
 
 // The math precision a run on `d` would use for `asked`: the scenario's when
