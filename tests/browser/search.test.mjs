@@ -307,6 +307,12 @@ test('plans at the memory ceiling are flagged and their warnings listed (Llama 3
   for (const c of cells) assert.equal(c.flagged, c.tip.includes('; its plan: '), c.tip);
   assert.equal(await page.locator('svg.heatmap text.hm-flag').count(), cells.filter((c) => c.flagged).length);
   assert.match(await page.locator('figure.heatmap-box p.chart-note').textContent(), /⚠ and an amber border: the cell’s best plan carries a warning/);
+  // and so does the Pareto chart its points: an amber ring, the warning in the tooltip
+  const dots = await page.$$eval('svg.pareto circle.pt:not(.own)', (cs) => cs.map((c) => ({ flagged: c.classList.contains('flagged'), tip: c.querySelector('title')?.textContent || '' })));
+  assert.ok(dots.some((d) => d.flagged && /; its plan: .*the model has been optimistic about this kind of run/.test(d.tip)), dots.map((d) => d.tip).join('\n'));
+  assert.ok(dots.some((d) => !d.flagged), 'some points are clean plans');
+  for (const d of dots) assert.equal(d.flagged, d.tip.includes('; its plan: '), d.tip);
+  assert.match(await page.locator('figure.pareto ul.legend').textContent(), /amber ring: the plan carries a warning/);
   await shot(page, 'search-llama405b-128-warnings');
   assert.deepEqual(errors, []);
   await page.close();
@@ -324,8 +330,8 @@ test('a caution every plan carries is stated once and flags no row (Mixtral 8x7B
   assert.equal(lines.at(-1), shared[0], 'stated after the warnings of particular plans');
   const flags = await page.$$eval('table.plans .plan-flag', (f) => f.map((x) => x.title));
   assert.ok(flags.every((t) => !t.includes('optimistic')), flags.join('\n'));
-  // nor a heatmap cell
-  const tips = await page.$$eval('svg.heatmap rect.hm-cell.flagged title', (ts) => ts.map((t) => t.textContent));
+  // nor a heatmap cell, nor a point of the Pareto chart
+  const tips = await page.$$eval('svg.heatmap rect.hm-cell.flagged title, svg.pareto circle.pt.flagged title', (ts) => ts.map((t) => t.textContent));
   assert.ok(tips.every((t) => !t.includes('optimistic')), tips.join('\n'));
   assert.deepEqual(errors, []);
   await page.close();

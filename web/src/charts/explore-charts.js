@@ -126,7 +126,7 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
       y: 'y',
       r: (p) => (p.own ? 6 : p.front ? 4 : 3),
       title: 'label',
-      render: tag(points, (p) => ({ class: `pt ${p.own ? 'own c2' : p.front ? 'front c0' : 'other c1'}`, 'data-key': p.key })),
+      render: tag(points, (p) => ({ class: `pt ${p.own ? 'own c2' : p.front ? 'front c0' : 'other c1'}${p.flagged ? ' flagged' : ''}`, 'data-key': p.key })),
     }),
   );
   const root = plotSvg(
@@ -147,6 +147,8 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
     el('li', {}, [el('span', { class: 'swatch c0', 'aria-hidden': 'true' }), 'Pareto front']),
     el('li', {}, [el('span', { class: 'swatch c1', 'aria-hidden': 'true' }), 'best plans']),
     points.some((p) => p.own) ? el('li', {}, [el('span', { class: 'swatch c2', 'aria-hidden': 'true' }), 'the plan on the left']) : null,
+    // as the heatmap's amber border: the plan carries a warning the listed plans do not all carry
+    points.some((p) => p.flagged) ? el('li', {}, [el('span', { class: 'swatch ring-warn', 'aria-hidden': 'true' }), 'amber ring: the plan carries a warning (its tooltip says which)']) : null,
   ]);
   return el('figure', { class: `chart-box ${className}` }, [el('figcaption', { text: title }), root, leg]);
 }

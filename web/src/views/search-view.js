@@ -409,13 +409,18 @@ export class SearchView {
     const points = [
       ...(s.best || []).map((e, i) => ({ e, key: `best-${i + 1}`, front: false })),
       ...(s.pareto || []).map((e, i) => ({ e, key: `front-${i + 1}`, front: true })),
-    ].map(({ e, key, front }) => ({
-      key,
-      front,
-      x: e.memory_bytes_total,
-      y: planTime(e),
-      label: `${front ? 'Pareto' : 'best'}: ${fmt.seconds(planTime(e))}, ${fmt.bytes(e.memory_bytes_total)}; tp ${e.parallelism?.tp} pp ${e.parallelism?.pp} dp ${e.parallelism?.dp}`,
-    }));
+    ].map(({ e, key, front }) => {
+      // flagged as the plan table flags its rows: warnings its listed plans do not all carry
+      const flags = (e.warnings || []).filter((w) => !this.shared.has(w));
+      return {
+        key,
+        front,
+        flagged: flags.length > 0,
+        x: e.memory_bytes_total,
+        y: planTime(e),
+        label: `${front ? 'Pareto' : 'best'}: ${fmt.seconds(planTime(e))}, ${fmt.bytes(e.memory_bytes_total)}; tp ${e.parallelism?.tp} pp ${e.parallelism?.pp} dp ${e.parallelism?.dp}${flags.length ? `; its plan: ${flags.join(' ')}` : ''}`,
+      };
+    });
     this.own = el('p', { class: 'own-plan', hidden: true });
     this.points = points;
     this.pareto = el('div', { class: 'pareto-slot' }, [this.paretoChart(mode)]);
