@@ -334,11 +334,6 @@ json regimes_of(const json& plans, const Scenario& base) {
   return out;
 }
 
-// The metric a search ranks by, as the accuracy table names it.
-const char* ranked_metric(Mode mode) {
-  return mode == Mode::training ? "training.iteration_time_s" : "inference.output_tokens_per_s";
-}
-
 // A plan's warnings, and the caution for its kind of run when the model has
 // been optimistic about that kind in the metric the search ranks by
 // (regime_caution): the plan may only look fast. The recommended plan is the
@@ -444,6 +439,10 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
 }
 
 }  // namespace
+
+const char* ranked_metric(Mode mode) {
+  return mode == Mode::training ? "training.iteration_time_s" : "inference.output_tokens_per_s";
+}
 
 json search_scenario(const json& input, long long max_configs) {
   const auto start = std::chrono::steady_clock::now();

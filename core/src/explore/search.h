@@ -52,6 +52,10 @@ nlohmann::json search_scenario(const nlohmann::json& input, long long max_config
 // published runs of the recommended plan's kind.
 std::string search_table(const nlohmann::json& out);
 
+// The headline metric a search ranks by, as the accuracy table names it:
+// "training.iteration_time_s" or "inference.output_tokens_per_s".
+const char* ranked_metric(Mode mode);
+
 // Parallelism and training sections as scenario JSON (reusable as input).
 nlohmann::json parallelism_to_json(const Parallelism& p);
 nlohmann::json training_to_json(const Training& t);
