@@ -137,17 +137,20 @@ TEST(Search, RecommendsTheFastestPlanWithoutAWarning) {
   EXPECT_FALSE(run("llama3.1-70b", 8).contains("recommended"));
 }
 
+// The next two cases need the FSDP kind to be one the model flatters (the
+// public set's ZeRO-3 runs were predicted 24.5% fast on balance); once the
+// model has caught up with them, there is nothing to pass over.
+bool fsdp_is_cautioned() {
+  return !regime_caution(*find_regime("sharded_data_parallel_training"), "training.iteration_time_s").empty();
+}
+
 // The search ranks by the model, so a kind of run the model has been widely
 // optimistic about can top the list: Llama 3.1 70B on 64 H100 ranked ZeRO-3
 // plans first (the FSDP runs were predicted 24.5% fast on balance) above the
 // Megatron-style plans NVIDIA's recipe runs. Those plans carry the caution
 // and the recommendation passes them over for a kind validated closely.
 TEST(Search, KindsMissedWidelyAreNotRecommended) {
-  // The case needs the FSDP kind to be one the model flatters (the public
-  // set's ZeRO-3 runs were predicted 24.5% fast on balance); once the model
-  // has caught up with them, there is nothing to pass over.
-  if (regime_caution(*find_regime("sharded_data_parallel_training"), "training.iteration_time_s").empty())
-    GTEST_SKIP() << "the ZeRO-3 / FSDP kind carries no caution";
+  if (!fsdp_is_cautioned()) GTEST_SKIP() << "the ZeRO-3 / FSDP kind carries no caution";
   json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
              {"parallelism", {{"tp", 4}, {"pp", 4}, {"dp", 2}, {"cp", 2}, {"sp", true}, {"pp_schedule", "interleaved"}, {"virtual_stages", 5}}},
              {"training", {{"global_batch", 128}, {"micro_batch", 1}, {"seq_len", 8192}}},
@@ -171,11 +174,7 @@ TEST(Search, KindsMissedWidelyAreNotRecommended) {
 // the search appends the fastest plan of another kind and recommends it:
 // Llama 3.1 405B on 128 H100 lists ten ZeRO-3 plans.
 TEST(Search, BeyondTheListAPlanOfATrustedKind) {
-  // The case needs the FSDP kind to be one the model flatters (the public
-  // set's ZeRO-3 runs were predicted 24.5% fast on balance); once the model
-  // has caught up with them, there is nothing to pass over.
-  if (regime_caution(*find_regime("sharded_data_parallel_training"), "training.iteration_time_s").empty())
-    GTEST_SKIP() << "the ZeRO-3 / FSDP kind carries no caution";
+  if (!fsdp_is_cautioned()) GTEST_SKIP() << "the ZeRO-3 / FSDP kind carries no caution";
   const json in = {{"mode", "training"}, {"model", "llama3.1-405b"}, {"system", "dgx-h100"},
                    {"training", {{"global_batch", 128}, {"seq_len", 8192}}}, {"search", {{"gpus", 128}, {"top", 10}}}};
   const json s = json::parse(search_json(in.dump()))["search"];
