@@ -52,7 +52,7 @@ test('usable at 390 px wide: nothing overflows sideways, charts fit', async () =
   assert.deepEqual(errors, []);
 });
 
-test('at 390 px the search heatmap\'s values fit inside their cells', async () => {
+test('at 390 px the search heatmap\'s values fit inside their cells and the Pareto chart\'s labels apart', async () => {
   const { page, errors } = await openPage('v=1&gb=64&view=search&qg=64', { viewport: { width: 390, height: 844 } });
   await page.waitForFunction(() => document.querySelector('[data-explore="search"] .job-bar')?.dataset.state === 'done', null, { timeout: 60000 });
   const spill = await page.evaluate(() => {
@@ -68,6 +68,19 @@ test('at 390 px the search heatmap\'s values fit inside their cells', async () =
   });
   assert.ok((await page.locator('svg.heatmap text.hm-label').count()) > 10);
   assert.deepEqual(spill, []);
+  // nor do the Pareto chart's axis labels run into each other ("20 GiB30 GiB")
+  const clash = await page.evaluate(() => {
+    const boxes = [...document.querySelectorAll('svg.pareto text')].filter((t) => t.textContent.trim()).map((t) => ({ text: t.textContent, b: t.getBoundingClientRect() }));
+    const out = [];
+    for (const [i, p] of boxes.entries())
+      for (const q of boxes.slice(i + 1)) {
+        const rows = Math.min(p.b.bottom, q.b.bottom) - Math.max(p.b.top, q.b.top) > 0.5 * Math.min(p.b.height, q.b.height);
+        if (rows && Math.min(p.b.right, q.b.right) - Math.max(p.b.left, q.b.left) > 1) out.push(`${p.text} | ${q.text}`);
+      }
+    return out;
+  });
+  assert.ok((await page.locator('svg.pareto text').count()) >= 6);
+  assert.deepEqual(clash, []);
   await page.close();
   assert.deepEqual(errors, []);
 });

@@ -167,6 +167,17 @@ test('log axes: decades, else 1-2-5 steps, labelled without trailing zeros', asy
   assert.equal(fmt.num(1000), '1.00k');  // values keep three digits
 });
 
+test('log axes of bytes tick at powers of two, thinned to fit', async () => {
+  const { octaveTicks, thinTicks } = await import('../../web/src/charts/plot-kit.js');
+  const GiB = 2 ** 30;
+  // a Pareto front from 2.3 to 56 GiB per GPU: 4, 8, 16, 32 GiB, not 4.66, 9.31, 18.6 GiB (decades of bytes)
+  assert.deepEqual(octaveTicks([2.3 * GiB, 56 * GiB]), [4, 8, 16, 32].map((g) => g * GiB));
+  assert.deepEqual(octaveTicks([2 * GiB, 64 * GiB], 3), [2, 8, 32].map((g) => g * GiB));
+  assert.equal(octaveTicks([5 * GiB, 7 * GiB]), undefined);
+  assert.deepEqual(thinTicks([1, 2, 3, 4, 5, 6, 7], 4), [1, 3, 5, 7]);
+  assert.deepEqual(thinTicks([1, 2], 4), [1, 2]);
+});
+
 test('chart axes in percent: distinct labels however narrow the range', async () => {
   const fmt = await import('../../web/src/format.js');
   // a share of linear scaling between 99.8% and 100.3%: three-digit labels would print "100%" four times

@@ -4,7 +4,7 @@
 // see plot-kit.js.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, chartWidth, logTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, chartWidth, logTicks, octaveTicks, plotSvg, tag, thinTicks } from './plot-kit.js';
 
 const padded = ([a, b], log) => {
   if (a === b) return log ? [a / 2, b * 2] : [a - (Math.abs(a) || 1) * 0.1, b + (Math.abs(b) || 1) * 0.1];
@@ -23,19 +23,37 @@ const AXIS_KIND = new Map([
   [fmt.bytes, 'bytes'],
   [fmt.percent, 'percent'],
 ]);
-// `ticks`: the tick values to use instead (the data's own x values).
-function axis({ log, domain, tickFormat: format, label, nice = false, ticks = null }) {
+// `ticks`: the tick values to use instead (the data's own x values);
+// `count`: about how many ticks the axis takes (given for x axes, fewer when
+// narrow, so that labels such as "20 GiB" do not run into each other on a
+// phone); a log axis of bytes ticks at powers of two.
+function axis({ log, domain, tickFormat: format, label, nice = false, ticks = null, count = null }) {
   // Plain numbers tick without trailing zeros (1k, 0.02); values keep fmt.num's three digits.
   const tickFormat = format === fmt.num ? fmt.compact : format;
   // Three ticks or more where the domain is kept; a nice log domain widens to
   // whole decades, and Plot's log tick format (d3's) then blanks the labels
   // of 5s and up, so there two decades do.
   const least = nice ? 2 : 3;
-  if (log) return { type: 'log', domain, nice, ticks: ticks ?? logTicks(domain, least) ?? logTicks(domain) ?? 6, tickFormat, label, grid: true };
+  const most = count ? count + 1 : Infinity;
+  if (log && tickFormat === fmt.bytes) {
+    // base 2: d3's log tick format labels only the ticks of small mantissa in
+    // its base, so in base 10 it would blank 8 GiB (8.59e9); not niced, which
+    // would widen the domain to whole octaves past the data
+    const octaves = ticks ?? octaveTicks(domain, most);
+    if (octaves) return { type: 'log', base: 2, domain, ticks: octaves, tickFormat: wholeBytes, label, grid: true };
+  }
+  if (log) return { type: 'log', domain, nice, ticks: ticks ?? thinTicks(logTicks(domain, least) ?? logTicks(domain), most) ?? 6, tickFormat, label, grid: true };
   // Whole-step ticks start at zero or above: an axis reaching below zero keeps Plot's.
-  const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], 5, domain[0]) : null;
-  return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? 6, tickFormat: units?.format ?? tickFormat, label, grid: true };
+  const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], count ?? 5, domain[0]) : null;
+  return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? (count ?? 5) + 1, tickFormat: units?.format ?? tickFormat, label, grid: true };
 }
+
+// A power of two of bytes without trailing zeros: 2 GiB, 32 GiB, 512 MiB.
+const wholeBytes = (v) => fmt.bytes(v).replace(/\.0+(?=\u00a0)|(\.\d*[1-9])0+(?=\u00a0)/, '$1');
+
+// Ticks for an x axis of the chart's width less its side margins: one per
+// 80 px (a label such as "16.7 min" takes about 50), at most 5.
+const xTickCount = (margins) => Math.max(2, Math.min(5, Math.floor((chartWidth() - margins) / 80)));
 
 // 0 (worst) .. 5 (best), by log distance from the best value.
 function heatLevel(v, lo, hi, lowerBetter) {
@@ -137,7 +155,7 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
       marginTop: 12,
       marginBottom: 44,
       r: { type: 'identity' },
-      x: axis({ log: xLog, domain: padded([Math.min(...xs), Math.max(...xs)], xLog), tickFormat: xFmt, label: xLabel, nice: true }),
+      x: axis({ log: xLog, domain: padded([Math.min(...xs), Math.max(...xs)], xLog), tickFormat: xFmt, label: xLabel, nice: true, count: xTickCount(78 + 16) }),
       y: axis({ log: yLog, domain: padded([Math.min(...ys), Math.max(...ys)], yLog), tickFormat: yFmt, label: yLabel, nice: true }),
       marks,
     },
@@ -199,7 +217,7 @@ export function lineChart({ title, xs, series, xLog = false, yLog = false, xLabe
       marginRight: 16,
       marginTop: 12,
       marginBottom: 44,
-      x: axis({ log: xLog, domain: xLo === xHi ? padded([xLo, xHi], xLog) : [xLo, xHi], tickFormat: xFmt, label: xLabel, ticks: xTicks ? xs : null }),
+      x: axis({ log: xLog, domain: xLo === xHi ? padded([xLo, xHi], xLog) : [xLo, xHi], tickFormat: xFmt, label: xLabel, ticks: xTicks ? xs : null, count: xTickCount(78 + 16) }),
       y: axis({ log: yLog, domain: padded(yLog ? [Math.min(...ys), Math.max(...ys)] : atLeastTenth(ys), yLog), tickFormat: yFmt, label: yLabel, nice: !yLog }),
       marks: series.flatMap((s, i) => seriesMarks(s, i, xs, xFmt, yFmt)),
     },

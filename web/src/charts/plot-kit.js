@@ -95,6 +95,22 @@ export function logTicks([lo, hi], least = 2) {
   return undefined;
 }
 
+// Ticks for a log axis of bytes: whole powers of two (4 GiB, 8 GiB, 16 GiB;
+// decades of bytes read 4.66 GiB, 9.31 GiB), every k-th octave where more
+// than `most` would crowd the axis; undefined when fewer than two fall inside.
+export function octaveTicks([lo, hi], most = Infinity) {
+  const out = [];
+  for (let e = Math.ceil(Math.log2(lo) - 1e-9); 2 ** e <= hi * (1 + 1e-9); e++) out.push(2 ** e);
+  return out.length >= 2 ? thinTicks(out, most) : undefined;
+}
+
+// At most `most` of `ticks` (every k-th, from the first); as given when they fit.
+export function thinTicks(ticks, most = Infinity) {
+  if (!ticks || ticks.length <= most) return ticks;
+  const k = Math.ceil(ticks.length / Math.max(2, most));
+  return ticks.filter((_, i) => i % k === 0);
+}
+
 // The colour class index (b0..b9) of what bounds an op, fixed per bound so
 // every chart on the page colours, say, hbm-bound alike; unknown names hash
 // onto the spare classes.
