@@ -85,6 +85,20 @@ test('at 390 px the search heatmap\'s values fit inside their cells and the Pare
   assert.deepEqual(errors, []);
 });
 
+test('at 390 px a study table\'s header row stays short: long headers wrap over a few lines, not a word a line', async () => {
+  const { page, errors } = await openPage('view=study&study=scaling', { viewport: { width: 390, height: 844 } });
+  await page.waitForFunction(() => document.querySelector('[data-explore="study"] .job-bar')?.dataset.state === 'done', null, { timeout: 120000 });
+  const head = page.locator('[data-table="scaling"] thead tr');
+  const lines = await head.evaluate((tr) => {
+    const th = tr.querySelector('th');
+    return tr.getBoundingClientRect().height / parseFloat(getComputedStyle(th).lineHeight === 'normal' ? 1.2 * parseFloat(getComputedStyle(th).fontSize) : getComputedStyle(th).lineHeight);
+  });
+  // "global batch grown with the GPUs" over a column of "2,048" took six lines
+  assert.ok(lines < 4.5, `header row ${lines.toFixed(1)} lines tall`);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('keyboard: toolbar and form reachable by Tab with a visible focus ring; all controls labelled', async () => {
   const { page, errors } = await openPage();
   await waitEvaluated(page);

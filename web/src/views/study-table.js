@@ -12,7 +12,8 @@ export function table(caption, rows, columns, key) {
   return el('div', { class: 'table-scroll study-table', 'data-table': key, tabindex: '0', role: 'region', 'aria-label': caption }, [
     el('table', { class: 'plans' }, [
       el('caption', { text: caption }),
-      el('thead', {}, [el('tr', {}, columns.map(([h]) => el('th', { scope: 'col', text: h })))]),
+      // a long header over a narrow column would wrap a word a line and make the header row tall
+      el('thead', {}, [el('tr', {}, columns.map(([h]) => el('th', { scope: 'col', text: h, class: h.length > 16 ? 'long' : null })))]),
       el('tbody', {}, rows.map((r) => el('tr', {}, columns.map(([, get, cls = 'num'], i) => el(i ? 'td' : 'th', i ? { class: cls, text: get(r) } : { scope: 'row', text: get(r) }))))),
     ]),
   ]);
