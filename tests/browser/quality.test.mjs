@@ -99,6 +99,26 @@ test('at 390 px a study table\'s header row stays short: long headers wrap over 
   assert.deepEqual(errors, []);
 });
 
+// The one-factor-at-a-time bars had a 280 px label column: at 390 px the bars
+// were a few pixels wide, and at 1280 px the longest label ran off the left edge.
+for (const width of [390, 1280]) {
+  test(`at ${width} px the GPU generations waterfall keeps its labels inside the chart and its bars wide`, async () => {
+    const { page, errors } = await openPage('view=study&study=gpu-generations', { viewport: { width, height: 900 } });
+    await page.waitForFunction(() => document.querySelector('[data-explore="study"] .job-bar')?.dataset.state === 'done', null, { timeout: 120000 });
+    const { outside, widest, svgWidth } = await page.locator('.waterfall-box svg').evaluate((svg) => {
+      const box = svg.getBoundingClientRect();
+      const texts = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim());
+      const out = texts.map((t) => ({ t: t.textContent, b: t.getBoundingClientRect() })).filter(({ b }) => b.left < box.left - 0.5 || b.right > box.right + 0.5);
+      const bars = [...svg.querySelectorAll('.wf-bar')].map((r) => r.getBoundingClientRect());
+      return { outside: out.map((o) => o.t), widest: Math.max(...bars.map((b) => b.right)) - Math.min(...bars.map((b) => b.left)), svgWidth: box.width };
+    });
+    assert.deepEqual(outside, []);
+    assert.ok(widest > 0.3 * svgWidth, `the bars span ${widest.toFixed(0)} px of ${svgWidth.toFixed(0)}`);
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+}
+
 test('keyboard: toolbar and form reachable by Tab with a visible focus ring; all controls labelled', async () => {
   const { page, errors } = await openPage();
   await waitEvaluated(page);

@@ -245,19 +245,26 @@ function waterfallBars(steps) {
 // `extra` marks (links, rules) and the value written after each bar.
 // `hi`: the largest value the axis must reach (factors: at least 1×).
 // `tickFormat`: the axis' labels (shorter than the values': "2×", not "2.00×").
+// Narrower than 560 px (a phone), each label goes above its bar: beside it,
+// a 300 px label column would leave the bars no room.
 function factorFigure({ title, data, extra, format, tickFormat = format === fmt.num ? fmt.compact : format, className, boxClass, view, hi = Math.max(1, ...data.map((b) => b.value)) }) {
-  const short = (l) => (l.length > 44 ? `${l.slice(0, 43)}…` : l);
+  const W = chartWidth();
+  const stacked = W < 560;
+  const most = stacked ? Math.floor((W - 24) / 6.2) : 44;  // characters of a label (about 6 px each)
+  const short = (l) => (l.length > most ? `${l.slice(0, most - 1)}…` : l);
+  const labels = stacked ? [Plot.text(data, { frameAnchor: 'left', y: 'i', dy: -13, lineAnchor: 'bottom', textAnchor: 'start', text: (b) => short(b.label), render: tag(data, () => ({ class: 'wf-label' })) })] : [];
   const root = plotSvg(
     {
-      height: 8 + 30 + 24 * data.length,
-      marginLeft: 280,
-      marginRight: 60,
-      marginTop: 8,
+      height: 8 + 30 + (stacked ? 40 : 24) * data.length,
+      marginLeft: stacked ? 14 : 300,
+      marginRight: stacked ? 48 : 60,
+      marginTop: stacked ? 20 : 8,
       marginBottom: 30,
-      x: { domain: [0, hi * 1.05], nice: true, ticks: 6, tickFormat, label: null, grid: true },
-      y: { type: 'band', domain: data.map((b) => b.i), tickFormat: (i) => short(data[i].label), label: null, padding: 0.25, tickSize: 0 },
+      x: { domain: [0, hi * 1.05], nice: true, ticks: stacked ? 4 : 6, tickFormat, label: null, grid: true },
+      y: { type: 'band', domain: data.map((b) => b.i), tickFormat: (i) => short(data[i].label), axis: stacked ? null : 'left', label: null, padding: stacked ? 0.5 : 0.25, tickSize: 0 },
       marks: [
         Plot.barX(data, { x1: 'a', x2: 'b', y: 'i', title: (b) => `${b.label}: ${format(b.value)}`, render: tag(data, (b) => ({ class: `wf-bar ${b.kind}`, 'data-step': b.i })) }),
+        ...labels,
         ...extra,
         Plot.text(data, { x: 'b', y: 'i', dx: 4, textAnchor: 'start', text: (b) => format(b.value), render: tag(data, () => ({ class: 'wf-value' })) }),
       ],
