@@ -119,6 +119,33 @@ for (const width of [390, 1280]) {
   });
 }
 
+// Every chart of the calculator, at a phone's width: no label runs out of its
+// svg or into another (the ridge labels of the prefill/decode chart did both).
+for (const hash of ['', 'mode=inference']) {
+  test(`at 390 px no chart label of the ${hash ? 'inference' : 'training'} result leaves its chart or overlaps another`, async () => {
+    const { page, errors } = await openPage(hash, { viewport: { width: 390, height: 844 } });
+    await waitEvaluated(page);
+    const issues = await page.evaluate(() => {
+      const out = [];
+      for (const svg of document.querySelectorAll('#results svg')) {
+        const box = svg.getBoundingClientRect();
+        const texts = [...svg.querySelectorAll('text')].filter((t) => t.textContent.trim()).map((t) => ({ t: t.textContent, b: t.getBoundingClientRect() }));
+        for (const { t, b } of texts) if (b.left < box.left - 1 || b.right > box.right + 1) out.push(`outside: ${t}`);
+        for (const [i, p] of texts.entries())
+          for (const q of texts.slice(i + 1)) {
+            const rows = Math.min(p.b.bottom, q.b.bottom) - Math.max(p.b.top, q.b.top) > 0.5 * Math.min(p.b.height, q.b.height);
+            if (rows && Math.min(p.b.right, q.b.right) - Math.max(p.b.left, q.b.left) > 2) out.push(`overlap: ${p.t} | ${q.t}`);
+          }
+      }
+      return out;
+    });
+    assert.ok((await page.locator('#results svg text').count()) > 20);
+    assert.deepEqual(issues, []);
+    await page.close();
+    assert.deepEqual(errors, []);
+  });
+}
+
 test('keyboard: toolbar and form reachable by Tab with a visible focus ring; all controls labelled', async () => {
   const { page, errors } = await openPage();
   await waitEvaluated(page);

@@ -7,7 +7,7 @@
 // share onto that axis geometrically, so it is linear in pixels.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, boundIndex, logTicks, plotSvg, tag } from './plot-kit.js';
+import { Plot, boundIndex, chartWidth, logTicks, plotSvg, tag } from './plot-kit.js';
 
 function opTime(op) {
   const t = (op.time_s || 0) * (Number.isFinite(op.count) ? op.count : 1);
@@ -81,13 +81,41 @@ function phaseMarks(phases, domain, label) {
   ];
 }
 
-// Every memory level's ridge is named at the top (the outermost with its
-// value); the achievable one, beside it, is told apart in the note below.
-function ridgeMarks(ridges, last) {
-  const labelled = ridges.filter((r) => r.i >= 0);
+// The ridge labels that fit at the top of a plot `width` px wide (its left
+// margin `left` px): the outermost first, each right of its line, or left of
+// it where it would run off the right edge; a label that would overlap one
+// already placed is left out (the line keeps its tooltip). About 6 px a
+// character at 10 px.
+function placeRidgeLabels(ridges, last, domain, width, left) {
+  const px = (ai) => (Math.log(ai / domain[0]) / Math.log(domain[1] / domain[0])) * width;
+  const text = (r) => (r.i === last ? `${r.label} ridge ${fmt.num(r.ai)}` : r.label);
+  const order = ridges.filter((r) => r.i >= 0).sort((a, b) => (b.i === last) - (a.i === last) || b.ai - a.ai);
+  const placed = [];
+  for (const r of order) {
+    const w = text(r).length * 6;
+    const x = px(r.ai);
+    const end = x + 3 + w > width;
+    const span = end ? [x - 3 - w, x - 3] : [x + 3, x + 3 + w];
+    if (span[0] < -left || placed.some((p) => p.span[0] < span[1] + 4 && span[0] < p.span[1] + 4)) continue;
+    placed.push({ ...r, text: text(r), end, span });
+  }
+  return placed;
+}
+
+// Every memory level's ridge is named at the top where there is room (the
+// outermost with its value); the achievable one, beside it, is told apart in
+// the note below.
+function ridgeMarks(ridges, last, domain, width, left) {
+  const labels = placeRidgeLabels(ridges, last, domain, width, left);
+  // (Plot takes an anchor per mark, not per datum: one mark for each side)
+  const side = (end) => {
+    const these = labels.filter((r) => r.end === end);
+    return Plot.text(these, { x: 'ai', frameAnchor: 'top', dx: end ? -3 : 3, dy: -8, textAnchor: end ? 'end' : 'start', text: 'text', render: tag(these, () => ({ class: 'ridge-label' })) });
+  };
   return [
     Plot.ruleX(ridges, { x: 'ai', insetTop: -4, title: (r) => `${r.label} ridge: ${fmt.num(r.ai)} FLOP/B`, render: tag(ridges, (r) => ({ class: r.i >= 0 ? 'ridge' : 'ridge achievable', 'data-ridge': r.name })) }),
-    Plot.text(labelled, { x: 'ai', frameAnchor: 'top', dx: 3, dy: -8, textAnchor: 'start', text: (r) => (r.i === last ? `${r.label} ridge ${fmt.num(r.ai)}` : r.label), render: tag(labelled, () => ({ class: 'ridge-label' })) }),
+    side(false),
+    side(true),
   ];
 }
 
@@ -101,6 +129,7 @@ export function phaseChart(result) {
   const desc = phases
     .map((s) => `${s.phase}: ${fmt.seconds(s.total)} of op time, ` + s.bounds.slice(0, 3).map((b) => `${fmt.percent(b.share)} ${label(b.bound)}-bound`).join(', '))
     .join('; ');
+  const width = chartWidth() - 90 - 16;
   const root = plotSvg(
     {
       height: 22 + phases.length * 78 + 36,
@@ -111,7 +140,7 @@ export function phaseChart(result) {
       r: { type: 'identity' },
       x: { type: 'log', domain, clamp: true, ticks: logTicks(domain), tickFormat: fmt.compact, label: `arithmetic intensity (FLOP/byte of ${ridges.find((r) => r.i === last)?.label ?? 'HBM'})`, grid: true },
       y: { domain: [0, phases.length], reverse: true, axis: null },
-      marks: [...ridgeMarks(ridges, last), ...phaseMarks(phases, domain, label)],
+      marks: [...ridgeMarks(ridges, last, domain, width, 90), ...phaseMarks(phases, domain, label)],
     },
     { className: 'phases', label: `Prefill vs decode boundedness. ${desc}` },
   );
