@@ -235,5 +235,43 @@ TEST(Fsdp, ZeroTwoReducesEveryMicrobatch) {
   EXPECT_DOUBLE_EQ(dp_comm(2).first, dp_comm(1).first);
 }
 
+// Under pipeline stages FSDP keeps the stage's weights gathered and its
+// gradients whole from the first micro-batch to the last (torchtitan: no
+// reshard after forward with pp > 1), so its data-parallel traffic is one
+// iteration's, however many micro-batches, and the stage's weights and
+// gradients are whole in memory; without pipeline stages every micro-batch
+// gathers and reduces again.
+TEST(Fsdp, UnderPipelineStagesTheWeightsAreGatheredOnce) {
+  json j = {{"mode", "training"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"pp", 2}, {"dp", 8}, {"zero", 3}}},
+            {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute", "full"}, {"overlap", {{"dp", false}}}}}};
+  auto dp_of = [&](int global_batch) {
+    j["training"]["global_batch"] = global_batch;
+    return eval_ok(j)["training"];
+  };
+  const json eight = dp_of(64), sixteen = dp_of(128);  // 8 and 16 micro-batches a step
+  const double once = eight["time_breakdown_s"]["dp_comm"].get<double>();
+  EXPECT_GT(once, 0);
+  EXPECT_NEAR(sixteen["time_breakdown_s"]["dp_comm"].get<double>(), once, 1e-9 * once);
+  const Scenario s = scenario_of(j);
+  const DpParts d = dp_parts(s, training_memory(s).params_on_gpu);
+  const double L = s.model.layers / 2.0;  // the stage's layers
+  EXPECT_NEAR(once, d.root_gather + L * d.unit_gather + d.root_reduce + L * d.unit_reduce, 1e-6 * once);
+  // The stage's 16-bit weights and gradients are held whole beside the shards.
+  const double stage = training_memory(s).params_on_gpu;
+  EXPECT_GT(eight["memory_bytes"]["weights"].get<double>(), 2 * stage);
+  EXPECT_GT(eight["memory_bytes"]["gradients"].get<double>(), 2 * stage);
+  const json ops = eval_ok(j)["ops"];
+  for (const char* name : {"dp.param_all_gather", "dp.grad_reduce_scatter"}) {
+    const auto op = std::find_if(ops.begin(), ops.end(), [&](const json& o) { return o["name"] == name; });
+    ASSERT_NE(op, ops.end()) << name;
+    EXPECT_DOUBLE_EQ((*op)["count"].get<double>(), 1) << name;
+  }
+  // Without pipeline stages, twice the micro-batches, twice the traffic.
+  j["parallelism"] = {{"dp", 16}, {"zero", 3}};
+  const double flat8 = dp_of(128)["time_breakdown_s"]["dp_comm"].get<double>();
+  EXPECT_NEAR(dp_of(256)["time_breakdown_s"]["dp_comm"].get<double>(), 2 * flat8, 1e-6 * flat8);
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -184,9 +184,12 @@ GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int laye
   // LoRA: the frozen layers travel in their stored format, the root 16-bit;
   // only the adapters have gradients (left out: rank-r, a fraction of a percent).
   const double unit_bytes = t.lora() ? frozen_weight_bytes(t) : gb;
-  b.weights = root * (t.lora() ? pb.weight : gb) + 2 * unit * unit_bytes;
+  // Under pipeline stages every layer stays gathered, and every gradient
+  // whole, until the last micro-batch's backward (zero3_holds_stage).
+  const double units = zero3_holds_stage(s) ? layers : 2, grad_units = zero3_holds_stage(s) ? layers : 1;
+  b.weights = root * (t.lora() ? pb.weight : gb) + units * unit * unit_bytes;
   // Gradients are whole where they are reduce-scattered or copied to the host.
-  if (!t.lora()) b.gradients = (root + unit) * pb.weight;
+  if (!t.lora()) b.gradients = (root + grad_units * unit) * pb.weight;
   return b;
 }
 

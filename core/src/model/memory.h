@@ -28,6 +28,13 @@ TrainingMemory training_memory(const Scenario& s);
 // run gets: a run on fewer GPUs than share a host divides the host's CPUs and
 // memory among those it runs on.
 double host_share(const Scenario& s);
+// ZeRO-3 under pipeline stages keeps the stage's weights gathered and its
+// gradients whole for the whole iteration (FSDP as torchtitan runs it with
+// pp > 1), gathering and reduce-scattering them once (sim/fsdp.cpp); not
+// with parameter offload, which fetches units from the host as they run.
+inline bool zero3_holds_stage(const Scenario& s) {
+  return s.par.zero >= 3 && s.par.pp > 1 && s.train.offload != Offload::parameters;
+}
 // Offloaded state beyond the host memory per GPU (system.host).
 inline bool host_short(const TrainingMemory& m) { return m.host_capacity > 0 && m.offloaded > m.host_capacity; }
 

@@ -59,10 +59,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     // DeepSpeed's pipeline engine asserts ZeRO stage < 2 ("ZeRO-2 and ZeRO-3
     // are incompatible with pipeline parallelism", deepspeed/runtime/pipe).
     if (p.pp > 1 && p.zero >= 2)
-      w.push_back("ZeRO " + std::to_string(p.zero) +
-                  " with pipeline parallelism: DeepSpeed's pipeline engine takes ZeRO 1 at most; FSDP with pipeline "
-                  "stages (torchtitan) runs ZeRO 3 with them, and the model gathers the weights again in every "
-                  "micro-batch's forward and backward");
+      w.push_back("ZeRO " + std::to_string(p.zero) + " with pipeline parallelism: DeepSpeed's pipeline engine takes ZeRO 1 at most" +
+                  (zero3_holds_stage(s) ? "; FSDP with pipeline stages (torchtitan) runs ZeRO 3 with them, keeping the "
+                                          "stage's weights gathered and its gradients whole from the first micro-batch to "
+                                          "the last, so they are gathered and reduce-scattered once an iteration"
+                                        : ""));
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)

@@ -38,12 +38,32 @@ double zero3_microbatch(const DpParts& d, const DpCompute& c, double share) {
   return fwd + bwd;
 }
 
+// ZeRO-3 / FSDP under pipeline stages (torchtitan): the stage's weights
+// stay gathered from the first micro-batch's forward to the last one's
+// backward, and the gradients accumulate whole until that backward
+// reduce-scatters them (torchtitan's apply_fsdp does not reshard after
+// forward when pp > 1, "to avoid per-microbatch all-gathers";
+// torch.distributed.pipelining's stage syncs and reshards an FSDP module's
+// gradients on the last micro-batch only). So the gathers are one forward's,
+// unit by unit as zero3_microbatch's, and the reductions one backward's.
+DpExposure zero3_pipelined(const DpParts& d, const DpCompute& c, double share, bool overlap) {
+  const double L = std::max(1.0, c.layers);
+  if (!overlap) return {d.root_gather + L * d.unit_gather, d.root_reduce + L * d.unit_reduce};
+  const double gather = d.root_gather + d.unit_gather + (L - 1) * (overlapped_unit(c.fwd, d.unit_gather, share) - c.fwd);
+  // a layer's backward window: its share of the last backward, which a host
+  // that paces the step lengthens (step_waits.cpp)
+  const double bwd = std::max(c.bwd, (c.last_bwd - c.edge_bwd) / L);
+  const double reduce = (L - 1) * (overlapped_unit(bwd, d.unit_reduce, share) - bwd) + d.unit_reduce + d.root_reduce;
+  return {gather, reduce};
+}
+
 }  // namespace
 
 DpExposure exposed_dp_time(const Scenario& s, const DpParts& d, const DpCompute& c) {
   const Parallelism& par = s.par;
   const bool overlap = s.train.overlap.dp;
   const double share = s.system.device.efficiency.comm_sm_share;
+  if (zero3_holds_stage(s)) return zero3_pipelined(d, c, share, overlap);
   if (par.zero >= 3 && d.unit_gather + d.root_gather + d.unit_fetch + d.root_fetch > 0) {
     const double serial = 2 * (d.root_fetch + d.root_gather + c.layers * (d.unit_fetch + d.unit_gather)) +
                           d.root_reduce + c.layers * d.unit_reduce;

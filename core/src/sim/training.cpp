@@ -294,14 +294,16 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
     r.ops.push_back(std::move(op));
   }
   const DpParts& d = *parts.dp;
-  // ZeRO-3 gathers and reduces every micro-batch, ZeRO-2 reduces every one.
-  const double per_iteration = par.zero >= 2 ? mb : 1;
+  // ZeRO-3 gathers and reduces every micro-batch, ZeRO-2 reduces every one;
+  // under pipeline stages ZeRO-3 does both once (zero3_holds_stage).
+  const bool once = zero3_holds_stage(s);
+  const double per_iteration = par.zero >= 2 && !once ? mb : 1;
   if (d.reduce > 0)
     single(par.zero >= 1 ? "dp.grad_reduce_scatter" : "dp.grad_all_reduce", "bwd", OpKind::comm, network(d.reduce), "dp",
            per_iteration);
   if (d.gather > 0)
     single("dp.param_all_gather", par.zero >= 3 ? "fwd" : "optimizer", OpKind::comm, network(d.gather), "dp",
-           par.zero >= 3 ? 2 * mb : 1);
+           par.zero >= 3 && !once ? 2 * mb : 1);
   for (const HostOp& h : offload_ops(s, d, layers, mb)) {
     OpCost c = network(h.time_s);
     if (h.host_bound) c.bound = kBoundHost;
