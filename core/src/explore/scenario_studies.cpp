@@ -9,10 +9,10 @@
 #include "model_math.h"
 #include "output.h"
 #include "parse.h"
+#include "precision_fit.h"
 #include "presets.h"
 #include "reliability.h"
 #include "schema.h"
-#include "precision_fit.h"
 #include "search.h"
 #include "strict_json.h"
 
