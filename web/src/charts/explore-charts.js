@@ -250,7 +250,7 @@ function waterfallBars(steps) {
 function factorFigure({ title, data, extra, format, tickFormat = format === fmt.num ? fmt.compact : format, className, boxClass, view, hi = Math.max(1, ...data.map((b) => b.value)) }) {
   const W = chartWidth();
   const stacked = W < 560;
-  const most = stacked ? Math.floor((W - 24) / 6.2) : 44;  // characters of a label (about 6 px each)
+  const most = stacked ? Math.floor((W - 24) / 6.6) : 44;  // characters of a label (about 6.5 px each at 11 px)
   const short = (l) => (l.length > most ? `${l.slice(0, most - 1)}…` : l);
   const labels = stacked ? [Plot.text(data, { frameAnchor: 'left', y: 'i', dy: -13, lineAnchor: 'bottom', textAnchor: 'start', text: (b) => short(b.label), render: tag(data, () => ({ class: 'wf-label' })) })] : [];
   const root = plotSvg(
