@@ -186,7 +186,8 @@ GatheredBuffers zero3_buffers(const Scenario& s, const StageParams& sp, int laye
   const double unit_bytes = t.lora() ? frozen_weight_bytes(t) : gb;
   // Under pipeline stages every layer stays gathered, and every gradient
   // whole, until the last micro-batch's backward (zero3_holds_stage).
-  const double units = zero3_holds_stage(s) ? layers : 2, grad_units = zero3_holds_stage(s) ? layers : 1;
+  const bool whole_stage = zero3_holds_stage(s);
+  const double units = whole_stage ? layers : 2, grad_units = whole_stage ? layers : 1;
   b.weights = root * (t.lora() ? pb.weight : gb) + units * unit * unit_bytes;
   // Gradients are whole where they are reduce-scattered or copied to the host.
   if (!t.lora()) b.gradients = (root + grad_units * unit) * pb.weight;

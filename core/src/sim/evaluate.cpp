@@ -63,7 +63,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                   (zero3_holds_stage(s) ? "; FSDP with pipeline stages (torchtitan) runs ZeRO 3 with them, keeping the "
                                           "stage's weights gathered and its gradients whole from the first micro-batch to "
                                           "the last, so they are gathered and reduce-scattered once an iteration"
-                                        : ""));
+                  : p.zero >= 3 ? "; with the weights offloaded to the host the model fetches and gathers them again "
+                                  "in every micro-batch's forward and backward"
+                                : ""));
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)

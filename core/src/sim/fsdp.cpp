@@ -28,10 +28,18 @@ namespace {
 // reduce-scatter run beside unit i's backward; the last reduce-scatters
 // (the first layer's and the root's) have nothing left to hide behind.
 // With parameter offload a unit's fetch from the host precedes its gather.
+// The forward's exposed gathers: the root's and the first unit's whole, then
+// each next unit's beside the previous one's compute.
+double zero3_forward(const DpParts& d, const DpCompute& c, double share) {
+  const double L = std::max(1.0, c.layers);
+  const double gather = d.unit_fetch + d.unit_gather;
+  return d.root_fetch + d.root_gather + gather + (L - 1) * (overlapped_unit(c.fwd, gather, share) - c.fwd);
+}
+
 double zero3_microbatch(const DpParts& d, const DpCompute& c, double share) {
   const double L = std::max(1.0, c.layers);
   const double gather = d.unit_fetch + d.unit_gather;
-  const double fwd = d.root_fetch + d.root_gather + gather + (L - 1) * (overlapped_unit(c.fwd, gather, share) - c.fwd);
+  const double fwd = zero3_forward(d, c, share);
   const double first_bwd = overlapped_unit(c.edge_bwd, gather, share) - c.edge_bwd;
   const double bwd = first_bwd + (L - 1) * (overlapped_unit(c.bwd, gather + d.unit_reduce, share) - c.bwd) +
                      d.unit_reduce + d.root_reduce;
@@ -49,7 +57,7 @@ double zero3_microbatch(const DpParts& d, const DpCompute& c, double share) {
 DpExposure zero3_pipelined(const DpParts& d, const DpCompute& c, double share, bool overlap) {
   const double L = std::max(1.0, c.layers);
   if (!overlap) return {d.root_gather + L * d.unit_gather, d.root_reduce + L * d.unit_reduce};
-  const double gather = d.root_gather + d.unit_gather + (L - 1) * (overlapped_unit(c.fwd, d.unit_gather, share) - c.fwd);
+  const double gather = zero3_forward(d, c, share);
   // a layer's backward window: its share of the last backward, which a host
   // that paces the step lengthens (step_waits.cpp)
   const double bwd = std::max(c.bwd, (c.last_bwd - c.edge_bwd) / L);
