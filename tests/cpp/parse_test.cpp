@@ -90,6 +90,13 @@ TEST(Parse, OutOfRangeOrNonFinite) {
   expect_error(json{{"mode", "training"}, {"model", big}}, "model.hidden");
 }
 
+TEST(Parse, RangeMessagesPrintWholeLimitsExactly) {
+  // The tp limit is 2^20: "1.04858e+06" would name a different number.
+  const json out = json::parse(evaluate_json(training({{"tp", 0}}, json::object()).dump()));
+  const std::string message = out["error"].at("message");
+  EXPECT_NE(message.find("not in [1, 1048576]"), std::string::npos) << message;
+}
+
 TEST(Parse, NumberOverflowNamesItsPath) {
   // BUG: a number literal that overflows a double (1e400; valid JSON grammar)
   // is reported as {"path": "$", "message": "internal error: ... number

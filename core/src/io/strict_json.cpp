@@ -10,9 +10,14 @@ std::string join_path(const std::string& base, const std::string& key) {
 }
 
 namespace {
+// Whole numbers print exactly (a limit of 1048576 read as "1.04858e+06"
+// names a different number); others keep six significant digits.
 std::string fmt(double v) {
   std::ostringstream os;
-  os << v;
+  if (std::floor(v) == v && std::fabs(v) < 1e15)
+    os << static_cast<long long>(v);
+  else
+    os << v;
   return os.str();
 }
 const char* type_name(const json& v) { return v.type_name(); }
