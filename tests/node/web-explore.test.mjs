@@ -165,6 +165,10 @@ test('log axes: decades, else 1-2-5 steps, labelled without trailing zeros', asy
   assert.equal(logTicks([2.1, 2.9]), undefined);  // Plot picks its own
   assert.deepEqual([0.02, 0.125, 1500, 2.5e6, 1e15].map(fmt.compact), ['0.02', '0.125', '1.5k', '2.5M', '1P']);
   assert.equal(fmt.num(1000), '1.00k');  // values keep three digits
+  // a unit format (a sweep's iteration time) drops its trailing zeros on a tick
+  const tick = fmt.trimmed(fmt.seconds);
+  assert.deepEqual([10, 20, 50, 100, 0.0015, 1.25].map(tick).map((t) => t.replace('\u00a0', ' ')), ['10 s', '20 s', '50 s', '100 s', '1.5 ms', '1.25 s']);
+  assert.deepEqual([0.1, 0.25].map(fmt.trimmed(fmt.percent)), ['10%', '25%']);
 });
 
 test('log axes of bytes tick at powers of two, thinned to fit', async () => {

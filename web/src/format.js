@@ -47,6 +47,12 @@ export function compact(x) {
   return String(Number(x.toPrecision(3)));
 }
 
+// A tick label from a value format: its number without trailing zeros, so
+// that a log axis reads 10 s, 20 s, 50 s, 100 s, not 10.0 s, 20.0 s, 100 s.
+export function trimmed(format) {
+  return (x) => format(x).replace(/(\d)\.(\d*?)0+(?=\D|$)/, (_, d, kept) => (kept ? `${d}.${kept}` : d));
+}
+
 // US dollars: $0.42, $12.3, $4.56k, $1.2M.
 export function usd(x) {
   return Number.isFinite(x) ? `$${num(x)}` : '–';

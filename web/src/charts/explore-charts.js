@@ -42,7 +42,7 @@ function axis({ log, domain, tickFormat: format, label, nice = false, ticks = nu
     const octaves = ticks ?? octaveTicks(domain, most);
     if (octaves) return { type: 'log', base: 2, domain, ticks: octaves, tickFormat: wholeBytes, label, grid: true };
   }
-  if (log) return { type: 'log', domain, nice, ticks: ticks ?? thinTicks(logTicks(domain, least) ?? logTicks(domain), most) ?? 6, tickFormat, label, grid: true };
+  if (log) return { type: 'log', domain, nice, ticks: ticks ?? thinTicks(logTicks(domain, least) ?? logTicks(domain), most) ?? 6, tickFormat: fmt.trimmed(tickFormat), label, grid: true };
   // Whole-step ticks start at zero or above: an axis reaching below zero keeps Plot's.
   const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], count ?? 5, domain[0]) : null;
   return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? (count ?? 5) + 1, tickFormat: units?.format ?? tickFormat, label, grid: true };
