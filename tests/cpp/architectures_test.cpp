@@ -219,6 +219,32 @@ TEST(Architectures, QkNormReadsAndKeepsEachHeadsQueriesAndKeys) {
   EXPECT_EQ(eval(s).value("error", json::object()).value("path", std::string()), "model.qk_norm");
 }
 
+// Rotary embeddings (RoFormer, arXiv 2104.09864): in training a kernel reads
+// and writes each rank's queries and keys; its backward rotates their
+// gradients back with one read and one write. Learned absolute positions
+// (GPT-3) have no such step, nor does serving (folded into the cache write).
+TEST(Architectures, RotaryEmbeddingStreamsTheQueriesAndKeysOnce) {
+  json s = {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}}},
+            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute", "none"}}}};
+  const json rotary = eval_ok(s);
+  s["model"] = {{"preset", "qwen3-8b"}, {"learned_positions", true}};
+  const json learned = eval_ok(s);
+  const json op = counted_op(rotary, "attn.rope", "fwd"), back = counted_op(rotary, "attn.rope.bwd", "bwd");
+  ASSERT_FALSE(op.is_null());
+  ASSERT_FALSE(back.is_null());
+  EXPECT_TRUE(counted_op(learned, "attn.rope", "fwd").is_null());
+  // At tp 2 a rank holds 16 query and 4 KV heads of 128: read and written in 16 bits.
+  const double elements = 4096.0 * 20 * 128;
+  EXPECT_DOUBLE_EQ(op["bytes"]["hbm"].get<double>(), 2 * elements * 2);
+  EXPECT_DOUBLE_EQ(back["bytes"]["hbm"].get<double>(), 2 * elements * 2);
+  EXPECT_EQ(op["count"].get<double>(), 36 * 8.0);  // 36 layers x 8 micro-batches
+  EXPECT_EQ(op["bound"], "hbm");
+  json serve = {{"mode", "inference"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
+                {"inference", {{"batch", 8}, {"input_tokens", 512}, {"output_tokens", 16}}}};
+  EXPECT_TRUE(counted_op(eval_ok(serve), "attn.rope", "prefill").is_null());
+}
+
 TEST(Architectures, FormatsAndErrors) {
   auto err = [](const json& s) { return eval(s).value("error", json::object()).value("path", std::string()); };
   json s = {{"mode", "inference"}, {"model", "gpt-oss-20b"}, {"system", "dgx-b200"},

@@ -80,7 +80,7 @@ void model_fields(Fields& f) {
   add({"model.tied_embeddings", "me", "bool", "", false, 0, 0, {}, "Input and output embeddings share weights.", "model", kBoth});
   add({"model.bias", "mbi", "bool", "", false, 0, 0, {}, "Linear layers carry biases (GPT-2/3 style).", "model", kBoth});
   add({"model.dropout", "mdo", "bool", "", true, 0, 0, {}, "Hidden and attention dropout (Megatron's default; stores masks).", "model", kBoth});
-  add({"model.learned_positions", "mlp", "bool", "", false, 0, 0, {}, "Learned absolute position embeddings (GPT-2/3 style).", "model", kBoth});
+  add({"model.learned_positions", "mlp", "bool", "", false, 0, 0, {}, "Learned absolute position embeddings (GPT-2/3 style); off: rotary embeddings (RoPE), a kernel over q and k in training.", "model", kBoth});
   add({"model.qk_norm", "mqk", "bool", "", false, 0, 0, {}, "QK-Norm: each head's queries and keys are normalised before attention (Qwen3, Gemma 3, OLMo 2).", "model", kBoth});
   // A "moe" object makes the model a mixture of experts: experts is required.
   add({"model.moe.experts", "xe", "int", "", nullptr, 2, 65536, {}, "Routed experts per MoE layer (a model without a moe object is dense).", "model", kBoth});

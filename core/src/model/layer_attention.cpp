@@ -61,6 +61,22 @@ void add_linear_layers(std::vector<OpSpec>& ops, size_t first, const Model& m, c
   ops.insert(ops.end(), mixer.begin(), mixer.end());
 }
 
+// Rotary position embedding (Su et al. 2021, RoFormer, arXiv 2104.09864
+// eq. 34: x cos + rotate(x) sin) on each query and key head, in training a
+// kernel of its own for each: Megatron-Core's apply_rotary_pos_emb (Transformer
+// Engine's fused RoPE) reads and writes Q and K. Its backward rotates the
+// gradients back without the saved input: one read and one write again.
+// Serving engines fold it into the kernel that writes the cache (TensorRT-LLM's
+// QKV preprocessing), so an inference pass adds no op. A model with learned
+// absolute positions (GPT-2/3) has no rotary step.
+OpSpec rotary_op(double tokens, double q_heads, double kv_heads, double head_dim, double act_bytes) {
+  const double elements = tokens * (q_heads + kv_heads) * head_dim;
+  OpSpec rope = make_elementwise("attn.rope", 2 * elements * act_bytes, 3 * elements);
+  rope.grad_bytes = rope.bytes / 1.5;  // backward_of streams 1.5 x grad_bytes: the read and the write
+  rope.kernels = 2;
+  return rope;
+}
+
 }  // namespace
 
 void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
@@ -83,6 +99,7 @@ void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& 
       qk.kernels = 2;
       ops.push_back(qk);
     }
+    if (!m.learned_positions && !p.kv_write) ops.push_back(rotary_op(tokens, q_heads, kv_heads, m.head_dim, p.act_bytes));
     if (p.kv_write)  // append this pass's K and V to the cache
       ops.push_back(make_elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
     attention_ops(ops, m, p, q_heads, kv_heads);
