@@ -191,12 +191,17 @@ TEST(Architectures, MtpAddsTrainingWorkAndMemory) {
   EXPECT_FALSE(find_op(mtp, "mtp.lm_head", "fwd").is_null());
 }
 
+// Qwen3-8B (36 layers, 32 query and 8 KV heads of 128) trained at tp 2 on 8 H100, 4,096 tokens a micro-batch.
+json qwen3_8b_at_tp2() {
+  return {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
+          {"parallelism", {{"tp", 2}, {"dp", 4}}},
+          {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute", "none"}}}};
+}
+
 // QK-Norm (Qwen3 report, arXiv 2505.09388 §2): an RMSNorm over each head's
-// queries and keys. Qwen3-8B: 36 layers, 32 query and 8 KV heads of 128.
+// queries and keys.
 TEST(Architectures, QkNormReadsAndKeepsEachHeadsQueriesAndKeys) {
-  json s = {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
-            {"parallelism", {{"tp", 2}, {"dp", 4}}},
-            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute", "none"}}}};
+  json s = qwen3_8b_at_tp2();
   const json with = eval_ok(s);
   s["model"] = {{"preset", "qwen3-8b"}, {"qk_norm", false}};
   const json without = eval_ok(s);
@@ -224,9 +229,7 @@ TEST(Architectures, QkNormReadsAndKeepsEachHeadsQueriesAndKeys) {
 // gradients back with one read and one write. Learned absolute positions
 // (GPT-3) have no such step, nor does serving (folded into the cache write).
 TEST(Architectures, RotaryEmbeddingStreamsTheQueriesAndKeysOnce) {
-  json s = {{"mode", "training"}, {"model", "qwen3-8b"}, {"system", "dgx-h100"},
-            {"parallelism", {{"tp", 2}, {"dp", 4}}},
-            {"training", {{"global_batch", 32}, {"micro_batch", 1}, {"seq_len", 4096}, {"recompute", "none"}}}};
+  json s = qwen3_8b_at_tp2();
   const json rotary = eval_ok(s);
   s["model"] = {{"preset", "qwen3-8b"}, {"learned_positions", true}};
   const json learned = eval_ok(s);

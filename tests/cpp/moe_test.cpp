@@ -361,5 +361,38 @@ TEST(Moe, SharedExpertsStayWholeOnEveryExpertRank) {
   EXPECT_NEAR(ep4 - ep8, 16 * 2 * 3.0 * 4096 * 1536 * 2, 16.0);
 }
 
+// Leading dense layers sit on the first pipeline stage (DeepSeek-V3's three):
+// the slowest stage runs MoE layers only, so the ops table counts no dense
+// layer there; with one stage both kinds count in proportion. A dense layer
+// slower than an MoE layer makes the stage with the dense layers the slowest.
+TEST(Moe, LeadingDenseLayersLeaveTheOtherStagesAllMoe) {
+  json s = folding();
+  s["model"]["moe"]["dense_layers"] = 2;
+  s["parallelism"] = {{"tp", 2}, {"pp", 4}, {"dp", 16}, {"ep", 32}, {"sp", true}};
+  const json staged = eval_ok(s);
+  const double mb = 256 / 16;  // micro-batches per iteration
+  EXPECT_TRUE(find_op(staged, "mlp.up", "fwd").is_null());  // ops that do not run are left out
+  EXPECT_DOUBLE_EQ(find_op(staged, "moe.up", "fwd")["count"].get<double>(), 4 * mb);  // 16 layers / 4 stages
+  s["parallelism"] = {{"tp", 2}, {"pp", 1}, {"dp", 64}, {"ep", 32}, {"sp", true}};
+  const json whole = eval_ok(s);
+  EXPECT_DOUBLE_EQ(find_op(whole, "mlp.up", "fwd")["count"].get<double>(), 2 * 256 / 64.0);
+  EXPECT_DOUBLE_EQ(find_op(whole, "moe.up", "fwd")["count"].get<double>(), 14 * 256 / 64.0);
+  // A dense MLP 64x an expert's width outlasts the MoE layer: the first stage
+  // (two dense layers and two MoE layers) paces the pipeline.
+  s["model"]["ffn_hidden"] = 1536 * 64;
+  s["parallelism"] = {{"tp", 2}, {"pp", 4}, {"dp", 16}, {"ep", 32}, {"sp", true}};
+  const json heavy = eval_ok(s);
+  EXPECT_DOUBLE_EQ(find_op(heavy, "mlp.up", "fwd")["count"].get<double>(), 2 * mb);
+  EXPECT_DOUBLE_EQ(find_op(heavy, "moe.up", "fwd")["count"].get<double>(), 2 * mb);
+  // Serving on two stages: the second, eight MoE layers, paces the decode steps.
+  json serve = {{"mode", "inference"}, {"model", folding()["model"]}, {"system", "dgx-h100"},
+                {"parallelism", {{"tp", 4}, {"pp", 2}}},
+                {"inference", {{"batch", 16}, {"input_tokens", 512}, {"output_tokens", 32}}}};
+  serve["model"]["moe"]["dense_layers"] = 2;
+  const json served = eval_ok(serve);
+  EXPECT_TRUE(find_op(served, "mlp.up", "decode").is_null());
+  EXPECT_DOUBLE_EQ(find_op(served, "moe.up", "decode")["count"].get<double>(), 8.0);
+}
+
 }  // namespace
 }  // namespace llmcalc

@@ -166,4 +166,26 @@ double end_stage_excess(const StageLayout& l, double first, double last, double 
   return l.short_stages >= 2 ? on_short : std::max(on_short, small);
 }
 
+namespace {
+// MoE layers among `window` consecutive layers: the fewest or the most over
+// every place the window can sit (leading dense layers, MoE every N-th).
+int moe_layers_in_window(const Model& m, int window, bool most) {
+  window = std::clamp(window, 0, m.layers);
+  int count = 0;
+  for (int i = 0; i < window; ++i) count += is_moe_layer(m, i);
+  int best = count;
+  for (int i = window; i < m.layers; ++i) {  // slide by one layer
+    count += is_moe_layer(m, i) - is_moe_layer(m, i - window);
+    best = most ? std::max(best, count) : std::min(best, count);
+  }
+  return best;
+}
+}  // namespace
+
+double slowest_stage_moe_share(const Model& m, const StageLayout& l, bool moe_slower) {
+  if (!m.is_moe()) return 0.0;
+  if (l.stages <= 1 || l.max_layers <= 0) return moe_layer_count(m) / static_cast<double>(m.layers);
+  return moe_layers_in_window(m, l.max_layers, moe_slower) / static_cast<double>(l.max_layers);
+}
+
 }  // namespace llmcalc

@@ -66,5 +66,12 @@ StageLayout stage_layout(const Model& m, const Parallelism& p);
 // of the last (LM head, loss, MTP); with one stage, `first` holds both ends.
 // both_ends: DualPipe (DeepSeek-V3 §3.2.1), whose end ranks hold both end stages.
 double end_stage_excess(const StageLayout& l, double first, double last, double per_layer, bool both_ends = false);
+// Share of MoE layers on the slowest pipeline stage. A stage holds
+// consecutive layers (Megatron-Core builds each stage, or virtual chunk, from
+// the next layers in order), so DeepSeek-V3's three leading dense layers sit
+// on the first stage and the others run MoE layers only; the pipeline runs at
+// the rate of its slowest stage (Narayanan et al. 2021 §2.2), the one with
+// the most layers of the slower kind. With one stage, the model's share.
+double slowest_stage_moe_share(const Model& m, const StageLayout& l, bool moe_slower);
 
 }  // namespace llmcalc

@@ -32,15 +32,28 @@ struct StageWork {
   MicrobatchWork work;
 };
 
+}  // namespace
+
+// The slowest stage's share of MoE layers: the kind whose layer takes longer.
+double stage_moe_share(const Scenario& s, const IterationParts& parts) {
+  if (!parts.moe) return 0.0;
+  const auto layer_time = [](const LayerTimes& t) {
+    return t.fwd.compute + t.fwd.tp + t.fwd.cp + t.fwd.ep + t.bwd.compute + t.bwd.tp + t.bwd.cp + t.bwd.ep;
+  };
+  return slowest_stage_moe_share(s.model, stage_layout(s.model, s.par), layer_time(*parts.moe) >= layer_time(*parts.dense));
+}
+
+namespace {
+
 StageWork stage_work(const Scenario& s, const IterationParts& parts) {
   const Model& m = s.model;
   const Training& t = s.train;
   const StageLayout layout = stage_layout(m, s.par);
   StageWork w;
   const double layers = w.layers = layout.max_layers;
-  const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
+  const double moe_frac = stage_moe_share(s, parts);
   const double rec = recomputed_share(t, layers);
-  // The slowest stage holds `layers` layers of each kind in proportion.
+  // The slowest stage holds `layers` layers, moe_frac of them MoE layers.
   auto stage = [&](double PassTime::*field, PassTime LayerTimes::*pass) {
     return layers * ((1 - moe_frac) * (parts.dense->*pass).*field + (parts.moe ? moe_frac * (parts.moe->*pass).*field : 0.0));
   };

@@ -259,7 +259,7 @@ void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<
   const Parallelism& par = s.par;
   const double layers = stage_layout(m, par).max_layers;
   const double mb = static_cast<double>(r.pipeline.microbatches);
-  const double moe_frac = parts.moe ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
+  const double moe_frac = stage_moe_share(s, parts);
   auto single = [&](const char* name, const char* phase, OpKind k, OpCost cost, const char* axis, double count) {
     Op op;
     op.name = name;

@@ -77,6 +77,8 @@ struct Iteration {
   double t_wgrad_s = 0;             // of t_bwd_s: the weight-gradient GEMMs
 };
 Iteration compose_iteration(const Scenario& s, const IterationParts& parts);
+// Share of MoE layers on the slowest pipeline stage (the model's with one stage).
+double stage_moe_share(const Scenario& s, const IterationParts& parts);
 
 TrainingResult evaluate_training(const Scenario& s);
 
