@@ -66,8 +66,9 @@ void add_linear_layers(std::vector<OpSpec>& ops, size_t first, const Model& m, c
 // kernel of its own for each: Megatron-Core's apply_rotary_pos_emb (Transformer
 // Engine's fused RoPE) reads and writes Q and K. Its backward rotates the
 // gradients back without the saved input: one read and one write again.
-// Serving engines fold it into the kernel that writes the cache (TensorRT-LLM's
-// QKV preprocessing), so an inference pass adds no op. A model with learned
+// Serving is costed as TensorRT-LLM runs it, inside the kernel that writes the
+// cache (its QKV preprocessing), so an inference pass adds no op (vLLM runs a
+// rotary kernel of its own: small beside a decode step's weight reads). A model with learned
 // absolute positions (GPT-2/3) has no rotary step.
 OpSpec rotary_op(double tokens, double q_heads, double kv_heads, double head_dim, double act_bytes) {
   const double elements = tokens * (q_heads + kv_heads) * head_dim;
