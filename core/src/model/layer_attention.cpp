@@ -68,8 +68,8 @@ void add_linear_layers(std::vector<OpSpec>& ops, size_t first, const Model& m, c
 // gradients back without the saved input: one read and one write again.
 // Serving is costed as TensorRT-LLM runs it, inside the kernel that writes the
 // cache (its QKV preprocessing), so an inference pass adds no op (vLLM runs a
-// rotary kernel of its own: small beside a decode step's weight reads). A model with learned
-// absolute positions (GPT-2/3) has no rotary step.
+// rotary kernel of its own: small beside a decode step's weight reads). A
+// model with learned absolute positions (GPT-2/3) has no rotary step.
 OpSpec rotary_op(double tokens, double q_heads, double kv_heads, double head_dim, double act_bytes) {
   const double elements = tokens * (q_heads + kv_heads) * head_dim;
   OpSpec rope = make_elementwise("attn.rope", 2 * elements * act_bytes, 3 * elements);

@@ -107,8 +107,9 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
   const double layers = (m.layers + s.par.pp - 1) / s.par.pp;
   const double model_moe_frac = m.is_moe() ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
   // The slowest stage holds the most layers of the slower kind (as in training).
+  const bool by_stage = m.is_moe() && s.par.pp > 1;
   double moe_frac = model_moe_frac, dense_layer = 0, moe_layer = 0;
-  if (m.is_moe() && s.par.pp > 1) {
+  if (by_stage) {
     dense_layer = ops_time(s.system, dense_ops, phase), moe_layer = ops_time(s.system, moe_ops, phase);
     moe_frac = slowest_stage_moe_share(m, stage_layout(m, s.par), moe_layer >= dense_layer);
   }
@@ -143,9 +144,8 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
     account(gather, 1);
   }
   // Every stage once: all the model's layers, in the model's proportion.
-  const double all_layers = moe_frac == model_moe_frac
-                                ? stage_layers * m.layers / layers
-                                : m.layers * ((1 - model_moe_frac) * dense_layer + model_moe_frac * moe_layer);
+  const double all_layers = by_stage ? m.layers * ((1 - model_moe_frac) * dense_layer + model_moe_frac * moe_layer)
+                                     : stage_layers * m.layers / layers;
   pc.pass_time = all_layers + (pc.time - stage_layers);
   const size_t worst = static_cast<size_t>(std::max_element(by_bound.begin(), by_bound.end()) - by_bound.begin());
   const int code = static_cast<int>(worst) - 3;
