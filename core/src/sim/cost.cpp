@@ -41,13 +41,4 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
   return op;
 }
 
-double ops_time(const System& sys, const std::vector<OpSpec>& ops, const std::string& phase) {
-  double t = 0;
-  for (const OpSpec& spec : ops) {
-    const Op op = cost_op(sys, spec, phase, 1);
-    t += op.cost.time_s * op.count;
-  }
-  return t;
-}
-
 }  // namespace llmcalc

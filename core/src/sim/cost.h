@@ -2,7 +2,6 @@
 // the collective model of network.h for communication.
 #pragma once
 #include <string>
-#include <vector>
 
 #include "workload.h"
 
@@ -20,7 +19,5 @@ struct Op {
 
 // Cost of one op on the device / network of `sys`.
 Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double count);
-// Time of the ops once each (each weighed by its layer share): one layer's.
-double ops_time(const System& sys, const std::vector<OpSpec>& ops, const std::string& phase);
 
 }  // namespace llmcalc

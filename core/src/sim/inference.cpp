@@ -106,25 +106,32 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
   const Model& m = s.model;
   const double layers = (m.layers + s.par.pp - 1) / s.par.pp;
   const double model_moe_frac = m.is_moe() ? moe_layer_count(m) / static_cast<double>(m.layers) : 0.0;
+  // One layer of each kind, priced once (count 1: each op's layer share).
+  auto priced = [&](const std::vector<OpSpec>& specs) {
+    std::vector<Op> ops;
+    for (const OpSpec& f : specs) ops.push_back(cost_op(s.system, f, phase, 1));
+    return ops;
+  };
+  auto layer_time = [](const std::vector<Op>& ops) {
+    double t = 0;
+    for (const Op& op : ops) t += op.cost.time_s * op.count;
+    return t;
+  };
+  const std::vector<Op> dense = priced(dense_ops), moe = m.is_moe() ? priced(moe_ops) : std::vector<Op>{};
+  const double dense_layer = layer_time(dense), moe_layer = layer_time(moe);
   // The slowest stage holds the most layers of the slower kind (as in training).
-  const bool by_stage = m.is_moe() && s.par.pp > 1;
-  double moe_frac = model_moe_frac, dense_layer = 0, moe_layer = 0;
-  if (by_stage) {
-    dense_layer = ops_time(s.system, dense_ops, phase), moe_layer = ops_time(s.system, moe_ops, phase);
-    moe_frac = slowest_stage_moe_share(m, stage_layout(m, s.par), moe_layer >= dense_layer);
-  }
+  const double moe_frac = slowest_stage_moe_share(m, stage_layout(m, s.par), moe_layer >= dense_layer);
   std::vector<double> by_bound(s.system.device.memory.size() + 3, 0.0);
-  auto account = [&](const OpSpec& spec, double count) {
-    Op op = cost_op(s.system, spec, phase, count);  // count x the op's layer share
+  auto add = [&](Op op, double count) {
+    op.count *= count;
     if (op.count <= 0) return;  // a layer kind this model lacks (dense layers of an all-MoE model)
     pc.time += op.cost.time_s * op.count;
     pc.flops += op.cost.flops * op.count;
     by_bound[static_cast<size_t>(op.cost.bound + 3)] += op.cost.time_s * op.count;
-    pc.ops.push_back(op);
+    pc.ops.push_back(std::move(op));
   };
-  for (const OpSpec& f : dense_ops) account(f, layers * (1 - moe_frac));
-  if (m.is_moe())
-    for (const OpSpec& f : moe_ops) account(f, layers * moe_frac);
+  for (const Op& op : dense) add(op, layers * (1 - moe_frac));
+  for (const Op& op : moe) add(op, layers * moe_frac);
   const double stage_layers = pc.time;
   // LM head over the rows that need logits (the last token of each sequence).
   OpSpec head;
@@ -132,7 +139,7 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
   head.kind = OpKind::gemm;
   head.gemm = {head_rows, m.vocab / static_cast<double>(s.par.tp), static_cast<double>(m.hidden), 1,
                dense_pass.gemm_act_bytes, dense_pass.weight_bytes, 4, dense_pass.math};
-  account(head, 1);
+  add(cost_op(s.system, head, phase, 1), 1);
   if (s.par.tp > 1) {
     OpSpec gather;
     gather.name = "lm_head.tp_all_gather";
@@ -141,11 +148,10 @@ PhaseCost run_phase_ops(const Scenario& s, const std::string& phase, const std::
     gather.group = {s.par.tp, 1, 1LL * s.par.tp * s.par.pp * s.par.dp};
     gather.bytes = head_rows * m.vocab * 4.0;
     gather.comm_axis = "tp";
-    account(gather, 1);
+    add(cost_op(s.system, gather, phase, 1), 1);
   }
   // Every stage once: all the model's layers, in the model's proportion.
-  const double all_layers = by_stage ? m.layers * ((1 - model_moe_frac) * dense_layer + model_moe_frac * moe_layer)
-                                     : stage_layers * m.layers / layers;
+  const double all_layers = m.layers * ((1 - model_moe_frac) * dense_layer + model_moe_frac * moe_layer);
   pc.pass_time = all_layers + (pc.time - stage_layers);
   const size_t worst = static_cast<size_t>(std::max_element(by_bound.begin(), by_bound.end()) - by_bound.begin());
   const int code = static_cast<int>(worst) - 3;
