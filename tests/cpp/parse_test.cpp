@@ -139,6 +139,17 @@ TEST(Parse, VirtualStagesNeedInterleaved) {
   eval_ok(training({{"pp", 4}, {"virtual_stages", 2}, {"pp_schedule", "interleaved"}}, {{"global_batch", 8}}));
 }
 
+// Megatron-Core may count the embedding and the loss as units of the
+// pipeline split, so llama2-7b's 32 layers run as 2 stages x 17 chunks; one
+// chunk more has no layer to run.
+TEST(Parse, VirtualStagesMayCountTheEmbeddingAndTheLoss) {
+  const json ends = {{"pp", 2}, {"virtual_stages", 17}, {"pp_schedule", "interleaved"}};
+  eval_ok(training(ends, {{"global_batch", 8}}));
+  json beyond = ends;
+  beyond["virtual_stages"] = 18;
+  expect_error(training(beyond, {{"global_batch", 8}}), "parallelism.virtual_stages");
+}
+
 TEST(Parse, Fp8TrainingNeedsAnFp8Peak) {
   json s = training({{"tp", 8}}, {{"global_batch", 8}, {"precision", "fp8"}});
   s["system"] = "dgx-a100-80gb";  // Ampere: no fp8 tensor cores

@@ -1,6 +1,7 @@
 // Which plans the search explores: what the scenario writes stays fixed
 // (search.vary "plan" frees it), schedules and ZeRO stages it tries only when
 // named, serving's prefill on separate instances.
+#include <set>
 #include <string>
 
 #include "search.h"
@@ -99,6 +100,22 @@ TEST(Search, ZeroBubbleAndDualPipeOnlyWhenTheScenarioNamesThem) {
     ASSERT_FALSE(best.empty()) << schedule;
     for (const json& b : best) EXPECT_EQ(b["parallelism"]["pp_schedule"], schedule);
   }
+}
+
+// Interleaving splits the layers, or the layers with the embedding and the
+// loss as two more units (Megatron-Core account_for_*_in_pipeline_split), into
+// pp x v chunks: llama3.1-8b's 32 layers give 34 = 2 x 17 units on 2 stages.
+TEST(Search, InterleavingMayCountTheEmbeddingAndTheLoss) {
+  json in = small_search(16);
+  in["parallelism"] = {{"pp", 2}, {"tp", 1}, {"cp", 1}, {"pp_schedule", "interleaved"}};
+  in["search"]["top"] = 1000;
+  const json out = search_scenario(in, 1000000);
+  std::set<int> chunks;
+  for (const json& b : out["search"]["best"])
+    chunks.insert(b["parallelism"]["virtual_stages"].get<int>());
+  EXPECT_TRUE(chunks.count(16)) << "32 layers = 2 x 16";
+  EXPECT_TRUE(chunks.count(17)) << "32 layers + embedding + loss = 2 x 17";
+  EXPECT_FALSE(chunks.count(3)) << "neither 32 nor 34 splits into 2 x 3";
 }
 
 // A plan's ZeRO stage is checked as the rest of it is: parameter offload

@@ -107,7 +107,8 @@ std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fix
   for (PipeSchedule named : {PipeSchedule::zb_h1, PipeSchedule::dualpipe})
     if (f.sched && b.schedule == named && (!f.v || b.virtual_stages == 1)) out.push_back({named, 1});
   if (want(PipeSchedule::interleaved)) {
-    // Megatron interleaving: v > 1 chunks, layers divisible by pp x v. The
+    // Megatron interleaving: v > 1 chunks, the layers (or the layers with the
+    // embedding and the loss as two more units) divisible by pp x v. The
     // scenario's own v is kept even where the chunks are uneven (the
     // calculator evaluates it), so that its own plan is among those searched.
     if (f.v) {
@@ -115,8 +116,9 @@ std::vector<std::pair<PipeSchedule, int>> schedules(const Scenario& s, const Fix
       if (b.virtual_stages > 1 || f.sched) out.push_back({PipeSchedule::interleaved, b.virtual_stages});
     }
     else
-      for (int v = 2; 1LL * pp * v <= s.model.layers; ++v)
-        if (s.model.layers % (pp * v) == 0) out.push_back({PipeSchedule::interleaved, v});
+      for (int v = 2; 1LL * pp * v <= s.model.layers + 2LL; ++v)
+        if (s.model.layers % (pp * v) == 0 || (s.model.layers + 2) % (pp * v) == 0)
+          out.push_back({PipeSchedule::interleaved, v});
   }
   return out;
 }

@@ -132,8 +132,13 @@ std::optional<Inconsistency> find_inconsistency(const Scenario& s) {
   if (m.layers < p.pp) return I{"parallelism.pp", "more pipeline stages than layers"};
   if (p.virtual_stages != 1 && p.schedule != PipeSchedule::interleaved)
     return I{"parallelism.virtual_stages", "virtual_stages > 1 needs pp_schedule \"interleaved\""};
-  if (1LL * p.pp * p.virtual_stages > m.layers)
-    return I{"parallelism.virtual_stages", "pp x virtual_stages exceeds the number of layers"};
+  // Megatron-Core may count the embedding and the loss as units of the
+  // pipeline split (account_for_embedding_in_pipeline_split and
+  // account_for_loss_in_pipeline_split, or a pipeline_model_parallel_layout):
+  // Llama 3.1 405B's 126 layers run as 16 stages x 8 chunks of one unit.
+  if (1LL * p.pp * p.virtual_stages > m.layers + 2LL)
+    return I{"parallelism.virtual_stages", "pp x virtual_stages exceeds the layers plus the embedding and the loss (" +
+                                               std::to_string(m.layers + 2) + " chunks at most)"};
   return s.mode == Mode::training ? training_inconsistency(s) : inference_inconsistency(s);
 }
 
