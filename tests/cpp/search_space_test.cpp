@@ -118,6 +118,22 @@ TEST(Search, InterleavingMayCountTheEmbeddingAndTheLoss) {
   EXPECT_FALSE(chunks.count(3)) << "neither 32 nor 34 splits into 2 x 3";
 }
 
+// Expert parallelism may span the tensor-parallel ranks (Megatron-Core MoE
+// parallel folding): on 32 GPUs at tp 8 and dp 4, ep 8 runs each of
+// Mixtral's 8 experts whole (etp 1) on one rank of 8; the search offered ep
+// up to dp x cp = 4 only.
+TEST(Search, ExpertParallelismMayFoldOverTheTensorParallelRanks) {
+  json in = small_search(32);
+  in["model"] = "mixtral-8x7b";
+  in["parallelism"] = {{"tp", 8}, {"pp", 1}, {"cp", 1}};
+  in["search"]["top"] = 1000;
+  const json out = search_scenario(in, 1000000);
+  std::set<int> eps;
+  for (const json& b : out["search"]["best"]) eps.insert(b["parallelism"]["ep"].get<int>());
+  EXPECT_TRUE(eps.count(4)) << "ep inside dp";
+  EXPECT_TRUE(eps.count(8)) << "ep folded over tp x dp";
+}
+
 // A plan's ZeRO stage is checked as the rest of it is: parameter offload
 // fetches the weights unit by unit as ZeRO-3 gathers them, so with the stage
 // free (search.vary "plan") every plan offered is ZeRO-3 and evaluates. The

@@ -216,7 +216,9 @@ void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& 
         const long long dp = gpus / tp / cp / pp;
         if ((f.pp && pp != base.par.pp) || (f.dp && dp != base.par.dp) || pp > base.model.layers) continue;
         std::vector<long long> eps{1};
-        if (base.model.is_moe()) eps = divisors(std::min(dp * cp, static_cast<long long>(base.model.moe.experts)));
+        // Expert parallelism may span the tp ranks too (Megatron-Core MoE
+        // parallel folding, expert tp 1 where ep does not divide dp x cp).
+        if (base.model.is_moe()) eps = divisors(std::min(tp * dp * cp, static_cast<long long>(base.model.moe.experts)));
         for (long long ep : one_or(f.ep, static_cast<long long>(base.par.ep), eps)) {
           for (const auto& [sched, v] : schedules(base, f, static_cast<int>(pp))) {
             Parallelism p = base.par;
