@@ -234,6 +234,37 @@ TEST(Search, RecommendationIgnoresWarningsEveryPlanCarries) {
           << "the recommended plan carries only warnings every plan carries: " << w;
 }
 
+// A ZeRO-3 plan of another kind carries the fully sharded kind's caution
+// beside its own, since its per-layer gathers are what those runs measure:
+// Qwen3-30B-A3B's fastest plan on 32 H100 without tp, pp or cp is ZeRO-3
+// without expert parallelism. The MoE caution, which every plan carries,
+// tells no plan from another; the search recommends the fastest plan without
+// the sharded one, from beyond the list.
+TEST(Search, AZeroThreePlanOfAnotherKindCarriesTheShardedCaution) {
+  if (!fsdp_is_cautioned()) GTEST_SKIP() << "the ZeRO-3 / FSDP kind carries no caution";
+  const char* metric = "training.iteration_time_s";
+  const std::string sharded = regime_caution(*find_regime("sharded_data_parallel_training"), metric);
+  const std::string moe = regime_caution(*find_regime("moe_training"), metric);
+  const json in = {{"mode", "training"}, {"model", "qwen3-30b-a3b"}, {"system", "dgx-h100"},
+                   {"parallelism", {{"tp", 1}, {"pp", 1}, {"cp", 1}}},
+                   {"training", {{"global_batch", 256}, {"seq_len", 4096}, {"precision", "bf16"}}},
+                   {"search", {{"gpus", 32}, {"top", 1}}}};
+  const json s = json::parse(search_json(in.dump()))["search"];
+  const json& best = s["best"];
+  const auto carries = [](const json& plan, const std::string& w) {
+    return std::find(plan["warnings"].begin(), plan["warnings"].end(), w) != plan["warnings"].end();
+  };
+  ASSERT_EQ(best.size(), 2u) << s.dump();
+  EXPECT_EQ(best[0]["parallelism"]["zero"], 3);
+  EXPECT_EQ(best[0]["regime"], "moe_training");
+  EXPECT_TRUE(carries(best[0], sharded));
+  EXPECT_EQ(s.at("recommended").get<size_t>(), 1u);
+  EXPECT_TRUE(best[1].value("beyond_top", false));
+  EXPECT_LT(best[1]["parallelism"]["zero"].get<int>(), 3);
+  EXPECT_FALSE(carries(best[1], sharded));
+  if (!moe.empty()) EXPECT_TRUE(carries(best[0], moe) && carries(best[1], moe)) << "every MoE plan carries it";
+}
+
 // Brute force: every plan of the same space through the reference evaluate().
 TEST(Search, BestEqualsBruteForce) {
   const json in = small_search();

@@ -9,16 +9,11 @@
 #include <tuple>
 
 #include "inference.h"
-#include "plan_collector.h"
-#include "model_math.h"
-#include "output.h"
 #include "parse.h"
+#include "plan_collector.h"
 #include "requests.h"
-#include "training.h"
-#include "cost.h"
-#include "evaluate.h"
 #include "accuracy.h"
-#include "enum_names.h"
+#include "search_entries.h"
 
 namespace llmcalc {
 
@@ -27,6 +22,9 @@ namespace {
 using search_detail::better;
 using search_detail::Candidate;
 using search_detail::Collector;
+using search_detail::entry_json;
+using search_detail::recommend_trusted_kind;
+using search_detail::regimes_of;
 
 std::vector<long long> divisors(long long n) {
   std::vector<long long> d;
@@ -141,7 +139,9 @@ bool try_training_plan(FastTraining& fast, const Parallelism& p, int mb, Recompu
   Candidate c;
   c.par = p, c.micro_batch = mb, c.rc = rc, c.time = r.iteration_time_s;
   c.memory = r.memory.total, c.score = r.iteration_time_s;
-  c.kind = regime_of_plan(fast.base(), p).id;
+  // Kept apart by the kind whose caution is the plan's own: a ZeRO-3 plan's
+  // is the fully sharded kind's, whatever else it is (plan_regimes).
+  c.kind = p.zero >= 3 ? "sharded_data_parallel_training" : regime_of_plan(fast.base(), p).id;
   if (!(r.memory.total <= capacity)) {
     n.near_miss(c, {r.memory.total / capacity});
   } else if (host_short(r.memory)) {  // offloads more than the host holds
@@ -321,83 +321,6 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
   }
 }
 
-// The validation of each kind of plan among `plans` (their "regime"s): the
-// ranking is the model's, and kinds of run the model has been optimistic
-// about can rank too high (accuracy.h); "device_validated" says whether any
-// of the runs used the searched system's device, "architecture_unvalidated"
-// which of the model's layer kinds none of them had.
-json regimes_of(const json& plans, const Scenario& base) {
-  json out = json::object();
-  for (const json& p : plans)
-    for (const Regime& r : regimes())
-      if (p.value("regime", "") == r.id && !out.contains(r.id)) {
-        out[r.id] = regime_accuracy(r);
-        out[r.id]["device_validated"] = regime_ran_on(r, base.system.device.name);
-        out[r.id]["architecture_unvalidated"] = unvalidated_architecture(r, base.model);
-      }
-  return out;
-}
-
-// A plan's warnings, and the caution for its kind of run when the model has
-// been optimistic about that kind in the metric the search ranks by
-// (regime_caution): the plan may only look fast. The recommended plan is the
-// fastest without a warning, so a kind validated closely is recommended over it.
-std::vector<std::string> with_caution(std::vector<std::string> warnings, const Regime& r, const char* metric) {
-  const std::string caution = regime_caution(r, metric);
-  if (!caution.empty()) warnings.push_back(caution);
-  return warnings;
-}
-
-// One returned configuration, re-evaluated once by the reference model,
-// with the calculator's warnings for it (a tight fit, fewer micro-batches
-// than stages ...). The plan is costed as searched: no recompute is added to
-// make it fit (the closest plan may not).
-json entry_json(const Scenario& base, const Candidate& c) {
-  Scenario s = base;
-  s.par = c.par;
-  s.train.recompute_to_fit = false;
-  json j;
-  j["parallelism"] = parallelism_to_json(c.par);
-  if (s.mode == Mode::training) {
-    s.train.micro_batch = c.micro_batch;
-    s.train.recompute = c.rc;
-    const Regime& kind = regime_of(s);
-    j["regime"] = kind.id;
-    const Result full = evaluate(s);
-    const TrainingResult& r = full.training;
-    j["warnings"] = with_caution(full.warnings, kind, ranked_metric(s.mode));
-    j["training"] = training_to_json(s.train);
-    j["iteration_time_s"] = r.iteration_time_s;
-    j["memory_bytes_total"] = r.memory.total;
-    j["tokens_per_s"] = r.tokens_per_s;
-    j["mfu"] = r.mfu;
-    j["bound"] = r.bound;
-  } else {
-    s.infer.batch = c.batch;
-    s.infer.prefill_tp = c.prefill_tp;
-    pick_moe_gemm(s);
-    const Regime& kind = regime_of(s);
-    j["regime"] = kind.id;
-    const Result full = evaluate(s);
-    const InferenceResult& r = full.inference;
-    j["warnings"] = with_caution(full.warnings, kind, ranked_metric(s.mode));
-    const Inference& in = s.infer;
-    j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
-                      {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
-                      {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention},
-                      {"prefill_tp", in.prefill_tp}, {"prefill_batch", in.prefill_batch}};
-    if (r.disaggregated) j["prefill_instances"] = r.prefill_pool.instances;
-    j["replica_gpus"] = r.replica_gpus;
-    j["output_tokens_per_s"] = r.output_tokens_per_s;
-    j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / r.replica_gpus;
-    j["ttft_s"] = r.ttft_s;
-    j["tpot_s"] = r.tpot_s;
-    j["e2e_latency_s"] = r.e2e_latency_s;
-    j["memory_bytes_total"] = r.memory.total;
-  }
-  return j;
-}
-
 // The plan that misses by the least, with what it misses: "memory"
 // (memory_bytes_total over memory_share x capacity_bytes), "ttft", "tpot"
 // (over the bounds).
@@ -413,33 +336,6 @@ json closest_json(const Scenario& base, const SearchSpec& spec, const Candidate&
   if (spec.max_ttft_s > 0) j["max_ttft_s"] = spec.max_ttft_s;
   if (spec.max_tpot_s > 0) j["max_tpot_s"] = spec.max_tpot_s;
   return j;
-}
-
-// When the plan recommended among `best` carries the caution on its kind of
-// run (then every listed plan is of such a kind, or warned otherwise), the
-// fastest plan of a kind the model is trusted on is appended and
-// recommended, if the search met one: a kind's best plans are costed in
-// turn and the first without a warning of its own taken. Returns the index.
-long long recommend_trusted_kind(const Scenario& base, const Collector& col, const char* metric, json& best) {
-  const long long rec = recommended_plan(best);
-  const Regime* kind = find_regime(best[static_cast<size_t>(rec)].value("regime", ""));
-  if (!kind || regime_caution(*kind, metric).empty()) return rec;
-  std::optional<json> pick;
-  double pick_score = 0;  // Candidate::score orders both modes, lower is better
-  for (const auto& [id, plans] : col.best_by_kind()) {
-    const Regime* r = find_regime(id);
-    if (!r || !regime_caution(*r, metric).empty()) continue;
-    for (const Candidate& c : plans) {
-      json e = entry_json(base, c);
-      if (warned_alone(e, best)) continue;
-      if (!pick || c.score < pick_score) pick = std::move(e), pick_score = c.score;
-      break;
-    }
-  }
-  if (!pick) return rec;
-  (*pick)["beyond_top"] = true;
-  best.push_back(std::move(*pick));
-  return static_cast<long long>(best.size()) - 1;
 }
 
 }  // namespace

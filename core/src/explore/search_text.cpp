@@ -86,7 +86,7 @@ std::string search_table(const json& out) {
   }
   text += best[recommended < best.size() ? recommended : 0].value("beyond_top", false)
               ? "\n> the recommended plan: the plans above are all of kinds the model has been optimistic about; this is "
-                "the fastest of a kind it has not, found beyond them.\n"
+                "the fastest of a kind it has been less optimistic about, found beyond them.\n"
               : "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
   // How far published runs of the recommended plan's kind have been.

@@ -68,6 +68,13 @@ const Regime& regime_of_plan(const Scenario& s, const Parallelism& p) {
   return regime(model_parallel ? "dense_model_parallel_training" : "dense_data_parallel_training");
 }
 
+std::vector<const Regime*> plan_regimes(const Scenario& s, const Parallelism& p) {
+  const Regime& own = regime_of_plan(s, p);
+  const Regime& sharded = regime("sharded_data_parallel_training");
+  if (s.mode == Mode::training && p.zero >= 3 && &own != &sharded) return {&own, &sharded};
+  return {&own};
+}
+
 const json& accuracy_table() {
   static const json kTable = [] {
     json t = embedded_file("validation/accuracy.json");

@@ -26,6 +26,10 @@ const Regime* find_regime(const std::string& id);
 const Regime& regime_of(const Scenario& s);
 // The same for the scenario run with the parallelism `p` (a search's plan).
 const Regime& regime_of_plan(const Scenario& s, const Parallelism& p);
+// Every kind whose validation speaks for the plan: its regime and, for a
+// ZeRO-3 training plan of another kind (MoE, LoRA, offloaded), the fully
+// sharded one too, whose runs measure its per-layer parameter gathers.
+std::vector<const Regime*> plan_regimes(const Scenario& s, const Parallelism& p);
 // The embedded summary: {"regimes": {id: {"label", "metrics": [{metric, cases, ...}]}}}.
 const json& accuracy_table();
 // {"label", "metrics": [...]} of one regime; metrics is empty when no

@@ -195,10 +195,10 @@ function planHeaders(mode) {
 
 // "Best 10 plans; plan 8 is the fastest without a warning". A plan the core
 // appended beyond them (beyond_top: every listed plan was of a kind the model
-// has been optimistic about) is named as such.
+// has been more optimistic about than the appended one's) is named as such.
 function planCaption(best, recommended) {
   const listed = best.filter((e) => !e.beyond_top).length;
-  const beyond = listed < best.length ? `, then plan ${best.length}, the fastest of a kind the model has not been optimistic about` : '';
+  const beyond = listed < best.length ? `, then plan ${best.length}, the fastest of a kind the model has been less optimistic about` : '';
   return `Best ${listed} plan${listed === 1 ? '' : 's'}${beyond}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}`;
 }
 

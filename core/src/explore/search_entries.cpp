@@ -1,0 +1,155 @@
+// The search's plans as JSON and the plan it recommends: each kept plan
+// re-evaluated by the reference model, its warnings and the cautions on its
+// kinds of run (accuracy.h), the validation quoted for those kinds.
+#include "search_entries.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accuracy.h"
+#include "enum_names.h"
+#include "evaluate.h"
+#include "output.h"
+#include "parse.h"
+#include "search.h"
+
+namespace llmcalc::search_detail {
+
+using json = nlohmann::json;
+
+namespace {
+
+// The cautions for a plan's kinds of run (plan_regimes) where the model has
+// been optimistic about them in the metric the search ranks by
+// (regime_caution): the plan may only look fast.
+std::vector<std::string> plan_cautions(const Scenario& s, const Parallelism& p, const char* metric) {
+  std::vector<std::string> out;
+  for (const Regime* r : plan_regimes(s, p)) {
+    std::string caution = regime_caution(*r, metric);
+    if (!caution.empty()) out.push_back(std::move(caution));
+  }
+  return out;
+}
+
+// A plan's warnings and its cautions. The recommended plan is the fastest
+// without a warning, so a kind validated closely is recommended over it.
+std::vector<std::string> with_cautions(std::vector<std::string> warnings, const Scenario& s, const char* metric) {
+  for (std::string& c : plan_cautions(s, s.par, metric)) warnings.push_back(std::move(c));
+  return warnings;
+}
+
+}  // namespace
+
+// The validation of each kind of plan among `plans` (their "regime"s): the
+// ranking is the model's, and kinds of run the model has been optimistic
+// about can rank too high (accuracy.h); "device_validated" says whether any
+// of the runs used the searched system's device, "architecture_unvalidated"
+// which of the model's layer kinds none of them had.
+json regimes_of(const json& plans, const Scenario& base) {
+  json out = json::object();
+  for (const json& p : plans)
+    for (const Regime& r : regimes())
+      if (p.value("regime", "") == r.id && !out.contains(r.id)) {
+        out[r.id] = regime_accuracy(r);
+        out[r.id]["device_validated"] = regime_ran_on(r, base.system.device.name);
+        out[r.id]["architecture_unvalidated"] = unvalidated_architecture(r, base.model);
+      }
+  return out;
+}
+
+// One returned configuration, re-evaluated once by the reference model,
+// with the calculator's warnings for it (a tight fit, fewer micro-batches
+// than stages ...). The plan is costed as searched: no recompute is added to
+// make it fit (the closest plan may not).
+json entry_json(const Scenario& base, const Candidate& c) {
+  Scenario s = base;
+  s.par = c.par;
+  s.train.recompute_to_fit = false;
+  json j;
+  j["parallelism"] = parallelism_to_json(c.par);
+  if (s.mode == Mode::training) {
+    s.train.micro_batch = c.micro_batch;
+    s.train.recompute = c.rc;
+    const Regime& kind = regime_of(s);
+    j["regime"] = kind.id;
+    const Result full = evaluate(s);
+    const TrainingResult& r = full.training;
+    j["warnings"] = with_cautions(full.warnings, s, ranked_metric(s.mode));
+    j["training"] = training_to_json(s.train);
+    j["iteration_time_s"] = r.iteration_time_s;
+    j["memory_bytes_total"] = r.memory.total;
+    j["tokens_per_s"] = r.tokens_per_s;
+    j["mfu"] = r.mfu;
+    j["bound"] = r.bound;
+  } else {
+    s.infer.batch = c.batch;
+    s.infer.prefill_tp = c.prefill_tp;
+    pick_moe_gemm(s);
+    const Regime& kind = regime_of(s);
+    j["regime"] = kind.id;
+    const Result full = evaluate(s);
+    const InferenceResult& r = full.inference;
+    j["warnings"] = with_cautions(full.warnings, s, ranked_metric(s.mode));
+    const Inference& in = s.infer;
+    j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
+                      {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
+                      {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention},
+                      {"prefill_tp", in.prefill_tp}, {"prefill_batch", in.prefill_batch}};
+    if (r.disaggregated) j["prefill_instances"] = r.prefill_pool.instances;
+    j["replica_gpus"] = r.replica_gpus;
+    j["output_tokens_per_s"] = r.output_tokens_per_s;
+    j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / r.replica_gpus;
+    j["ttft_s"] = r.ttft_s;
+    j["tpot_s"] = r.tpot_s;
+    j["e2e_latency_s"] = r.e2e_latency_s;
+    j["memory_bytes_total"] = r.memory.total;
+  }
+  return j;
+}
+
+// When the plan recommended among `best` carries a caution that some kind of
+// plan the search met escapes (every listed plan is then of a kind the model
+// has been optimistic about, or warned otherwise), the fastest plan without
+// such a caution is appended and recommended: a kind's best plans are costed
+// in turn and the first without a warning of its own taken. A caution no
+// kind escapes (every plan of an MoE model is MoE training) says nothing of
+// one plan against another. Returns the index.
+long long recommend_trusted_kind(const Scenario& base, const Collector& col, const char* metric, json& best) {
+  const long long rec = recommended_plan(best);
+  const auto kinds = col.best_by_kind();
+  auto cautions_of = [&](const Candidate& c) { return plan_cautions(base, c.par, metric); };
+  std::vector<std::vector<std::string>> per_kind;
+  for (const auto& entry : kinds)
+    if (!entry.second.empty()) per_kind.push_back(cautions_of(entry.second.front()));
+  const auto escapable = [&](const std::string& caution) {
+    return std::any_of(per_kind.begin(), per_kind.end(), [&](const std::vector<std::string>& cs) {
+      return std::find(cs.begin(), cs.end(), caution) == cs.end();
+    });
+  };
+  const json warnings = best[static_cast<size_t>(rec)].value("warnings", json::array());
+  std::vector<std::string> own;  // the recommended plan's cautions, among its warnings
+  for (const auto& kind : per_kind)
+    for (const std::string& c : kind)
+      if (std::find(warnings.begin(), warnings.end(), c) != warnings.end()) own.push_back(c);
+  if (std::none_of(own.begin(), own.end(), escapable)) return rec;
+  std::optional<json> pick;
+  double pick_score = 0;  // Candidate::score orders both modes, lower is better
+  for (const auto& entry : kinds) {
+    for (const Candidate& c : entry.second) {
+      const std::vector<std::string> cs = cautions_of(c);
+      if (std::any_of(cs.begin(), cs.end(), escapable)) break;  // the kind's plans share its cautions
+      json e = entry_json(base, c);
+      if (warned_alone(e, best)) continue;
+      if (!pick || c.score < pick_score) pick = std::move(e), pick_score = c.score;
+      break;
+    }
+  }
+  if (!pick) return rec;
+  (*pick)["beyond_top"] = true;
+  best.push_back(std::move(*pick));
+  return static_cast<long long>(best.size()) - 1;
+}
+
+}  // namespace llmcalc::search_detail
