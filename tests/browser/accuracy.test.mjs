@@ -48,3 +48,14 @@ test('serving quotes each measured metric; a tensor-parallel plan changes the re
   assert.deepEqual(errors, []);
   await p2.close();
 });
+
+test('a ZeRO-3 mixture-of-experts plan quotes the sharded-data-parallel runs beside its own', async () => {
+  const { page, errors } = await openPage('v=1&m=mixtral-8x7b&dp=8&ep=8&z=3&gb=64&sl=4096');
+  await waitEvaluated(page);
+  assert.equal(await note(page).getAttribute('data-regime'), 'moe_training');
+  const text = await note(page).locator('p').textContent();
+  assert.match(text, /^Caution: Validation against published runs of this kind \(mixture-of-experts training\): iteration time off by /);
+  assert.match(text, / It is also a run of this kind \(fully sharded data parallel training[^)]*\)\): iteration time off by [0-9.]+% on average/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

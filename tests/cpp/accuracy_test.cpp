@@ -53,6 +53,21 @@ TEST(Accuracy, RegimeFollowsHowTheModelIsSplit) {
   EXPECT_EQ(regime(inference("mixtral-8x7b", "fp8")), "moe_inference");
 }
 
+// A ZeRO-3 run of another kind also runs the per-layer gathers the fully
+// sharded kind's runs measure: its result quotes that kind beside its own.
+TEST(Accuracy, AZeroThreeRunOfAnotherKindAlsoQuotesTheShardedKind) {
+  const json moe = eval_ok(training({{"dp", 8}, {"ep", 8}, {"zero", 3}}, "mixtral-8x7b"))["accuracy"];
+  EXPECT_EQ(moe["regime"], "moe_training");
+  ASSERT_TRUE(moe.contains("also")) << moe.dump();
+  ASSERT_EQ(moe["also"].size(), 1u);
+  EXPECT_EQ(moe["also"][0]["regime"], "sharded_data_parallel_training");
+  EXPECT_FALSE(moe["also"][0]["metrics"].empty()) << "the fully sharded runs are in the validation set";
+  for (const json& par : {json{{"dp", 8}, {"ep", 8}, {"zero", 1}}, json{{"dp", 8}, {"zero", 3}}}) {
+    const json a = eval_ok(training(par, par.contains("ep") ? "mixtral-8x7b" : "llama3.1-8b"))["accuracy"];
+    EXPECT_FALSE(a.contains("also")) << par.dump();  // ZeRO 1, or already the fully sharded kind
+  }
+}
+
 TEST(Accuracy, QuotedFiguresAreWellFormed) {
   const json a = eval_ok(training({{"dp", 8}, {"zero", 3}}))["accuracy"];
   EXPECT_FALSE(a["label"].get<std::string>().empty());

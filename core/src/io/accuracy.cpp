@@ -161,6 +161,18 @@ json accuracy_json(const Scenario& s) {
   out["device"] = s.system.device.name;
   out["device_validated"] = regime_ran_on(r, s.system.device.name);
   out["architecture_unvalidated"] = unvalidated_architecture(r, s.model);
+  // The other kinds whose runs measure a mechanism the plan runs (a ZeRO-3
+  // MoE plan's gathers): their figures, quoted beside the plan's own.
+  const std::vector<const Regime*> kinds = plan_regimes(s, s.par);
+  if (kinds.size() > 1) {
+    json also = json::array();
+    for (size_t i = 1; i < kinds.size(); ++i) {
+      json a = regime_accuracy(*kinds[i]);
+      a["regime"] = kinds[i]->id;
+      also.push_back(std::move(a));
+    }
+    out["also"] = std::move(also);
+  }
   return out;
 }
 

@@ -55,7 +55,8 @@ std::vector<std::string> architecture_features(const Model& m);
 json unvalidated_architecture(const Regime& r, const Model& m);
 // regime_accuracy of the scenario's regime, with its id as "regime", the
 // scenario's device and whether any of the runs used it ("device_validated"),
-// and the model's layer kinds none of the runs had ("architecture_unvalidated").
+// and the model's layer kinds none of the runs had ("architecture_unvalidated");
+// "also": the other kinds of plan_regimes with their figures, when there are.
 json accuracy_json(const Scenario& s);
 
 }  // namespace llmcalc

@@ -236,7 +236,9 @@ std::string count_text(double v) {
   return (v < 0 ? "-" : "") + digits;
 }
 
-std::string published_runs_text(const nlohmann::json& kind) {
+namespace {
+// One kind's runs under `heading` ("runs of this kind").
+std::string kind_runs_text(const nlohmann::json& kind, const char* heading) {
   std::string out;
   for (const auto& m : kind.value("metrics", nlohmann::json::array())) {
     out += line(out.empty() ? "published runs" : "",
@@ -254,7 +256,15 @@ std::string published_runs_text(const nlohmann::json& kind) {
   if (kind.contains("device_validated") && !kind.value("device_validated", true))
     out += line("", "none of them ran on the " + kind.value("device", std::string("device")));
   if (!unlike.empty()) out += line("", "none of them had " + unlike);
-  return line("runs of this kind", label) + out;
+  return line(heading, label) + out;
+}
+}  // namespace
+
+std::string published_runs_text(const nlohmann::json& kind) {
+  std::string out = kind_runs_text(kind, "runs of this kind");
+  // Kinds whose runs measure a mechanism the run has too (accuracy_json "also").
+  for (const auto& also : kind.value("also", nlohmann::json::array())) out += kind_runs_text(also, "and of this kind");
+  return out;
 }
 
 std::string seconds_text(double s) {

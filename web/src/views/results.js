@@ -233,13 +233,18 @@ export function accuracyNote(result) {
   const unrun = summary && kinds.length
     ? ` None of these runs had ${listText(kinds)}: the model costs them from the work and traffic it counts, unchecked against a measurement.`
     : '';
+  // Kinds whose runs measure a mechanism this run has too (a ZeRO-3 MoE
+  // run's per-layer gathers): quoted after its own (accuracy.also).
+  const also = (Array.isArray(a.also) ? a.also : []).filter((b) => typeof b?.label === 'string' && accuracySummary(b.metrics));
+  const alsoWide = also.some((b) => b.metrics.some((m) => m.metric in ACCURACY_METRICS && m.mean_abs_error >= 0.15));
+  const alsoText = also.map((b) => ` It is also a run of this kind (${b.label}): ${accuracySummary(b.metrics)}.`).join('');
   const text = summary
-    ? `${wide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}${unrun}`
-    : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.`;
+    ? `${wide || alsoWide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}${unrun}${alsoText}`
+    : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.${alsoText}`;
   const runs = accuracyRuns(a.metrics);
   // Every published run, of every kind, in the Studies view (toolbar.js opens it).
   const all = el('button', { type: 'button', class: 'all-runs', 'data-open-study': 'published-runs', text: 'Every published run against the model' });
-  return el('div', { class: `accuracy-note${wide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs, all].filter(Boolean));
+  return el('div', { class: `accuracy-note${wide || alsoWide ? ' wide' : ''}`, 'data-regime': String(a.regime || '') }, [el('p', { text }), runs, all].filter(Boolean));
 }
 
 // KV cache per layer type (inference.kv_cache_by_layer_type): one GPU of the
