@@ -139,9 +139,10 @@ bool try_training_plan(FastTraining& fast, const Parallelism& p, int mb, Recompu
   Candidate c;
   c.par = p, c.micro_batch = mb, c.rc = rc, c.time = r.iteration_time_s;
   c.memory = r.memory.total, c.score = r.iteration_time_s;
-  // Kept apart by the kind whose caution is the plan's own: a ZeRO-3 plan's
-  // is the fully sharded kind's, whatever else it is (plan_regimes).
-  c.kind = p.zero >= 3 ? "sharded_data_parallel_training" : regime_of_plan(fast.base(), p).id;
+  // Kept apart by the kind whose caution is the plan's own: a ZeRO-3 plan of
+  // another kind is kept with the fully sharded ones (plan_regimes).
+  const Regime* also = p.zero >= 3 ? also_regime_of_plan(fast.base(), p) : nullptr;
+  c.kind = (also ? *also : regime_of_plan(fast.base(), p)).id;
   if (!(r.memory.total <= capacity)) {
     n.near_miss(c, {r.memory.total / capacity});
   } else if (host_short(r.memory)) {  // offloads more than the host holds

@@ -68,11 +68,16 @@ const Regime& regime_of_plan(const Scenario& s, const Parallelism& p) {
   return regime(model_parallel ? "dense_model_parallel_training" : "dense_data_parallel_training");
 }
 
-std::vector<const Regime*> plan_regimes(const Scenario& s, const Parallelism& p) {
-  const Regime& own = regime_of_plan(s, p);
+const Regime* also_regime_of_plan(const Scenario& s, const Parallelism& p) {
   const Regime& sharded = regime("sharded_data_parallel_training");
-  if (s.mode == Mode::training && p.zero >= 3 && &own != &sharded) return {&own, &sharded};
-  return {&own};
+  if (s.mode != Mode::training || p.zero < 3 || &regime_of_plan(s, p) == &sharded) return nullptr;
+  return &sharded;
+}
+
+std::vector<const Regime*> plan_regimes(const Scenario& s, const Parallelism& p) {
+  std::vector<const Regime*> out{&regime_of_plan(s, p)};
+  if (const Regime* also = also_regime_of_plan(s, p)) out.push_back(also);
+  return out;
 }
 
 const json& accuracy_table() {

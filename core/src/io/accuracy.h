@@ -26,9 +26,11 @@ const Regime* find_regime(const std::string& id);
 const Regime& regime_of(const Scenario& s);
 // The same for the scenario run with the parallelism `p` (a search's plan).
 const Regime& regime_of_plan(const Scenario& s, const Parallelism& p);
-// Every kind whose validation speaks for the plan: its regime and, for a
-// ZeRO-3 training plan of another kind (MoE, LoRA, offloaded), the fully
-// sharded one too, whose runs measure its per-layer parameter gathers.
+// The other kind whose validation speaks for the plan, or null: for a ZeRO-3
+// training plan of another kind (MoE, LoRA, offloaded), the fully sharded
+// one, whose runs measure its per-layer parameter gathers.
+const Regime* also_regime_of_plan(const Scenario& s, const Parallelism& p);
+// Every kind whose validation speaks for the plan: its regime, then the other.
 std::vector<const Regime*> plan_regimes(const Scenario& s, const Parallelism& p);
 // The embedded summary: {"regimes": {id: {"label", "metrics": [{metric, cases, ...}]}}}.
 const json& accuracy_table();
