@@ -129,9 +129,32 @@ TEST(Search, ExpertParallelismMayFoldOverTheTensorParallelRanks) {
   in["search"]["top"] = 1000;
   const json out = search_scenario(in, 1000000);
   std::set<int> eps;
-  for (const json& b : out["search"]["best"]) eps.insert(b["parallelism"]["ep"].get<int>());
+  for (const json& b : out["search"]["best"]) {
+    eps.insert(b["parallelism"]["ep"].get<int>());
+    // Megatron-Core runs expert with tensor parallelism only under sequence parallelism.
+    if (b["parallelism"]["ep"].get<int>() > 1) EXPECT_TRUE(b["parallelism"]["sp"].get<bool>()) << b.dump();
+  }
   EXPECT_TRUE(eps.count(4)) << "ep inside dp";
   EXPECT_TRUE(eps.count(8)) << "ep folded over tp x dp";
+}
+
+// Megatron-LM refuses expert and tensor parallelism without sequence
+// parallelism (megatron/training/arguments.py): the calculator costs the
+// plan and says so.
+TEST(Search, ExpertAndTensorParallelismWithoutSequenceParallelismIsWarned) {
+  json s = {{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"tp", 2}, {"dp", 4}, {"ep", 4}, {"sp", false}}},
+            {"training", {{"global_batch", 64}, {"seq_len", 4096}}}};
+  const auto warned = [](const json& out) {
+    for (const json& w : out["warnings"])
+      if (w.get<std::string>().rfind("expert and tensor parallelism without sequence parallelism", 0) == 0) return true;
+    return false;
+  };
+  EXPECT_TRUE(warned(eval_ok(s)));
+  s["parallelism"]["sp"] = true;
+  EXPECT_FALSE(warned(eval_ok(s)));
+  s["parallelism"] = {{"tp", 2}, {"dp", 4}, {"ep", 1}, {"sp", false}};
+  EXPECT_FALSE(warned(eval_ok(s))) << "no expert parallelism";
 }
 
 // A plan's ZeRO stage is checked as the rest of it is: parameter offload

@@ -187,7 +187,12 @@ bool search_layout(const Scenario& base, const Fixed& f, Parallelism p, const Pl
       chk.par.zero = z;
       if (consistent(chk)) zeros.push_back(z);
     }
-    for (bool sp : one_or(f.sp, base.par.sp, p.tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
+    // With expert and tensor parallelism both, Megatron-Core runs sequence
+    // parallelism only (evaluate.cpp warns otherwise).
+    const std::vector<bool> sps = p.tp == 1 ? std::vector<bool>{false}
+                                  : p.ep > 1 ? std::vector<bool>{true}
+                                             : std::vector<bool>{false, true};
+    for (bool sp : one_or(f.sp, base.par.sp, sps)) {
       p.sp = sp;
       for (Recompute rc : choices.recomputes)
         for (int z : zeros) {

@@ -68,6 +68,12 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                                 : ""));
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
+    // Megatron-LM's argument checks (megatron/training/arguments.py): "When
+    // using expert parallelism and tensor parallelism, sequence parallelism
+    // must be used."
+    if (p.ep > 1 && p.tp > 1 && !p.sp)
+      w.push_back("expert and tensor parallelism without sequence parallelism: Megatron-Core requires sp when both "
+                  "ep and tp exceed 1");
     if (p.schedule == PipeSchedule::dualpipe && t.pipeline.microbatches < 2 * p.pp)
       w.push_back("DualPipe's bubble is its steady-state figure, reached with at least pp micro-batches each way (2 x pp); fewer leave more idle time");
     // MX block scaling needs tensor cores that read per-block scales, which
