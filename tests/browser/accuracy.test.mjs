@@ -59,3 +59,15 @@ test('a ZeRO-3 mixture-of-experts plan quotes the sharded-data-parallel runs bes
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a ZeRO-3 LoRA plan, a kind without published runs, still carries the sharded caution', async () => {
+  const { page, errors } = await openPage('v=1&dp=8&z=3&gb=64&sl=4096&lr=16');
+  await waitEvaluated(page);
+  assert.equal(await note(page).getAttribute('data-regime'), 'lora_training');
+  const text = await note(page).locator('p').textContent();
+  assert.match(text, /^Caution: Not yet validated: no published run of this kind \(LoRA/, text);
+  assert.match(text, /It is also a run of this kind \(fully sharded data parallel training/);
+  assert.match(await note(page).getAttribute('class'), /\bwide\b/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

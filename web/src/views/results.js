@@ -240,7 +240,7 @@ export function accuracyNote(result) {
   const alsoText = also.map((b) => ` It is also a run of this kind (${b.label}): ${accuracySummary(b.metrics)}.`).join('');
   const text = summary
     ? `${wide || alsoWide ? 'Caution: ' : ''}Validation against published runs of this kind (${a.label}): ${summary}.${elsewhere}${unrun}${alsoText}`
-    : `Not yet validated: no published run of this kind (${a.label}) is in the validation set.${alsoText}`;
+    : `${alsoWide ? 'Caution: ' : ''}Not yet validated: no published run of this kind (${a.label}) is in the validation set.${alsoText}`;
   const runs = accuracyRuns(a.metrics);
   // Every published run, of every kind, in the Studies view (toolbar.js opens it).
   const all = el('button', { type: 'button', class: 'all-runs', 'data-open-study': 'published-runs', text: 'Every published run against the model' });
