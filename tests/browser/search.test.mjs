@@ -178,6 +178,33 @@ test('Apply clears zero_shard: the applied plan is the one searched', async () =
   assert.deepEqual(errors, []);
 });
 
+// Expert tensor parallelism: the search names etp 1 where it tries it beside
+// the default ("8 (ETP 1)"), and applying a plan that leaves etp to its
+// default clears the calculator's etp (it would describe another plan).
+test('Apply sets or clears etp: the applied plan is the one searched', async () => {
+  const { page, errors } = await openPage('v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan');
+  await searchDone(page);
+  const rows = page.locator('table.plans tbody tr');
+  const epCells = await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[8].textContent));
+  const named = epCells.findIndex((c) => /\(ETP 1\)$/.test(c));
+  const plain = epCells.findIndex((c) => /^\d+$/.test(c));
+  assert.ok(named >= 0 && plain >= 0, `EP cells: ${epCells.join(', ')}`);
+  for (const [i, etp] of [[plain, null], [named, '1']]) {
+    const row = rows.nth(i);
+    const planTime = (await row.locator('td').first().textContent()).trim();
+    await row.locator('button.apply-plan').click();
+    await page.waitForFunction(() => !location.hash.includes('view=search'));
+    await waitEvaluated(page);
+    assert.equal(new URL(page.url()).hash.match(/[#&]etp=(\d+)/)?.[1] ?? null, etp, page.url());
+    const shown = (await page.locator('.headline .card[data-key="iteration_time_s"] dd').textContent()).trim();
+    assert.ok(shown.startsWith(planTime), `calculator ${shown}, plan ${planTime}`);
+    await page.goto(page.url().replace(/#.*/, '#v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan'));
+    await searchDone(page);
+  }
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 // At common laptop widths the ten plans, Apply buttons included, fit the
 // panel without a sideways scroll (units sit in the headers, headers wrap,
 // cells tighten below 1366 px).

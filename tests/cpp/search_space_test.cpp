@@ -138,6 +138,36 @@ TEST(Search, ExpertParallelismMayFoldOverTheTensorParallelRanks) {
   EXPECT_TRUE(eps.count(8)) << "ep folded over tp x dp";
 }
 
+// Expert tensor parallelism apart from the attention's (Megatron-Core MoE
+// parallel folding): where ep divides dp x cp the default splits every
+// expert tp ways; the search also tries etp 1, named in the plan, and a
+// scenario's etp stays fixed. The search offered the default only.
+TEST(Search, ExpertTensorParallelismOneIsTriedBesideTheDefault) {
+  json in = small_search(16);
+  in["model"] = "mixtral-8x7b";
+  in["parallelism"] = {{"tp", 2}, {"pp", 1}, {"cp", 1}, {"dp", 8}, {"ep", 4}};
+  in["search"]["top"] = 1000;
+  std::set<int> etps;
+  const json out = search_scenario(in, 1000000);
+  for (const json& b : out["search"]["best"]) {
+    const json& p = b["parallelism"];
+    etps.insert(p.value("etp", 0));
+    json plan = in;
+    plan.erase("search");
+    plan["parallelism"] = p;
+    plan["training"].update(b["training"]);
+    EXPECT_LE(rel_diff(eval_ok(plan)["training"]["iteration_time_s"].get<double>(), b["iteration_time_s"].get<double>()), 1e-9)
+        << "the plan as listed evaluates to its time: " << p.dump();
+  }
+  EXPECT_TRUE(etps.count(0)) << "the default (etp = tp = 2)";
+  EXPECT_TRUE(etps.count(1)) << "etp 1, named";
+  EXPECT_EQ(etps.size(), 2u);
+  in["parallelism"]["etp"] = 2;
+  const json named = search_scenario(in, 1000000);
+  ASSERT_FALSE(named["search"]["best"].empty());
+  for (const json& b : named["search"]["best"]) EXPECT_EQ(b["parallelism"].value("etp", 0), 2);
+}
+
 // Megatron-LM refuses expert and tensor parallelism without sequence
 // parallelism (megatron/training/arguments.py): the calculator costs the
 // plan and says so.

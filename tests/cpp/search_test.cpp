@@ -52,6 +52,7 @@ TEST(Search, FastPathEqualsEvaluate) {
       s.par.dp = pick({1, 2, 4, 8, 16});
       s.par.cp = pick({1, 2, 4});
       s.par.ep = base.model.is_moe() ? pick({1, 2, 4, 8}) : 1;
+      s.par.etp = base.model.is_moe() ? pick({0, 0, 1}) : 0;  // the default, or whole experts per rank
       s.par.sp = rng() % 2;
       s.par.zero = pick({0, 1, 2, 3});
       const int sched = pick({0, 1, 2, 3, 4});  // 1f1b, interleaved, gpipe, zb_h1, dualpipe

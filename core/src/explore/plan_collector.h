@@ -30,7 +30,7 @@ struct Candidate {
 // then memory, then the simpler plan.
 inline auto plan_key(const Candidate& c) {
   const Parallelism& p = c.par;
-  return std::make_tuple(c.score, c.memory, static_cast<int>(c.rc), p.tp, p.pp, p.dp, p.cp, p.ep, p.zero, p.sp,
+  return std::make_tuple(c.score, c.memory, static_cast<int>(c.rc), p.tp, p.pp, p.dp, p.cp, p.ep, p.etp, p.zero, p.sp,
                          static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch, c.prefill_tp);
 }
 inline bool better(const Candidate& a, const Candidate& b) { return plan_key(a) < plan_key(b); }

@@ -11,8 +11,10 @@ using json = nlohmann::json;
 
 json parallelism_to_json(const Parallelism& p) {
   const char* sched = name_of(schedule_names(), p.schedule);
-  return {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"sp", p.sp},
-          {"pp_schedule", sched}, {"virtual_stages", p.virtual_stages}, {"zero", p.zero}};
+  json j = {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"sp", p.sp},
+            {"pp_schedule", sched}, {"virtual_stages", p.virtual_stages}, {"zero", p.zero}};
+  if (p.etp > 0) j["etp"] = p.etp;  // named (the search's etp 1 beside the default), else the default
+  return j;
 }
 
 json training_to_json(const Training& t) {

@@ -39,7 +39,8 @@ std::vector<long long> divisors(long long n) {
 
 // Which plan fields the input gives, and so stay fixed (search.vary "plan": only the inference batch).
 struct Fixed {
-  bool tp = false, pp = false, dp = false, cp = false, ep = false, sp = false, sched = false, v = false, zero = false;
+  bool tp = false, pp = false, dp = false, cp = false, ep = false, etp = false, sp = false, sched = false, v = false,
+       zero = false;
   bool mb = false, rc = false, batch = false, prefill = false;
 };
 Fixed fixed_fields(const json& in, bool whole_plan) {
@@ -54,6 +55,7 @@ Fixed fixed_fields(const json& in, bool whole_plan) {
   f.dp = has("parallelism", "dp");
   f.cp = has("parallelism", "cp");
   f.ep = has("parallelism", "ep");
+  f.etp = has("parallelism", "etp");
   f.sp = has("parallelism", "sp");
   f.sched = has("parallelism", "pp_schedule");
   f.v = has("parallelism", "virtual_stages");
@@ -207,6 +209,19 @@ bool search_layout(const Scenario& base, const Fixed& f, Parallelism p, const Pl
   return true;
 }
 
+// Expert tensor parallelism of an expert-parallel plan: the scenario's, or
+// the default (0: the attention's tp where ep divides dp x cp, else 1) and,
+// where that default splits the experts tp ways, etp 1 beside it: each rank
+// runs whole experts on its sequence-parallel tokens: Megatron-Core's MoE
+// parallel folding sets the experts' tp apart from the attention's (Liu et
+// al. 2025, arXiv 2504.14960); the published Qwen3-235B-A22B run (tp 2,
+// ep 32 over 32 tp x dp ranks, tests/validation/public) runs etp 1.
+std::vector<int> expert_tp_options(const Scenario& base, const Fixed& f, long long tp, long long dp_cp, long long ep) {
+  if (f.etp) return {base.par.etp};
+  if (!base.model.is_moe() || tp == 1 || ep == 1 || dp_cp % ep != 0) return {0};
+  return {0, 1};
+}
+
 // Training: every valid (tp, cp, pp, dp, ep, schedule, micro-batch, sp,
 // recompute, zero) with tp x cp x pp x dp = gpus; ranked by iteration time.
 void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
@@ -225,15 +240,16 @@ void search_training(const Scenario& base, const SearchSpec& spec, const Fixed& 
         // Expert parallelism may span the tp ranks too (Megatron-Core MoE
         // parallel folding, expert tp 1 where ep does not divide dp x cp).
         if (base.model.is_moe()) eps = divisors(std::min(tp * dp * cp, static_cast<long long>(base.model.moe.experts)));
-        for (long long ep : one_or(f.ep, static_cast<long long>(base.par.ep), eps)) {
-          for (const auto& [sched, v] : schedules(base, f, static_cast<int>(pp))) {
-            Parallelism p = base.par;
-            p.zero_shard = 0;  // the search explores fully sharded plans
-            p.tp = static_cast<int>(tp), p.cp = static_cast<int>(cp), p.pp = static_cast<int>(pp);
-            p.dp = static_cast<int>(dp), p.ep = static_cast<int>(ep), p.schedule = sched, p.virtual_stages = v;
-            if (!search_layout(base, f, p, choices, capacity, fast, col, n)) return;
-          }
-        }
+        for (long long ep : one_or(f.ep, static_cast<long long>(base.par.ep), eps))
+          for (int etp : expert_tp_options(base, f, tp, cp * dp, ep))
+            for (const auto& [sched, v] : schedules(base, f, static_cast<int>(pp))) {
+              Parallelism p = base.par;
+              p.zero_shard = 0;  // the search explores fully sharded plans
+              p.tp = static_cast<int>(tp), p.cp = static_cast<int>(cp), p.pp = static_cast<int>(pp);
+              p.dp = static_cast<int>(dp), p.ep = static_cast<int>(ep), p.etp = etp;
+              p.schedule = sched, p.virtual_stages = v;
+              if (!search_layout(base, f, p, choices, capacity, fast, col, n)) return;
+            }
       }
     }
   }

@@ -1,6 +1,7 @@
 // `llmcalc search --text`: the search's best plans as a table to read, from
 // the same JSON the page draws (search_scenario), as study_table does for
 // the studies.
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -17,10 +18,14 @@ std::string gib(double bytes) { return number_text("%.1f", bytes / (1024.0 * 102
 
 std::string cell(const std::string& text, size_t width) { return column_text(text, width) + " "; }
 
-// tp pp dp cp ep, and for training sp, ZeRO and the schedule.
+// tp pp dp cp ep, and for training sp, ZeRO and the schedule. An expert
+// tensor parallelism the plan names follows its ep: "8/1" is ep 8, etp 1.
 std::string plan_cells(const json& p, bool training) {
   std::string out;
-  for (const char* k : {"tp", "pp", "dp", "cp", "ep"}) out += cell(std::to_string(p.value(k, 1)), 3);
+  for (const char* k : {"tp", "pp", "dp", "cp"}) out += cell(std::to_string(p.value(k, 1)), 3);
+  std::string ep = std::to_string(p.value("ep", 1));
+  if (p.contains("etp")) ep += "/" + std::to_string(p.value("etp", 1));
+  out += cell(ep, training ? 5 : 3);
   if (!training) return out;
   std::string schedule = p.value("pp_schedule", "1f1b");
   if (p.value("virtual_stages", 1) > 1) schedule += " x" + std::to_string(p.value("virtual_stages", 1));
@@ -37,7 +42,7 @@ std::string misses(const json& closest) {
 std::string header(bool training) {
   if (training)
     return cell("#", 3) + cell("iteration", 10) + cell("tokens/s", 10) + cell("MFU", 6) + cell("GiB/GPU", 8) +
-           "tp  pp  dp  cp  ep  sp  ZeRO schedule         mb  recompute\n";
+           "tp  pp  dp  cp  ep    sp  ZeRO schedule         mb  recompute\n";
   return cell("#", 3) + cell("TTFT", 9) + cell("TPOT", 9) + cell("tokens/s", 10) + cell("per GPU", 8) + cell("GiB/GPU", 8) +
          "tp  pp  dp  cp  ep  batch  prefill\n";
 }
@@ -88,6 +93,11 @@ std::string search_table(const json& out) {
               ? "\n> the recommended plan: the plans above are all of kinds the model has been optimistic about; this is "
                 "the fastest of a kind it has been less optimistic about, found beyond them.\n"
               : "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n";
+  const bool named_etp = std::any_of(best.begin(), best.end(), [](const json& b) {
+    return b.value("parallelism", json::object()).contains("etp");
+  });
+  if (named_etp) text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep divides "
+            "dp x cp, else 1)\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
   // How far published runs of the recommended plan's kind have been.
   const std::string kind = best[recommended < best.size() ? recommended : 0].value("regime", "");

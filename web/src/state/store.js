@@ -139,9 +139,11 @@ export class Store {
       if (!f || !fieldApplies(f, state.mode) || v === undefined || v === null) return;
       this.setValue(f, f.type === 'bool' ? Boolean(v) : String(v));
     };
-    // The search explores fully sharded plans: a hybrid-sharding setting left
-    // in place would describe another plan than the one applied.
+    // The search explores fully sharded plans, and names etp only where it is
+    // not the default: a hybrid-sharding or expert-tp setting left in place
+    // would describe another plan than the one applied.
     delete state.values['parallelism.zero_shard'];
+    delete state.values['parallelism.etp'];
     for (const [k, v] of Object.entries(entry.parallelism || {})) set(`parallelism.${k}`, v);
     if (state.mode === 'training') {
       set('training.micro_batch', entry.training?.micro_batch);

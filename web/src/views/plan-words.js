@@ -10,6 +10,7 @@ export function planText(entry) {
   const p = entry.parallelism || {};
   const parts = [];
   for (const [k, name] of [['tp', 'TP'], ['pp', 'PP'], ['dp', 'DP'], ['cp', 'CP'], ['ep', 'EP']]) if (Number.isFinite(p[k]) && (p[k] > 1 || ['tp', 'pp', 'dp'].includes(k))) parts.push(`${name} ${p[k]}`);
+  if (Number.isFinite(p.etp)) parts.push(`ETP ${p.etp}`);
   if (p.sp) parts.push('SP');
   if (p.zero) parts.push(`ZeRO ${p.zero}`);
   if (entry.training && p.pp > 1 && p.pp_schedule) parts.push(`${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`);

@@ -147,7 +147,7 @@ function divisors(n) {
 export function releasePlan(scenario) {
   const out = structuredClone(scenario);
   const par = out.parallelism || {};
-  for (const k of ['tp', 'pp', 'dp', 'cp', 'ep', 'sp', 'zero', 'pp_schedule', 'virtual_stages']) delete par[k];
+  for (const k of ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'sp', 'zero', 'pp_schedule', 'virtual_stages']) delete par[k];
   if (out.training) for (const k of ['micro_batch', 'recompute']) delete out.training[k];
   if (out.inference) delete out.inference.prefill_tp;
   return out;
@@ -182,7 +182,7 @@ function planCells(e, mode) {
     ? [fmt.num(e.tokens_per_s), fmt.percent(e.mfu)]
     : [fmt.num(e.output_tokens_per_s_per_gpu), fmt.seconds(e.ttft_s), fmt.seconds(e.tpot_s)];
   const par = training(mode)
-    ? [p.tp, p.pp, p.dp, p.cp, p.ep, p.sp ? 'yes' : 'no', p.zero, `${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`, e.training?.micro_batch, e.training?.recompute]
+    ? [p.tp, p.pp, p.dp, p.cp, Number.isFinite(p.etp) ? `${p.ep} (ETP ${p.etp})` : p.ep, p.sp ? 'yes' : 'no', p.zero, `${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`, e.training?.micro_batch, e.training?.recompute]
     : [p.tp, p.pp, p.dp, e.inference?.batch, prefillCell(e)];
   return [...common, ...perf, fmt.bytes(e.memory_bytes_total), ...par.map((v) => (v === undefined ? '–' : String(v)))];
 }
