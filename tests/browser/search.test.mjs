@@ -366,6 +366,17 @@ test('a caution every plan carries is stated once and flags no row (Mixtral 8x7B
   await page.close();
 });
 
+// A ZeRO-3 plan of another kind is of the fully sharded kind too: the
+// validation quoted for the kinds listed names both.
+test('the kinds listed include the fully sharded kind of ZeRO-3 MoE plans', async () => {
+  const { page, errors } = await openPage('v=1&m=mixtral-8x7b&gb=128&sl=4096&z=3&view=search&qg=16&qv=unset');
+  await searchDone(page);
+  const kinds = await page.$$eval('.search-accuracy li[data-regime]', (ls) => ls.map((l) => l.dataset.regime));
+  assert.deepEqual(kinds.sort(), ['moe_training', 'sharded_data_parallel_training']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 // The JSON button beside Run saves the request the CLI takes and the core's
 // output, the same in every explore view; it waits for a run to finish.
 test('JSON beside Run saves the last run: request and output (search, then a study)', async () => {

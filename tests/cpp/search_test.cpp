@@ -264,6 +264,11 @@ TEST(Search, AZeroThreePlanOfAnotherKindCarriesTheShardedCaution) {
   EXPECT_LT(best[1]["parallelism"]["zero"].get<int>(), 3);
   EXPECT_FALSE(carries(best[1], sharded));
   if (!moe.empty()) EXPECT_TRUE(carries(best[0], moe) && carries(best[1], moe)) << "every MoE plan carries it";
+  // The validation quoted for the kinds listed holds the plan's second kind too.
+  EXPECT_EQ(best[0].value("also_regime", ""), "sharded_data_parallel_training");
+  EXPECT_FALSE(best[1].contains("also_regime"));
+  EXPECT_TRUE(s["accuracy"].contains("moe_training"));
+  EXPECT_TRUE(s["accuracy"].contains("sharded_data_parallel_training")) << s["accuracy"].dump();
 }
 
 // Brute force: every plan of the same space through the reference evaluate().

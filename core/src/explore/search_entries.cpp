@@ -42,20 +42,22 @@ std::vector<std::string> with_cautions(std::vector<std::string> warnings, const 
 
 }  // namespace
 
-// The validation of each kind of plan among `plans` (their "regime"s): the
-// ranking is the model's, and kinds of run the model has been optimistic
-// about can rank too high (accuracy.h); "device_validated" says whether any
-// of the runs used the searched system's device, "architecture_unvalidated"
-// which of the model's layer kinds none of them had.
+// The validation of each kind of plan among `plans` (their "regime"s, and
+// the "also_regime" of a plan that is of a second kind too): the ranking is
+// the model's, and kinds of run the model has been optimistic about can rank
+// too high (accuracy.h); "device_validated" says whether any of the runs used
+// the searched system's device, "architecture_unvalidated" which of the
+// model's layer kinds none of them had.
 json regimes_of(const json& plans, const Scenario& base) {
   json out = json::object();
   for (const json& p : plans)
-    for (const Regime& r : regimes())
-      if (p.value("regime", "") == r.id && !out.contains(r.id)) {
-        out[r.id] = regime_accuracy(r);
-        out[r.id]["device_validated"] = regime_ran_on(r, base.system.device.name);
-        out[r.id]["architecture_unvalidated"] = unvalidated_architecture(r, base.model);
-      }
+    for (const char* key : {"regime", "also_regime"})
+      for (const Regime& r : regimes())
+        if (p.value(key, "") == r.id && !out.contains(r.id)) {
+          out[r.id] = regime_accuracy(r);
+          out[r.id]["device_validated"] = regime_ran_on(r, base.system.device.name);
+          out[r.id]["architecture_unvalidated"] = unvalidated_architecture(r, base.model);
+        }
   return out;
 }
 
@@ -74,6 +76,8 @@ json entry_json(const Scenario& base, const Candidate& c) {
     s.train.recompute = c.rc;
     const Regime& kind = regime_of(s);
     j["regime"] = kind.id;
+    // A ZeRO-3 plan of another kind is of the fully sharded kind too.
+    if (const Regime* also = also_regime_of_plan(s, s.par)) j["also_regime"] = also->id;
     const Result full = evaluate(s);
     const TrainingResult& r = full.training;
     j["warnings"] = with_cautions(full.warnings, s, ranked_metric(s.mode));

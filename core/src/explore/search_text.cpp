@@ -99,10 +99,14 @@ std::string search_table(const json& out) {
   if (named_etp) text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep divides "
             "dp x cp, else 1)\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
-  // How far published runs of the recommended plan's kind have been.
-  const std::string kind = best[recommended < best.size() ? recommended : 0].value("regime", "");
+  // How far published runs of the recommended plan's kinds have been.
+  const json& chosen = best[recommended < best.size() ? recommended : 0];
   const json& kinds = s.value("accuracy", json::object());
-  return kinds.contains(kind) ? text + "\n" + published_runs_text(kinds.at(kind)) : text;
+  const std::string kind = chosen.value("regime", ""), also = chosen.value("also_regime", "");
+  if (!kinds.contains(kind)) return text;
+  json quoted = kinds.at(kind);  // with its second kind as the calculator quotes it
+  if (kinds.contains(also)) quoted["also"] = json::array({kinds.at(also)});
+  return text + "\n" + published_runs_text(quoted);
 }
 
 }  // namespace llmcalc

@@ -226,7 +226,8 @@ function planTable(best, mode, onApply, recommended = 0) {
 }
 
 // The ranking is the model's: how far it has been from published runs of
-// each kind of plan listed (search.accuracy, keyed by the plans' regime).
+// each kind of plan listed (search.accuracy, keyed by the plans' regime and
+// also_regime).
 function rankingNote(s) {
   const kinds = Object.entries(s.accuracy || {});
   if (!kinds.length) return null;
