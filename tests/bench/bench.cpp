@@ -52,12 +52,9 @@ void BM_TrainingGpt3_175B_1024Gpus(benchmark::State& state) { run(state, kGpt3Tr
 void BM_InferenceLlama70B(benchmark::State& state) { run(state, kLlama70BInference, false); }
 void BM_ParseOnly(benchmark::State& state) { run(state, kParseOnly, true); }
 
-// Parallelism search of GPT-3 175B on 1,024 A100s (global batch 1536):
-// every plan of the space; reports the plans evaluated per second.
-void BM_Search_GPT3_175B_1024(benchmark::State& state) {
-  const nlohmann::json in = {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
-                             {"training", {{"global_batch", 1536}, {"precision", "bf16"}}},
-                             {"search", {{"gpus", 1024}, {"top", 10}}}};
+// A parallelism search: every plan of the space; reports the plans
+// evaluated per second.
+void search_bench(benchmark::State& state, const nlohmann::json& in) {
   double configs = 0;
   for (auto _ : state) {
     const nlohmann::json out = llmcalc::search_scenario(in);
@@ -66,6 +63,21 @@ void BM_Search_GPT3_175B_1024(benchmark::State& state) {
   }
   state.counters["configs_per_s"] = benchmark::Counter(configs, benchmark::Counter::kIsRate);
   state.counters["configs"] = benchmark::Counter(configs / static_cast<double>(state.iterations()));
+}
+
+// GPT-3 175B on 1,024 A100s (global batch 1536).
+void BM_Search_GPT3_175B_1024(benchmark::State& state) {
+  search_bench(state, {{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
+                       {"training", {{"global_batch", 1536}, {"precision", "bf16"}}},
+                       {"search", {{"gpus", 1024}, {"top", 10}}}});
+}
+
+// A mixture-of-experts search (ep, and etp 1 beside the default, on top of
+// the dense space): Qwen3-235B-A22B on 256 H100s, fp8, global batch 2048.
+void BM_Search_Qwen3_235B_256(benchmark::State& state) {
+  search_bench(state, {{"mode", "training"}, {"model", "qwen3-235b-a22b"}, {"system", "dgx-h100"},
+                       {"training", {{"global_batch", 2048}, {"seq_len", 4096}, {"precision", "fp8"}}},
+                       {"search", {{"gpus", 256}, {"top", 10}}}});
 }
 
 // A study request, timed: it must run without an error first.
@@ -116,6 +128,7 @@ BENCHMARK(BM_TrainingGpt3_175B_1024Gpus)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_InferenceLlama70B)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ParseOnly)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Search_GPT3_175B_1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Search_Qwen3_235B_256)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SystemsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ModelsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PublishedRunsStudy)->Unit(benchmark::kMillisecond);
