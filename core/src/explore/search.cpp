@@ -211,8 +211,8 @@ bool search_layout(const Scenario& base, const Fixed& f, Parallelism p, const Pl
 
 // Expert tensor parallelism of an expert-parallel plan: the scenario's, or
 // the default (0: the attention's tp where ep divides dp x cp, else 1) and,
-// where that default splits the experts tp ways, etp 1 beside it: each rank
-// runs whole experts on its sequence-parallel tokens: Megatron-Core's MoE
+// where that default splits the experts tp ways, etp 1 beside it, each rank
+// running whole experts on its sequence-parallel tokens. Megatron-Core's MoE
 // parallel folding sets the experts' tp apart from the attention's (Liu et
 // al. 2025, arXiv 2504.14960); the published Qwen3-235B-A22B run (tp 2,
 // ep 32 over 32 tp x dp ranks, tests/validation/public) runs etp 1.

@@ -96,8 +96,9 @@ std::string search_table(const json& out) {
   const bool named_etp = std::any_of(best.begin(), best.end(), [](const json& b) {
     return b.value("parallelism", json::object()).contains("etp");
   });
-  if (named_etp) text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep divides "
-            "dp x cp, else 1)\n";
+  if (named_etp)
+    text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep "
+            "divides dp x cp, else 1)\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
   // How far published runs of the recommended plan's kinds have been.
   const json& chosen = best[recommended < best.size() ? recommended : 0];
