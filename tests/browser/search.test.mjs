@@ -179,16 +179,21 @@ test('Apply clears zero_shard: the applied plan is the one searched', async () =
 });
 
 // Expert tensor parallelism: the search names etp 1 where it tries it beside
-// the default ("8 (ETP 1)"), and applying a plan that leaves etp to its
+// the default ("8/1" under "EP / ETP"), and applying a plan that leaves etp to its
 // default clears the calculator's etp (it would describe another plan).
 test('Apply sets or clears etp: the applied plan is the one searched', async () => {
   const { page, errors } = await openPage('v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan');
   await searchDone(page);
   const rows = page.locator('table.plans tbody tr');
   const epCells = await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[8].textContent));
-  const named = epCells.findIndex((c) => /\(ETP 1\)$/.test(c));
+  assert.ok((await page.locator('table.plans thead th').allTextContents()).includes('EP / ETP'));
+  const named = epCells.findIndex((c) => /^\d+\/1$/.test(c));
   const plain = epCells.findIndex((c) => /^\d+$/.test(c));
   assert.ok(named >= 0 && plain >= 0, `EP cells: ${epCells.join(', ')}`);
+  // figures align right, the schedule's name ("1f1b") left; the table fits the panel at 1280 px
+  assert.deepEqual(await rows.evaluateAll((trs) => [...new Set(trs.map((tr) => tr.querySelectorAll('td')[8].className))]), ['num']);
+  assert.ok(await rows.evaluateAll((trs) => trs.every((tr) => !tr.querySelectorAll('td')[11].classList.contains('num'))));
+  assert.ok(await page.evaluate(() => document.querySelector('table.plans').scrollWidth <= document.querySelector('.search-table').clientWidth));
   for (const [i, etp] of [[plain, null], [named, '1']]) {
     const row = rows.nth(i);
     const planTime = (await row.locator('td').first().textContent()).trim();

@@ -11,6 +11,7 @@ import { numberInput, readNumber, selectInput } from '../form/explore-inputs.js'
 import { fieldApplies, requestFields } from '../state/fields.js';
 import { accuracySummary, listText, unvalidatedKinds } from './results.js';
 import { closestText, narrowerWeights, planText, planWarnings, sharedWarnings } from './plan-words.js';
+import { planTable, planTime, training } from './plan-table.js';
 
 const MAX_AXIS = 64;
 // How the search request's fields are shown (the fields come from the schema):
@@ -161,68 +162,6 @@ export function heatmapAxes(gpus, parallelism = {}) {
   const cells = [];
   for (const tp of tps) for (const pp of pps) if (tp * pp <= gpus && gpus % (tp * pp) === 0) cells.push({ tp, pp, value: null, state: 'pending' });
   return { tps, pps, cells };
-}
-
-const training = (mode) => mode === 'training';
-const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
-
-// Where a serving plan prefills: on the decode GPUs, or on separate
-// instances ("2.5 × TP4": prefill instances per decode instance and their tp).
-function prefillCell(e) {
-  const tp = e.inference?.prefill_tp;
-  if (!(tp > 0)) return 'colocated';
-  return Number.isFinite(e.prefill_instances) ? `${e.prefill_instances.toFixed(1)} × TP${tp}` : `TP${tp}`;
-}
-
-function planCells(e, mode) {
-  const p = e.parallelism || {};
-  const common = [fmt.seconds(planTime(e))];
-  // The header names the unit: the cells keep the table inside the panel.
-  const perf = training(mode)
-    ? [fmt.num(e.tokens_per_s), fmt.percent(e.mfu)]
-    : [fmt.num(e.output_tokens_per_s_per_gpu), fmt.seconds(e.ttft_s), fmt.seconds(e.tpot_s)];
-  const par = training(mode)
-    ? [p.tp, p.pp, p.dp, p.cp, Number.isFinite(p.etp) ? `${p.ep} (ETP ${p.etp})` : p.ep, p.sp ? 'yes' : 'no', p.zero, `${p.pp_schedule}${p.virtual_stages > 1 ? ` ×${p.virtual_stages}` : ''}`, e.training?.micro_batch, e.training?.recompute]
-    : [p.tp, p.pp, p.dp, e.inference?.batch, prefillCell(e)];
-  return [...common, ...perf, fmt.bytes(e.memory_bytes_total), ...par.map((v) => (v === undefined ? '–' : String(v)))];
-}
-
-function planHeaders(mode) {
-  return training(mode)
-    ? ['iteration', 'tokens/s', 'MFU', 'memory per GPU', 'TP', 'PP', 'DP', 'CP', 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
-    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch', 'prefill'];
-}
-
-// "Best 10 plans; plan 8 is the fastest without a warning". A plan the core
-// appended beyond them (beyond_top: every listed plan was of a kind the model
-// has been more optimistic about than the appended one's) is named as such.
-function planCaption(best, recommended) {
-  const listed = best.filter((e) => !e.beyond_top).length;
-  const beyond = listed < best.length ? `, then plan ${best.length}, the fastest of a kind the model has been less optimistic about` : '';
-  return `Best ${listed} plan${listed === 1 ? '' : 's'}${beyond}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}`;
-}
-
-// The best plans, one row each; the recommended one (search.recommended: the
-// fastest without a warning) is marked, and named in the caption when a
-// faster plan carries a warning.
-function planTable(best, mode, onApply, recommended = 0) {
-  const head = el('tr', {}, ['#', ...planHeaders(mode)].map((t) => el('th', { scope: 'col', text: t })));
-  head.append(el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden', text: 'Apply' })]));
-  const body = el('tbody');
-  const shared = sharedWarnings(best);
-  best.forEach((e, i) => {
-    const own = (e.warnings || []).filter((w) => !shared.has(w));
-    body.append(
-      el('tr', { 'data-rank': i + 1, 'data-time': planTime(e), class: i === recommended ? 'recommended' : null }, [
-        el('th', { scope: 'row' }, [String(i + 1), own.length ? el('span', { class: 'plan-flag', title: own.join('\n'), 'aria-hidden': 'true', text: ' \u26a0' }) : '']),
-        ...planCells(e, mode).map((t) => el('td', { class: /^[\d–]/.test(t) ? 'num' : null, text: t })),
-        el('td', {}, [el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': `Apply plan ${i + 1} to the calculator`, onclick: () => onApply(e) })]),
-      ]),
-    );
-  });
-  return el('div', { class: 'table-scroll search-table' }, [
-    el('table', { class: 'plans' }, [el('caption', { text: planCaption(best, recommended) }), el('thead', {}, [head]), body]),
-  ]);
 }
 
 // The ranking is the model's: how far it has been from published runs of
