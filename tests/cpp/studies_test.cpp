@@ -173,7 +173,7 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
   const std::string text = study_request_text(systems_request(eight_b("dgx-h100", "bf16")).dump());
   EXPECT_NE(text.find("dgx-b200"), std::string::npos) << text;
   // Each row ends in the plan: its degrees and, in training, its ZeRO stage.
-  EXPECT_NE(text.find("tp pp dp cp ep zero\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("tp pp dp cp ep[/etp] zero\n"), std::string::npos) << text;
   const json& h100 = by.at("dgx-h100").at("plan").at("parallelism");
   std::string cells = " ";
   for (const char* k : {"tp", "pp", "dp", "cp", "ep", "zero"}) cells += " " + std::to_string(h100.at(k).get<int>());
@@ -298,6 +298,29 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
   EXPECT_FALSE(sr.contains("weak"));
   EXPECT_FALSE(sr.at("rows").at(0).contains("global_batch"));
   EXPECT_FALSE(sr.at("rows").at(0).contains("goodput"));
+}
+
+// A plan that names its expert tp (the search's etp 1 beside the default)
+// shows it after its ep, as search --text does; a plan that leaves it to
+// the default shows the ep alone. The study tables showed the ep only.
+TEST(Studies, StudyTablesWriteANamedExpertTpAfterItsEp) {
+  const auto row = [](const std::string& model, const json& par) {
+    return json{{"model", model}, {"parameters", 1e11}, {"parameters_active", 1e10}, {"fits", true},
+                {"per_million_tokens", {{"gpu_hours", 1.0}}},
+                {"plan", {{"parallelism", par}, {"iteration_time_s", 1.0}, {"mfu", 0.4}, {"memory_bytes_total", 6e10}}}};
+  };
+  const json result = {{"mode", "training"}, {"workload", "w"},
+                       {"rows", {row("named", {{"tp", 2}, {"pp", 1}, {"dp", 8}, {"cp", 1}, {"ep", 8}, {"etp", 1}, {"zero", 1}}),
+                                 row("default", {{"tp", 2}, {"pp", 1}, {"dp", 8}, {"cp", 1}, {"ep", 8}, {"zero", 1}})}}};
+  const std::string text = models_study_text(result);
+  EXPECT_NE(text.find("tp pp dp cp ep[/etp] zero\n"), std::string::npos) << text;
+  const auto line = [&](const std::string& model) {
+    const size_t at = text.find("\n" + model + " ");
+    return at == std::string::npos ? std::string() : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line("named").find("2 1 8 1 8/1 1"), std::string::npos) << text;
+  EXPECT_NE(line("default").find("2 1 8 1 8 1"), std::string::npos) << text;
+  EXPECT_EQ(line("default").find('/'), std::string::npos) << text;
 }
 
 // The models study: the scenario's own model first, then every other model

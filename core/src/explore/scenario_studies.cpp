@@ -328,12 +328,14 @@ std::string param_text(double n) {
 
 namespace {
 
-// The plan's columns in the three studies' tables: its parallel degrees,
+// The plan's columns in the three studies' tables: its parallel degrees (an
+// expert tp the plan names after its ep, "8/1", as search --text writes it),
 // and in training its ZeRO stage (plans of equal degrees differ by it).
-std::string plan_header(bool training) { return training ? "tp pp dp cp ep zero" : "tp pp dp cp ep"; }
+std::string plan_header(bool training) { return training ? "tp pp dp cp ep[/etp] zero" : "tp pp dp cp ep[/etp]"; }
 std::string plan_cells(const json& par, bool training) {
   std::string out;
   for (const char* k : {"tp", "pp", "dp", "cp", "ep"}) out += (out.empty() ? "" : " ") + std::to_string(par.value(k, 1));
+  if (par.contains("etp")) out += "/" + std::to_string(par.value("etp", 1));
   if (training) out += " " + std::to_string(par.value("zero", 0));
   return out;
 }
