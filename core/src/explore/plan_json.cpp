@@ -17,6 +17,11 @@ json parallelism_to_json(const Parallelism& p) {
   return j;
 }
 
+std::string ep_text(const json& par) {
+  std::string ep = std::to_string(par.value("ep", 1));
+  return par.contains("etp") ? ep + "/" + std::to_string(par.value("etp", 1)) : ep;
+}
+
 json training_to_json(const Training& t) {
   json j = {{"global_batch", t.global_batch}, {"micro_batch", t.micro_batch}, {"seq_len", t.seq_len},
             {"precision", training_precision_name(t)}, {"recompute", name_of(recompute_names(), t.recompute)},

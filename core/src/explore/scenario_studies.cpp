@@ -334,8 +334,8 @@ namespace {
 std::string plan_header(bool training) { return training ? "tp pp dp cp ep[/etp] zero" : "tp pp dp cp ep[/etp]"; }
 std::string plan_cells(const json& par, bool training) {
   std::string out;
-  for (const char* k : {"tp", "pp", "dp", "cp", "ep"}) out += (out.empty() ? "" : " ") + std::to_string(par.value(k, 1));
-  if (par.contains("etp")) out += "/" + std::to_string(par.value("etp", 1));
+  for (const char* k : {"tp", "pp", "dp", "cp"}) out += (out.empty() ? "" : " ") + std::to_string(par.value(k, 1));
+  out += " " + ep_text(par);
   if (training) out += " " + std::to_string(par.value("zero", 0));
   return out;
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "llmcalc/scenario.h"
@@ -59,6 +60,9 @@ const char* ranked_metric(Mode mode);
 // Parallelism and training sections as scenario JSON (reusable as input).
 nlohmann::json parallelism_to_json(const Parallelism& p);
 nlohmann::json training_to_json(const Training& t);
+// A plan's ep as the text tables write it: "8", or "8/1" when the plan names
+// its expert tp (parallelism_to_json writes etp only then).
+std::string ep_text(const nlohmann::json& parallelism);
 
 // Index of the plan to recommend among a search's `best` list (plan_json.cpp).
 long long recommended_plan(const nlohmann::json& best);

@@ -23,9 +23,7 @@ std::string cell(const std::string& text, size_t width) { return column_text(tex
 std::string plan_cells(const json& p, bool training) {
   std::string out;
   for (const char* k : {"tp", "pp", "dp", "cp"}) out += cell(std::to_string(p.value(k, 1)), 3);
-  std::string ep = std::to_string(p.value("ep", 1));
-  if (p.contains("etp")) ep += "/" + std::to_string(p.value("etp", 1));
-  out += cell(ep, training ? 5 : 3);
+  out += cell(ep_text(p), training ? 5 : 3);
   if (!training) return out;
   std::string schedule = p.value("pp_schedule", "1f1b");
   if (p.value("virtual_stages", 1) > 1) schedule += " x" + std::to_string(p.value("virtual_stages", 1));
