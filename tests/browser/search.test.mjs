@@ -190,8 +190,9 @@ test('Apply sets or clears etp: the applied plan is the one searched', async () 
   const named = epCells.findIndex((c) => /^\d+\/1$/.test(c));
   const plain = epCells.findIndex((c) => /^\d+$/.test(c));
   assert.ok(named >= 0 && plain >= 0, `EP cells: ${epCells.join(', ')}`);
-  // figures align right, the schedule's name ("1f1b") left; the table fits the panel at 1280 px
-  assert.deepEqual(await rows.evaluateAll((trs) => [...new Set(trs.map((tr) => tr.querySelectorAll('td')[8].className))]), ['num']);
+  // figures (time, tokens/s, MFU, memory, EP) align right, the schedule's name ("1f1b") left; the table fits the panel at 1280 px
+  for (const col of [0, 1, 2, 3, 8])
+    assert.deepEqual(await rows.evaluateAll((trs, c) => [...new Set(trs.map((tr) => tr.querySelectorAll('td')[c].className))], col), ['num'], `column ${col}`);
   assert.ok(await rows.evaluateAll((trs) => trs.every((tr) => !tr.querySelectorAll('td')[11].classList.contains('num'))));
   assert.ok(await page.evaluate(() => document.querySelector('table.plans').scrollWidth <= document.querySelector('.search-table').clientWidth));
   for (const [i, etp] of [[plain, null], [named, '1']]) {

@@ -28,8 +28,9 @@ function planCells(e, mode) {
   return [...common, ...perf, fmt.bytes(e.memory_bytes_total), ...par.map((v) => (v === undefined ? '–' : String(v)))];
 }
 
-// A figure, with its unit ("13.7 s", "614k", "8/1", "–"), aligns right; "1f1b" is a name.
-const NUMBER_CELL = /^(–|[\d.,]+(\/\d+)?( ?[a-zA-Z%]+)?)$/;
+// A figure, with its unit ("13.7 s", "614k", "8/1", "–"; format.js puts a
+// no-break space before a unit), aligns right; "1f1b" is a name.
+const NUMBER_CELL = /^(–|[\d.,]+(\/\d+)?([ \u00a0]?[a-zA-Z%]+)?)$/;
 
 // A plan naming its expert tp shows it after its EP ("8/1", header "EP / ETP").
 function planHeaders(mode, etp = false) {
