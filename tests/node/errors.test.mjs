@@ -106,3 +106,17 @@ test('every shared bad-input fixture gives its path and message', () => {
     assert.ok(e.message.includes(c.message), `${c.name}: "${e.message}" lacks "${c.message}"`);
   }
 });
+
+// The errors above are C++ exceptions caught inside the module. They are
+// WebAssembly's own exceptions (wasm/CMakeLists.txt: -fwasm-exceptions): the
+// module imports none of the invoke_* trampolines through which Emscripten's
+// JavaScript emulation (-fexceptions) routes every call that may throw,
+// which made the page's search about 1.6x slower.
+test('the module throws WebAssembly exceptions, not the JavaScript emulation', () => {
+  for (const file of ['llmcalc.wasm', 'llmcalc.node.wasm']) {
+    const module = new WebAssembly.Module(readFileSync(new URL(`../../build/wasm/wasm/${file}`, import.meta.url)));
+    const invokes = WebAssembly.Module.imports(module).filter((i) => i.name.startsWith('invoke_'));
+    assert.deepEqual(invokes.map((i) => i.name), [], `${file} imports the JavaScript exception trampolines`);
+    assert.ok(WebAssembly.Module.exports(module).length > 0);
+  }
+});
