@@ -246,5 +246,41 @@ TEST(Compute, AttentionKernelGenerations) {
   EXPECT_NEAR(fa1 / fa2, 2.0, 0.01);
 }
 
+// The search's memo of GEMM costs (GemmMemoScope) answers what gemm_cost()
+// computes, shape for shape: every field of the shape is in its key, and a
+// device other than the scope's is priced afresh, not from the memo.
+TEST(Compute, GemmMemoAnswersWhatItWouldCompute) {
+  const Device d = h100();
+  Device faster = d;
+  faster.matmul_flops[bf16] *= 2;
+  std::vector<GemmShape> shapes;
+  for (double m : {1.0, 300.0, 8192.0})
+    for (double k : {128.0, 4096.0}) {
+      GemmShape g{m, 4096, k, 1, 2, 2, 2, Precision::bf16};
+      shapes.push_back(g);
+      g.batch = 8;  // each field a shape differs in gives another cost
+      shapes.push_back(g);
+      g.math = Precision::fp8;
+      g.a_bytes = g.b_bytes = 1;
+      shapes.push_back(g);
+      g.mma_eff = 0.6;
+      shapes.push_back(g);
+    }
+  std::vector<double> plain, other;
+  for (const GemmShape& g : shapes) plain.push_back(gemm_cost(d, g).time_s);
+  for (const GemmShape& g : shapes) other.push_back(gemm_cost(faster, g).time_s);
+  GemmMemo memo;
+  {
+    const GemmMemoScope scope(memo, d);
+    for (int pass = 0; pass < 2; ++pass)  // the second pass is answered from the memo
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        EXPECT_EQ(gemm_cost(d, shapes[i]).time_s, plain[i]) << i;
+        EXPECT_EQ(gemm_cost(faster, shapes[i]).time_s, other[i]) << i;  // not the scope's device
+      }
+    EXPECT_EQ(memo.size(), shapes.size());
+  }
+  EXPECT_EQ(gemm_cost(d, shapes[0]).time_s, plain[0]);  // the scope has ended
+}
+
 }  // namespace
 }  // namespace llmcalc

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "compute.h"
 #include "schedule.h"
 #include "search.h"
 #include "training.h"
@@ -54,6 +55,7 @@ struct FastTraining::Impl {
   Memo<double> edge, hop;
   Memo<EdgeStageParams> stages;
   Memo<DpParts> dp;
+  GemmMemo gemms;  // GEMM shapes recur across the layer keys (recompute, ep, etp)
 
   // Per-layer times depend on (tp, sp, cp, ep, micro-batch, recompute) and
   // the rank count (node crossings); edges, hops and dp parts likewise.
@@ -103,6 +105,7 @@ const Scenario& FastTraining::base() const { return impl_->s; }
 
 FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batch, Recompute rc) {
   Impl& I = *impl_;
+  const GemmMemoScope gemm_scope(I.gemms, I.s.system.device);
   I.s.par = par;
   I.s.train.micro_batch = micro_batch;
   I.s.train.recompute = rc;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <tuple>
 
+#include "compute.h"
 #include "inference.h"
 #include "parse.h"
 #include "plan_collector.h"
@@ -321,6 +322,8 @@ std::vector<int> prefill_options(const Scenario& base, const Fixed& f) {
 void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
                       Counters& n) {
   Scenario s = base;
+  GemmMemo gemms;  // the plans' GEMM shapes recur (batches, ep, prefill placements)
+  const GemmMemoScope gemm_scope(gemms, s.system.device);
   const std::vector<int> prefills = prefill_options(base, f);
   for (long long tp : divisors(gpus)) {
     if (f.tp && tp != base.par.tp) continue;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <unordered_map>
 
 namespace llmcalc {
 
@@ -145,7 +147,58 @@ void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_ef
   c.time_s = best + launch;
 }
 
+// The memo: every field of the shape, bit for bit, is the key.
+using GemmKey = std::array<unsigned long long, 11>;
+struct GemmKeyHash {
+  size_t operator()(const GemmKey& k) const {
+    unsigned long long h = 1469598103934665603ULL;  // FNV-1a over the words
+    for (unsigned long long v : k) h = (h ^ v) * 1099511628211ULL;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+struct GemmMemo::Table {
+  std::unordered_map<GemmKey, OpCost, GemmKeyHash> costs;
+};
+GemmMemo::GemmMemo() : table(std::make_unique<Table>()) {}
+GemmMemo::~GemmMemo() = default;
+size_t GemmMemo::size() const { return table->costs.size(); }
+
+namespace {
+thread_local GemmMemo* active_memo = nullptr;
+thread_local const Device* memo_device = nullptr;
+
+GemmKey key_of(const GemmShape& g) {
+  const double fields[] = {g.m,       g.n,       g.k,         g.batch,    g.a_bytes, g.b_bytes,
+                           g.c_bytes, static_cast<double>(g.math), g.dequant_ops, g.dram_eff, g.mma_eff};
+  static_assert(sizeof fields == sizeof(GemmKey), "one key word per shape field");
+  GemmKey k;
+  std::memcpy(k.data(), fields, sizeof fields);
+  return k;
+}
+
+OpCost price_gemm(const Device& d, const GemmShape& shape);
+}  // namespace
+
+GemmMemoScope::GemmMemoScope(GemmMemo& memo, const Device& d) : outer_memo_(active_memo), outer_device_(memo_device) {
+  active_memo = &memo;
+  memo_device = &d;
+}
+GemmMemoScope::~GemmMemoScope() {
+  active_memo = outer_memo_;
+  memo_device = outer_device_;
+}
+
 OpCost gemm_cost(const Device& d, const GemmShape& shape) {
+  if (active_memo == nullptr || memo_device != &d) return price_gemm(d, shape);
+  auto& costs = active_memo->table->costs;
+  const GemmKey k = key_of(shape);
+  auto it = costs.find(k);
+  if (it == costs.end()) it = costs.emplace(k, price_gemm(d, shape)).first;
+  return it->second;
+}
+
+namespace {
+OpCost price_gemm(const Device& d, const GemmShape& shape) {
   GemmShape g = shape;
   g.math = runnable(d.matmul_flops, g.math);
   OpCost c;
@@ -169,6 +222,7 @@ OpCost gemm_cost(const Device& d, const GemmShape& shape) {
   finish_cost(d, c, best.compute_time, g.dram_eff);
   return c;
 }
+}  // namespace
 
 double attention_head_dim_efficiency(const Device& d, double eff128, Precision p, bool backward, double head_dim) {
   if (d.sfu_ops <= 0 || head_dim == 128) return eff128;

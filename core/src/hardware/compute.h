@@ -2,6 +2,7 @@
 // of DeepFlow / Kundu et al. 2024 (arXiv 2407.14645, §III-B): the op is bound
 // by compute or by the traffic at one level of the memory hierarchy.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "llmcalc/scenario.h"
@@ -38,6 +39,33 @@ struct GemmShape {
 };
 
 OpCost gemm_cost(const Device& d, const GemmShape& g);
+
+// GEMM costs on one device, remembered for a scope: the parallelism search
+// prices the same shapes under many plans (each recompute policy and expert
+// split of a tensor-parallel degree and micro-batch). While a GemmMemoScope
+// is alive, gemm_cost() on its device answers a shape it has priced from the
+// memo, the same cost it would compute again. One thread, one scope at a time.
+class GemmMemo {
+ public:
+  GemmMemo();
+  ~GemmMemo();
+  GemmMemo(const GemmMemo&) = delete;
+  GemmMemo& operator=(const GemmMemo&) = delete;
+  size_t size() const;  // shapes priced
+  struct Table;
+  std::unique_ptr<Table> table;
+};
+class GemmMemoScope {
+ public:
+  GemmMemoScope(GemmMemo& memo, const Device& d);
+  ~GemmMemoScope();
+  GemmMemoScope(const GemmMemoScope&) = delete;
+  GemmMemoScope& operator=(const GemmMemoScope&) = delete;
+
+ private:
+  GemmMemo* outer_memo_;
+  const Device* outer_device_;
+};
 
 // A fused attention kernel (FlashAttention): `flops` of math at the 16-bit
 // peak times the device's attention efficiency; `dram_bytes` of compulsory
