@@ -171,6 +171,13 @@ test('log axes: decades, else 1-2-5 steps, labelled without trailing zeros', asy
   assert.deepEqual([0.1, 0.25].map(fmt.trimmed(fmt.percent)), ['10%', '25%']);
 });
 
+test('counts read in the singular for one: a one-point sweep says "1 value"', async () => {
+  const fmt = await import('../../web/src/format.js');
+  assert.deepEqual([0, 1, 2, 1500].map((n) => fmt.many(n, 'value')), ['0 values', '1 value', '2 values', '1,500 values']);
+  assert.equal(fmt.many(1, 'series', 'series'), '1 series');
+  assert.equal(fmt.many(3, 'series', 'series'), '3 series');
+});
+
 test('log axes of bytes tick at powers of two, thinned to fit', async () => {
   const { octaveTicks, thinTicks } = await import('../../web/src/charts/plot-kit.js');
   const GiB = 2 ** 30;

@@ -78,6 +78,11 @@ export function int(x) {
   return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–';
 }
 
+// A whole number with its noun, singular for one: "1 value", "5 values".
+export function many(n, noun, plural = `${noun}s`) {
+  return `${int(n)} ${n === 1 ? noun : plural}`;
+}
+
 export function seconds(s) {
   if (!Number.isFinite(s)) return '–';
   const a = Math.abs(s);

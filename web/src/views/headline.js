@@ -73,10 +73,9 @@ function inferenceCards(i) {
   // Capacity planning: what serving the target request rate takes.
   const cap = i.capacity;
   if (cap && Number.isFinite(cap.gpus)) {
-    const plural = (n, w) => `${fmt.int(n)} ${w}${n === 1 ? '' : 's'}`;
     const how = Number.isFinite(cap.prefill_instances)
-      ? `${plural(cap.replicas, 'decode instance')} + ${plural(cap.prefill_instances, 'prefill instance')}`
-      : plural(cap.replicas, 'replica');
+      ? `${fmt.many(cap.replicas, 'decode instance')} + ${fmt.many(cap.prefill_instances, 'prefill instance')}`
+      : fmt.many(cap.replicas, 'replica');
     const rate = Number.isInteger(cap.target_requests_per_s) ? fmt.int(cap.target_requests_per_s) : fmt.num(cap.target_requests_per_s);
     cards.push(card(`GPUs for ${rate} req/s`, fmt.int(cap.gpus), how, 'capacity'));
   }

@@ -140,7 +140,7 @@ export class SweepView {
         const out = JSON.parse(await call('sweep', JSON.stringify(doc)));
         if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
         this.draw(out.sweep, sp, state);
-        this.bar.finish(`Swept ${out.sweep.x.length} values × ${out.sweep.series.length} series in ${fmt.seconds((performance.now() - t0) / 1000)}.`);
+        this.bar.finish(`Swept ${fmt.many(out.sweep.x.length, 'value')} × ${fmt.many(out.sweep.series.length, 'series', 'series')} in ${fmt.seconds((performance.now() - t0) / 1000)}.`);
         this.ran(scenario, { file: `llmcalc-sweep-${scenario.mode}`, request: doc, output: out });
       });
     } catch (err) {
