@@ -53,6 +53,10 @@ enum class DispatchPrecision { bf16, fp8 };
 // history), per-tensor current scaling (an amax pass before each cast), or
 // MXFP8 (Blackwell: one E8M0 scale per 32 elements, row- and column-wise copies).
 enum class Fp8Recipe { delayed, current, mxfp8 };
+// How the framework runs the element-wise steps of a layer: fused kernels
+// (Megatron-Core / Transformer Engine, torch.compile), or PyTorch eager modules
+// (one kernel per tensor operation; core/src/model/eager_ops.cpp).
+enum class Fusion { fused, eager };
 // Decode attention over the KV cache: "grouped" kernels load each KV head once
 // for its whole query group (TensorRT-LLM XQA, FlashInfer, FlashDecoding);
 // "per_head" kernels run one thread block per query head (FasterTransformer /
@@ -391,6 +395,7 @@ struct Training {
   Optimizer optimizer = Optimizer::adam;
   bool flash_attention = false;
   AttentionKernel attention_kernel = AttentionKernel::best;
+  Fusion fusion = Fusion::fused;
   double host_overhead_s = -1;  // host time per launched kernel (framework dispatch); 0 = the host keeps ahead; < 0: the system's
   Overlap overlap;
   MoeBalance moe_balance = MoeBalance::random;

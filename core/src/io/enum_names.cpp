@@ -84,6 +84,11 @@ const EnumTable<DispatchPrecision>& dispatch_precision_names() {
   return t;
 }
 
+const EnumTable<Fusion>& fusion_names() {
+  static const EnumTable<Fusion> t{{Fusion::fused, "fused"}, {Fusion::eager, "eager"}};
+  return t;
+}
+
 const EnumTable<Fp8Recipe>& fp8_recipe_names() {
   static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}, {Fp8Recipe::mxfp8, "mxfp8"}};
   return t;

@@ -26,6 +26,7 @@ const EnumTable<MoeBalance>& moe_balance_names();
 const EnumTable<MoeDispatcher>& moe_dispatcher_names();
 const EnumTable<DispatchPrecision>& dispatch_precision_names();
 const EnumTable<Fp8Recipe>& fp8_recipe_names();
+const EnumTable<Fusion>& fusion_names();
 const EnumTable<LoraTargets>& lora_target_names();
 const EnumTable<FrozenWeights>& frozen_weight_names();
 const EnumTable<Offload>& offload_names();

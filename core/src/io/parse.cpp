@@ -275,6 +275,7 @@ Training parse_training(const nlohmann::json& root, int model_seq) {
   t.optimizer = enum_field(o, "optimizer", optimizer_names());
   t.flash_attention = bool_field(o, "flash_attention");
   t.attention_kernel = enum_field(o, "attention_kernel", attention_kernel_names());
+  t.fusion = enum_field(o, "fusion", fusion_names());
   const FieldSpec& host = field_spec("training.host_overhead_us");
   if (o.has("host_overhead_us")) t.host_overhead_s = o.number("host_overhead_us", 0, host.lo, host.hi) * 1e-6;
   if (o.has("overlap")) {

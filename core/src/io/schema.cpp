@@ -154,6 +154,7 @@ void training_fields(Fields& f) {
   add({"training.optimizer", "op", "enum", "", "adam", 0, 0, names_of(optimizer_names()), "Optimizer.", "training", kTrain});
   add({"training.flash_attention", "fa", "bool", "", true, 0, 0, {}, "Fused FlashAttention (no s^2 score tensor).", "training", kTrain});
   add({"training.attention_kernel", "atk", "enum", "", "best", 0, 0, {"best", "fa1", "fa2", "fa3"}, "Fused attention kernel: best on the GPU, fa1 (FlashAttention 1 / Triton), fa2, fa3 (FlashAttention-3 / cuDNN, Hopper+).", "training", kTrain});
+  add({"training.fusion", "fus", "enum", "", "fused", 0, 0, names_of(fusion_names()), "Element-wise kernels: fused = one kernel per norm, activation, rotary embedding and loss (Megatron-Core / Transformer Engine; torch.compile fuses them alike); eager = PyTorch eager modules as Hugging Face transformers writes them (and torchtitan of 2024), without torch.compile: RMSNorm, the gated activation, the rotary embedding and the cross-entropy run as one kernel per tensor operation, the norms and the loss in fp32, with more memory traffic, launches and saved activations. LayerNorm and GELU are single kernels either way.", "training", kTrain});
   add({"training.host_overhead_us", "hov", "number", "us", nullptr, 0, 10000, {}, "Host (CPU) time per launched kernel; shorter kernels make the step CPU-bound. Default: the system's (GPUs 20 us, eager PyTorch per the Nsight Systems guide; TPUs 0, XLA). 0 = CUDA graphs.", "training", kTrain});
   add({"training.overlap.dp", "od", "bool", "", true, 0, 0, {}, "Hide data-parallel gradient reduction behind backward.", "training", kTrain});
   add({"training.overlap.tp", "ot", "bool", "", false, 0, 0, {}, "Hide tensor-parallel communication behind compute.", "training", kTrain});
@@ -278,7 +279,7 @@ void mark_advanced(Fields& fields) {
   static const char* const kAdvanced[] = {
       "parallelism.etp", "parallelism.zero_shard", "parallelism.gather_precision", "parallelism.reduce_precision",
       "training.recompute_layers", "training.recompute_method", "training.recompute_to_fit", "training.offload_activations",
-      "training.attention_kernel", "training.host_overhead_us", "training.overlap.dp", "training.overlap.tp",
+      "training.attention_kernel", "training.fusion", "training.host_overhead_us", "training.overlap.dp", "training.overlap.tp",
       "training.overlap.pp", "training.overlap.ep", "training.moe_balance", "training.moe_dispatch_precision",
       "training.moe_dispatcher", "training.moe_capacity_factor", "training.fp8_recipe", "training.lora_targets",
       "training.frozen_weights", "inference.weight_group_size", "inference.flash_attention",

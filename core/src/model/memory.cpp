@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eager_ops.h"
 #include "linear_attention.h"
 #include "lora.h"
 #include "mla.h"
@@ -15,6 +16,21 @@ namespace {
 
 double kv_dim_local(const Model& m, int tp) {
   return std::max(1.0, m.kv_heads / static_cast<double>(tp)) * m.head_dim;
+}
+
+// What eager autograd saves beyond the fused kernels (training.fusion,
+// model/eager_ops.h), per token of one layer: the block's RMSNorms (on the
+// sequence-parallel shard) and QK-Norm's, the rotary embedding's Q and K
+// (MLA turns only its decoupled rope dimensions; learned positions none),
+// and the gated activation's output (`gated_width`, as the caller counts it).
+double eager_saved_per_token(const Model& m, const Parallelism& p, double mlps, double gated_width, double linear) {
+  const double tp = p.tp;
+  const double qk = q_dim(m) / tp + kv_dim_local(m, p.tp);
+  double norms = m.norm == NormType::rmsnorm ? (1 + mlps) * m.hidden / (p.sp ? tp : 1.0) : 0;
+  if (m.qk_norm && !m.mla.on()) norms += (1 - linear) * qk;
+  double rope = m.learned_positions ? 0 : m.mla.on() ? (m.heads / tp + 1) * m.mla.qk_rope_head_dim : qk;
+  rope *= 1 - linear;
+  return eager_extra_activation_bytes(norms, rope, is_gated(m.ffn_type) ? gated_width : 0, 2);
 }
 
 }  // namespace
@@ -96,6 +112,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
   // Up-projection output (2 bytes per column, two halves when gated) and the
   // activation's output, which is the down-projection's GEMM input (g bytes).
   split += mlps * k * s * b * (ffn / tp) * ((is_gated(m.ffn_type) ? 4 : 2) + g);
+  if (t.fusion == Fusion::eager) split += s * b * eager_saved_per_token(m, p, mlps, mlps * k * ffn / tp, linear);
   // Attention scores: softmax output (2 B), dropout mask (1 B) and output
   // (2 B) per score; FlashAttention keeps only a float log-sum-exp per row.
   double scores = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eager_ops.h"
 #include "fsdp.h"
 #include "lora.h"
 #include "offload.h"
@@ -113,6 +114,7 @@ LayerTimes layer_times(const Scenario& s, bool moe_layer, bool keep_ops) {
   const LayerPass pass = training_pass(s, g, moe_layer);
   std::vector<OpSpec> fwd = layer_forward(s.model, pass);
   apply_lora(fwd, s.model, s.train, pass);
+  if (s.train.fusion == Fusion::eager) apply_eager_kernels(fwd, s.model, pass.act_bytes);
   if (keep_ops) lt.ops.reserve(4 * fwd.size());
   if (s.train.precision == Precision::fp8) apply_fp8_recipe(fwd, s.train.fp8_recipe, pass);
   if (s.train.precision == Precision::fp4) apply_fp4_recipe(fwd, s.train.fp4_mx);
@@ -155,13 +157,15 @@ namespace {
 // max (read 2, write 4), subtract + exp + row sum (4 + 4), divide by the sum
 // into the softmax kept for backward (4 + 4) = 22 in three kernels; backward
 // scales it by the incoming gradient and writes the 16-bit gradient for the
-// LM head (4 + 2) = 6 in one. (Unfused, one pass per step, it would be 38 and
-// 14 bytes in 6 and 2 kernels; not modelled: no scenario input selects it.)
-std::pair<OpSpec, OpSpec> cross_entropy_ops(double logits) {
-  OpSpec f = make_elementwise("cross_entropy", 22 * logits, 5 * logits);
-  f.kernels = 3;
-  OpSpec b = make_elementwise("cross_entropy.bwd", 6 * logits, 2 * logits);
-  b.kernels = 1;
+// LM head (4 + 2) = 6 in one. Eager (training.fusion), one pass per step:
+// the cast (2 + 4), the row max (4), subtract (4 + 4), exp (4 + 4), the row
+// sum (4), the division (4 + 4) = 38 bytes in 6 kernels, and backward the
+// scaling (4 + 4) and the cast to 16 bits (4 + 2) = 14 in 2.
+std::pair<OpSpec, OpSpec> cross_entropy_ops(double logits, bool eager) {
+  OpSpec f = make_elementwise("cross_entropy", (eager ? 38 : 22) * logits, 5 * logits);
+  f.kernels = eager ? 6 : 3;
+  OpSpec b = make_elementwise("cross_entropy.bwd", (eager ? 14 : 6) * logits, 2 * logits);
+  b.kernels = eager ? 2 : 1;
   return {f, b};
 }
 
@@ -206,7 +210,7 @@ PassTime edge_times(const Scenario& s, bool first, bool last, std::vector<Op>* o
                  fp8 ? Precision::bf16 : pass.math};
     head.frozen = lora;
     list.push_back({head, backward_of(head)});
-    auto [f, b] = cross_entropy_ops(tokens * vocab);
+    auto [f, b] = cross_entropy_ops(tokens * vocab, s.train.fusion == Fusion::eager);
     list.push_back({f, {b}});
   }
   for (const auto& [spec, bwd] : list) {
