@@ -91,6 +91,11 @@ TEST(Eager, EachTensorOperationIsALaunch) {
   EXPECT_NEAR((te - tf) / 10000e-6, 32 * 2 * 19, 1e-6);
 }
 
+TEST(Eager, TheSummarySaysSo) {
+  EXPECT_NE(evaluate_text(llama_fsdp("eager").dump()).find("recompute none · eager element-wise kernels"), std::string::npos);
+  EXPECT_EQ(evaluate_text(llama_fsdp("fused").dump()).find("eager"), std::string::npos);
+}
+
 TEST(Eager, AnUnknownFusionIsRefusedAtItsPath) {
   json s = llama_fsdp("compiled");
   const json out = eval(s);

@@ -81,7 +81,8 @@ std::string plan_text(const Scenario& s) {
   if (tr.lora()) t += " · LoRA rank " + std::to_string(tr.lora_rank) + ", frozen weights " + name_of(frozen_weight_names(), tr.frozen_weights);
   return t + " · " + name_of(schedule_names(), p.schedule) + " · micro-batch " + std::to_string(tr.micro_batch) +
          " · global batch " + count_text(static_cast<double>(tr.global_batch)) + " × " + count_text(tr.seq_len) +
-         " tokens · recompute " + name_of(recompute_names(), tr.recompute);
+         " tokens · recompute " + name_of(recompute_names(), tr.recompute) +
+         (tr.fusion == Fusion::eager ? " · eager element-wise kernels" : "");
 }
 
 // "compute (all peaks) 1.62x · scale-up link (nvlink) 1.08x", largest first,
