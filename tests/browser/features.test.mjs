@@ -436,6 +436,24 @@ test('long sequences: the summary gives the iteration time under each attention 
   assert.deepEqual(errors, []);
 });
 
+test('element-wise kernels: the summary gives the step and memory with the other kind; LayerNorm and GELU models say nothing', async () => {
+  const base = 'v=1&m=llama3.1-8b&s=dgx-h100&tp=1&dp=8&z=3&gb=8&sl=8192&rc=none';
+  const { page, errors } = await openPage(base);
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.summary p.fusion-note'), /^As PyTorch eager modules .* the step would take \d[\d.]*\s(ms|s) \(\+\d+\.\d%\) and \d[\d.]*\sGiB per GPU; the training setting “element-wise kernels”/);
+  await page.goto(page.url().replace(/#.*/, `#${base}&fus=eager`));
+  await page.reload();
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.summary p.fusion-note'), /^With fused element-wise kernels .* the step would take \d[\d.]*\s(ms|s) \(−\d+\.\d%\)/);
+  assert.match(await page.textContent('[data-key="training.fusion"]'), /element-wise kernels/);
+  await page.goto(page.url().replace(/#.*/, '#v=1&m=gpt3-175b&s=dgx-a100-80gb&tp=8&pp=8&dp=2&sp=1&gb=128'));
+  await page.reload();
+  await waitEvaluated(page);
+  assert.equal(await page.locator('.summary p.fusion-note').count(), 0);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('a 16k-GPU run: goodput under interruptions, and the time to train with them; the inputs ride in the link', async () => {
   const run = 'v=1&m=llama3.1-405b&tp=8&pp=16&dp=128&sp=1&ps=interleaved&vs=4&gb=2048&sl=8192&rc=full&tk=15.6e12';
   const { page, errors } = await openPage(run);

@@ -92,8 +92,27 @@ TEST(Eager, EachTensorOperationIsALaunch) {
 }
 
 TEST(Eager, TheSummarySaysSo) {
-  EXPECT_NE(evaluate_text(llama_fsdp("eager").dump()).find("recompute none · eager element-wise kernels"), std::string::npos);
-  EXPECT_EQ(evaluate_text(llama_fsdp("fused").dump()).find("eager"), std::string::npos);
+  const std::string eager = evaluate_text(llama_fsdp("eager").dump()), fused = evaluate_text(llama_fsdp("fused").dump());
+  EXPECT_NE(eager.find("recompute none · eager element-wise kernels\n"), std::string::npos);
+  EXPECT_EQ(fused.find("eager element-wise kernels"), std::string::npos);
+  // Each names the other kernels' step.
+  EXPECT_NE(eager.find("element-wise kernels    fused (Megatron-Core, torch.compile) "), std::string::npos) << eager;
+  EXPECT_NE(fused.find("element-wise kernels    eager PyTorch modules "), std::string::npos) << fused;
+}
+
+TEST(Eager, TheResultQuotesTheOtherKernels) {
+  const json fused = eval_ok(llama_fsdp("fused")), eager = eval_ok(llama_fsdp("eager"));
+  const json& f = fused["training"]["fusion_sensitivity"];
+  ASSERT_TRUE(f.is_object());
+  EXPECT_DOUBLE_EQ(f["iteration_time_s"]["fused"].get<double>(), fused["training"]["iteration_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(f["iteration_time_s"]["eager"].get<double>(), eager["training"]["iteration_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(f["memory_bytes_total"]["eager"].get<double>(), eager["training"]["memory_bytes"]["total"].get<double>());
+  EXPECT_EQ(eager["training"]["fusion_sensitivity"], f);  // the same pair from either side
+  // Under 2% apart there is nothing to say: GPT-3 175B (LayerNorm, GELU).
+  const json gpt3 = eval_ok({{"mode", "training"}, {"model", "gpt3-175b"}, {"system", "dgx-a100-80gb"},
+                              {"parallelism", {{"tp", 8}, {"pp", 8}, {"dp", 2}, {"sp", true}}},
+                              {"training", {{"global_batch", 128}, {"fusion", "eager"}}}});
+  EXPECT_FALSE(gpt3["training"].contains("fusion_sensitivity"));
 }
 
 TEST(Eager, AnUnknownFusionIsRefusedAtItsPath) {

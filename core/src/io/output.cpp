@@ -282,6 +282,8 @@ json evaluate_to_json(const json& input) {
   json out = result_to_json(s, r);
   const json kernels = attention_kernel_sensitivity(s, r);
   if (!kernels.is_null()) out["training"]["attention_kernel_sensitivity"] = kernels;
+  const json fusion = fusion_sensitivity(s, r);
+  if (!fusion.is_null()) out["training"]["fusion_sensitivity"] = fusion;
   out["what_if"] = doubled_parts(s, r);
   const std::string bad = find_non_finite(out);
   if (!bad.empty()) return error_json(bad, "the model produced a non-finite number for this input");

@@ -178,6 +178,15 @@ std::string training_text(const Scenario& s, const Result& r) {
     out += line("attention kernels", "fused attention is " + percent_text(kernels.value("attention_share", 0.0)) +
                                          " of the op time; the step with each: " + steps);
   }
+  const nlohmann::json fusion = fusion_sensitivity(s, r);
+  if (!fusion.is_null()) {
+    const bool eager = s.train.fusion == Fusion::eager;
+    const double other = fusion["iteration_time_s"][eager ? "fused" : "eager"].get<double>();
+    const double memory = fusion["memory_bytes_total"][eager ? "fused" : "eager"].get<double>();
+    out += line("element-wise kernels", std::string(eager ? "fused (Megatron-Core, torch.compile) " : "eager PyTorch modules ") +
+                                           seconds_text(other) + " (" + number_text("%+.1f%%", 100 * (other / t.iteration_time_s - 1)) +
+                                           "), " + bytes_text(memory) + " per GPU");
+  }
   out += cost_text(t.cost, "tokens");
   const std::string w = what_if_text(doubled_parts(s, r), "iteration_time_s");
   if (!w.empty()) out += line("twice as fast buys", w);

@@ -50,6 +50,28 @@ json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
   return {{"attention_share", attention / all}, {"iteration_time_s", times}};
 }
 
+// The same step with the other element-wise kernels (training.fusion,
+// model/eager_ops.h): what torch.compile or fused modules buy a PyTorch run
+// (or what eager modules cost it), in time and in saved activations.
+json fusion_sensitivity(const Scenario& s, const Result& r) {
+  if (s.mode != Mode::training) return nullptr;
+  Scenario other = s;
+  other.train.fusion = s.train.fusion == Fusion::eager ? Fusion::fused : Fusion::eager;
+  double t = 0, memory = 0;
+  try {
+    const Result o = evaluate(other);
+    t = o.training.iteration_time_s;
+    memory = o.training.memory.total;
+  } catch (const std::exception&) {
+    return nullptr;  // the other kernels cannot run this scenario: nothing to compare
+  }
+  const double now = r.training.iteration_time_s;
+  if (!std::isfinite(t) || !std::isfinite(memory) || now <= 0 || std::fabs(t / now - 1) < 0.02) return nullptr;
+  const std::string here = name_of(fusion_names(), s.train.fusion), there = name_of(fusion_names(), other.train.fusion);
+  return {{"iteration_time_s", {{here, now}, {there, t}}},
+          {"memory_bytes_total", {{here, r.training.memory.total}, {there, memory}}}};
+}
+
 namespace {
 
 // One part of the system and how to make it twice as fast in a scenario.

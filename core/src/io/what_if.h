@@ -12,6 +12,11 @@ namespace llmcalc {
 // training.attention_kernel_sensitivity, or null (docs/scenario.md).
 nlohmann::json attention_kernel_sensitivity(const Scenario& s, const Result& r);
 
+// training.fusion_sensitivity: the iteration time and memory per GPU with
+// fused and with eager element-wise kernels, or null when they differ by
+// less than 2% (a LayerNorm and GELU model changes only its loss).
+nlohmann::json fusion_sensitivity(const Scenario& s, const Result& r);
+
 // The result's `what_if`: for each part of the system the job uses (compute
 // peaks, device-memory bandwidth, each network tier it spans, the host's
 // launch time in training), the headline times with that part twice as fast

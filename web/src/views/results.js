@@ -165,6 +165,24 @@ function kernelNote(result, scenario) {
   return el('p', { class: 'kernel-note', text });
 }
 
+// Training: the step with the other element-wise kernels
+// (training.fusion_sensitivity), when they differ by 2% or more: what fused
+// kernels or torch.compile buy a PyTorch run written as eager modules.
+function fusionNote(result, scenario) {
+  const f = result.training?.fusion_sensitivity;
+  const now = result.training?.iteration_time_s;
+  if (!f || !Number.isFinite(now) || now <= 0) return null;
+  const eager = scenario.training?.fusion === 'eager';
+  const other = eager ? 'fused' : 'eager';
+  const t = f.iteration_time_s?.[other], memory = f.memory_bytes_total?.[other];
+  if (!Number.isFinite(t) || !Number.isFinite(memory)) return null;
+  const change = `${t > now ? '+' : '−'}${(100 * Math.abs(t / now - 1)).toFixed(1)}%`;
+  const text = eager
+    ? `With fused element-wise kernels (Megatron-Core, Transformer Engine, torch.compile) the step would take ${fmt.seconds(t)} (${change}) and ${fmt.bytes(memory)} per GPU. This result runs RMSNorm, the gated activation, RoPE and the loss as PyTorch eager modules, one kernel per tensor operation.`
+    : `As PyTorch eager modules (Hugging Face, torchtitan without torch.compile: RMSNorm, the gated activation, RoPE and the loss one kernel per tensor operation) the step would take ${fmt.seconds(t)} (${change}) and ${fmt.bytes(memory)} per GPU; the training setting “element-wise kernels” (under More settings) names the kind a framework runs.`;
+  return el('p', { class: 'fusion-note', text });
+}
+
 // How far the model has been from published runs of this kind
 // (result.accuracy, from the validation set): one line under the verdict,
 // on the headline figures (training: the iteration time; serving: each
@@ -312,6 +330,7 @@ function summarySection(result, scenario, onFit, note) {
     verdict(result, scenario, onFit),
     accuracyNote(result),
     kernelNote(result, scenario),
+    fusionNote(result, scenario),
     note ? el('p', { class: 'plan-note', role: 'status', text: note }) : null,
   ]);
 }
