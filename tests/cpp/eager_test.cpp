@@ -40,6 +40,19 @@ TEST(Eager, TensorOperationsStreamMoreBytes) {
   EXPECT_LT(te, 1.3 * tf);
 }
 
+TEST(Eager, AGatedNormRunsItsGateApart) {
+  // Qwen3-Next's Gated DeltaNet layers end in RMSNorm(x) * silu(z): the norm's
+  // 36 bytes per element and the gate's silu and product (10) against 6.
+  json f = llama_fsdp("fused"), e = llama_fsdp("eager");
+  f["model"] = e["model"] = "qwen3-next-80b-a3b";
+  f["parallelism"]["ep"] = e["parallelism"]["ep"] = 8;
+  f["training"]["seq_len"] = e["training"]["seq_len"] = 4096;
+  const json fused = eval_ok(f), eager = eval_ok(e);
+  ASSERT_FALSE(find_op(fused, "linear.norm_gate", "fwd").is_null());
+  EXPECT_NEAR(hbm(eager, "linear.norm_gate", "fwd") / hbm(fused, "linear.norm_gate", "fwd"), 46.0 / 6, 1e-9);
+  EXPECT_NEAR(hbm(eager, "linear.norm_gate.bwd", "bwd") / hbm(fused, "linear.norm_gate.bwd", "bwd"), 82.0 / 9, 1e-9);
+}
+
 TEST(Eager, LayerNormAndGeluAreOneKernelEitherWay) {
   // GPT-3 2.7B's shape (LayerNorm, GELU, learned positions): only the loss changes.
   json model = {{"name", "gpt-2.7b"}, {"layers", 32}, {"hidden", 2560}, {"heads", 32}, {"vocab", 50257},

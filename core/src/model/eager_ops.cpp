@@ -15,12 +15,13 @@ bool ends_with(const std::string& s, const char* tail) {
 
 // Bytes per element of an eager RMSNorm written as tensor operations
 // (Hugging Face transformers' LlamaRMSNorm and its copies, torchtitan's
-// RMSNorm of 2024; PyTorch's own F.rms_norm is one fused kernel): forward x.float() (read a,
-// write 4; no kernel when a is already 4), pow(2) (4 + 4), mean (4), x * rsqrt
-// (4 + 4), .to(dtype) (4 + a), * weight (a + a), in 8 kernels. Backward, one
-// autograd node each: the weight product's two gradients (4a), the cast back
-// (a + 4), the rsqrt product's two (4 + 4, 4 + 4), the square's (2 x 8), the
-// sum of x's two gradients (12), the cast to the input's type (4 + a).
+// RMSNorm of 2024; PyTorch's own F.rms_norm is one fused kernel): forward
+// x.float() (read a, write 4; no kernel when a is already 4), pow(2) (4 + 4),
+// mean (4), x * rsqrt (4 + 4), .to(dtype) (4 + a), * weight (a + a), in 8
+// kernels. Backward, one autograd node each: the weight product's two
+// gradients (4a), the cast back (a + 4), the rsqrt product's two (4 + 4,
+// 4 + 4), the square's (2 x 8), the sum of x's two gradients (12), the cast
+// to the input's type (4 + a).
 double eager_norm_forward(double a) { return (a < kFp32 ? 2 * (a + kFp32) : 0) + 20 + 2 * a; }
 double eager_norm_backward(double a) { return 6 * a + 52; }
 constexpr double kEagerNormKernels = 8;
@@ -34,11 +35,20 @@ constexpr double kEagerNormKernels = 8;
 double eager_rope(double a) { return 2 * a + 16; }
 constexpr double kEagerRopeKernels = 6;
 
+// A gated MLP's activation (below), or a gated norm's gate: silu (a + a),
+// then the product (2a + a), per element; backward 9a.
+constexpr double kGateForward = 5, kGateBackward = 9;
+
+// The fused kernel reads and writes each element once (2a); a gated norm
+// (linear attention's RMSNorm(x) * silu(z)) also reads the gate (3a) and,
+// eager, runs silu and the product after the norm.
 void eager_norm(OpSpec& op, double a) {
-  const double elements = op.bytes / (2 * a);  // the fused kernel reads and writes each element once
-  op.bytes = elements * eager_norm_forward(a);
-  op.grad_bytes = elements * eager_norm_backward(a) / 1.5;  // backward_of streams 1.5 x grad_bytes
-  op.kernels = kEagerNormKernels;
+  const bool gated = op.name == "linear.norm_gate";
+  const double elements = op.bytes / ((gated ? 3 : 2) * a);
+  op.bytes = elements * (eager_norm_forward(a) + (gated ? kGateForward * a : 0));
+  // backward_of streams 1.5 x grad_bytes
+  op.grad_bytes = elements * (eager_norm_backward(a) + (gated ? kGateBackward * a : 0)) / 1.5;
+  op.kernels = kEagerNormKernels + (gated ? 2 : 0);
   // Point-wise kernels and one plain row reduction: they stream at the copy
   // rate, not the fused norm kernel's (efficiency.elementwise.norm).
   op.stream = StreamKind::copy;
@@ -50,8 +60,8 @@ void eager_norm(OpSpec& op, double a) {
 // product's two gradients (3a each) and silu's (3a): 9a, as fused 4.5a.
 void eager_gated_activation(OpSpec& op, double a) {
   const double elements = op.bytes / (3 * a);
-  op.bytes = 5 * a * elements;
-  op.grad_bytes = 9 * a * elements / 1.5;
+  op.bytes = kGateForward * a * elements;
+  op.grad_bytes = kGateBackward * a * elements / 1.5;
   op.kernels = 2;
 }
 
