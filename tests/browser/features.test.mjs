@@ -2,7 +2,7 @@
 // preset (marked, resettable, compressed in the URL) and system overrides.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { afterEvaluation, openPage, setup, shot, waitEvaluated } from './harness.mjs';
+import { afterEvaluation, openPage, reopen, setup, shot, waitEvaluated } from './harness.mjs';
 
 setup();
 
@@ -423,14 +423,10 @@ test('long sequences: the summary gives the iteration time under each attention 
   assert.doesNotMatch(note, /FlashAttention-3/); // not on an A100
   assert.match(note, /This result runs the best kernel on this GPU/);
   // Naming a kernel: the note says which one ran; the others are measured against it.
-  await page.goto(page.url().replace(/#.*/, '#v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&sp=1&gb=32&sl=32768&rc=full&atk=fa1'));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, '#v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&sp=1&gb=32&sl=32768&rc=full&atk=fa1');
   assert.match(await page.textContent('.summary p.kernel-note'), /FlashAttention-2 [^,]*\(−\d+(\.\d)?%\)\. This result runs FlashAttention 1 \/ Triton/);
   // Short sequences: attention is a small share, no note.
-  await page.goto(page.url().replace(/#.*/, '#v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&gb=32&sl=1024'));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, '#v=1&m=llama3.1-8b&s=dgx-a100-80gb&tp=2&dp=4&gb=32&sl=1024');
   assert.equal(await page.locator('.summary p.kernel-note').count(), 0);
   await page.close();
   assert.deepEqual(errors, []);
@@ -441,14 +437,10 @@ test('element-wise kernels: the summary gives the step and memory with the other
   const { page, errors } = await openPage(base);
   await waitEvaluated(page);
   assert.match(await page.textContent('.summary p.fusion-note'), /^As PyTorch eager modules .* the step would take \d[\d.]*\s(ms|s) \(\+\d+\.\d%\) and \d[\d.]*\sGiB per GPU; the training setting “element-wise kernels”/);
-  await page.goto(page.url().replace(/#.*/, `#${base}&fus=eager`));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, `#${base}&fus=eager`);
   assert.match(await page.textContent('.summary p.fusion-note'), /^With fused element-wise kernels .* the step would take \d[\d.]*\s(ms|s) \(−\d+\.\d%\)/);
   assert.match(await page.textContent('[data-key="training.fusion"]'), /element-wise kernels/);
-  await page.goto(page.url().replace(/#.*/, '#v=1&m=gpt3-175b&s=dgx-a100-80gb&tp=8&pp=8&dp=2&sp=1&gb=128'));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, '#v=1&m=gpt3-175b&s=dgx-a100-80gb&tp=8&pp=8&dp=2&sp=1&gb=128');
   assert.equal(await page.locator('.summary p.fusion-note').count(), 0);
   await page.close();
   assert.deepEqual(errors, []);
@@ -465,20 +457,14 @@ test('a 16k-GPU run: goodput under interruptions, and the time to train with the
   assert.match(await goodput.textContent(), /an interruption every 2\.78\sh; a 5\.\d\d\sTiB checkpoint every \d/);
   assert.match(await page.locator('.card[data-key="time_to_train_s"]').textContent(), /\d[\d.]*\sdays with interruptions/);
   // Priced: the cost card adds what the GPUs cost while held through the interruptions.
-  await page.goto(page.url().replace(/#.*/, `#${run}&cgh=2`));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, `#${run}&cgh=2`);
   assert.match(await page.locator('.card[data-key="cost_to_train"]').textContent(), /GPU-hours; \$\d[\d.]*M with interruptions/);
   // A faster restart (from the link) loses less.
-  await page.goto(page.url().replace(/#.*/, `#${run}&rrs=60`));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, `#${run}&rrs=60`);
   assert.match(await page.locator('.card[data-key="goodput"] .value').textContent(), /^9[4-9]\.\d%$/);
   assert.equal(await page.locator('[data-key="reliability.restart_s"] input').inputValue(), '60');
   // Eight GPUs: an interruption every few hundred days, no goodput card.
-  await page.goto(page.url().replace(/#.*/, '#v=1&tk=1e12'));
-  await page.reload();
-  await waitEvaluated(page);
+  await reopen(page, '#v=1&tk=1e12');
   assert.equal(await goodput.count(), 0);
   await page.close();
   assert.deepEqual(errors, []);

@@ -63,6 +63,14 @@ export async function waitEvaluated(page) {
   await page.waitForFunction(() => document.querySelector('#status')?.textContent.startsWith('Evaluated'));
 }
 
+// The same page at another link (`#...`), reloaded as a visitor opening it,
+// once it has evaluated.
+export async function reopen(page, hash) {
+  await page.goto(page.url().replace(/#.*/, hash));
+  await page.reload();
+  await waitEvaluated(page);
+}
+
 // Waits for the next evaluation after `action` (the status line changes).
 export async function afterEvaluation(page, action) {
   await page.evaluate(() => {
