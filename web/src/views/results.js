@@ -179,7 +179,7 @@ function fusionNote(result, scenario) {
   const change = `${t > now ? '+' : '−'}${(100 * Math.abs(t / now - 1)).toFixed(1)}%`;
   const text = eager
     ? `With fused element-wise kernels (Megatron-Core, Transformer Engine, torch.compile) the step would take ${fmt.seconds(t)} (${change}) and ${fmt.bytes(memory)} per GPU. This result runs RMSNorm, the gated activation, RoPE and the loss as PyTorch eager modules, one kernel per tensor operation.`
-    : `As PyTorch eager modules (Hugging Face, torchtitan without torch.compile: RMSNorm, the gated activation, RoPE and the loss one kernel per tensor operation) the step would take ${fmt.seconds(t)} (${change}) and ${fmt.bytes(memory)} per GPU; the training setting “element-wise kernels” (under More settings) names the kind a framework runs.`;
+    : `As PyTorch eager modules (Hugging Face transformers without torch.compile: RMSNorm, the gated activation, RoPE and the loss one kernel per tensor operation) the step would take ${fmt.seconds(t)} (${change}) and ${fmt.bytes(memory)} per GPU; the training setting “element-wise kernels” (under More settings) names the kind a framework runs.`;
   return el('p', { class: 'fusion-note', text });
 }
 
