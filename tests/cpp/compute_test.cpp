@@ -140,6 +140,33 @@ TEST(Compute, NormsAndActivationsStreamBelowTheCopyRate) {
   EXPECT_DOUBLE_EQ(tpu.efficiency.norm_stream, 1.0);
 }
 
+// Near the ridge the math and the DRAM stream overlap only in part: the time
+// is the p-norm of the two (p = efficiency.gemm_ridge_exponent, 3 on the
+// presets, fitted on H100 kernels); p = 0 is the roofline's max. At the ridge
+// itself the p-norm is 2^(1/3) = 1.26x the max; far from it, the max.
+TEST(Compute, GemmsNearTheRidgeOverlapMathAndStreamInPart) {
+  Device roofline = h100();
+  roofline.efficiency.gemm_ridge_exponent = 0;
+  const Device blended = h100();
+  ASSERT_DOUBLE_EQ(blended.efficiency.gemm_ridge_exponent, 3);
+  const double launch = blended.efficiency.launch_overhead_s;
+  double worst = 1, previous = 0;
+  for (double m = 16; m <= 16384; m *= 2) {
+    const GemmShape g{m, 8192, 8192, 1, 2, 2, 2, Precision::bf16};
+    const double with = gemm_cost(blended, g).time_s - launch, without = gemm_cost(roofline, g).time_s - launch;
+    EXPECT_GE(with, without * (1 - 1e-12)) << m;
+    EXPECT_LE(with, std::cbrt(2.0) * without * (1 + 1e-12)) << m;
+    EXPECT_GE(with, previous) << m;  // more rows never take less time
+    previous = with;
+    worst = std::max(worst, with / without);
+  }
+  EXPECT_GT(worst, 1.15);  // some M sits near the ridge
+  // Far from it on both sides the blend vanishes: a GEMV, and a large GEMM.
+  const GemmShape gemv{1, 8192, 8192, 1, 2, 2, 2, Precision::bf16}, big{16384, 8192, 8192, 1, 2, 2, 2, Precision::bf16};
+  EXPECT_NEAR(gemm_cost(blended, gemv).time_s / gemm_cost(roofline, gemv).time_s, 1, 0.02);
+  EXPECT_NEAR(gemm_cost(blended, big).time_s / gemm_cost(roofline, big).time_s, 1, 0.02);
+}
+
 TEST(Compute, TinyOpIsLatencyBound) {
   const Device d = h100();
   const OpCost c = elementwise_cost(d, 64, 16, Precision::bf16);

@@ -21,10 +21,10 @@ TEST(Serving, DequantisingGemvStreamsAtItsMeasuredFraction) {
   for (const char* w : {"int8", "int4"}) {
     const double slow = tpot(gptfast(w, 32)), fast = tpot(gptfast(w, 32, full));
     // The weight GEMVs are most of the step at batch 1 (the rest: launches,
-    // the 16-bit LM head, the KV cache): the step slows by well over half of
-    // 1 / fraction - 1 (0.82 int8, 0.69 int4), never by more than 1 / fraction.
-    const double frac = std::string(w) == "int8" ? 0.82 : 0.69;
-    EXPECT_GT(slow / fast, 1 + 0.5 * (1 / frac - 1)) << w;
+    // the 16-bit LM head, the KV cache): the step slows by over 45% of
+    // 1 / fraction - 1 (0.83 int8, 0.73 int4), never by more than 1 / fraction.
+    const double frac = std::string(w) == "int8" ? 0.83 : 0.73;
+    EXPECT_GT(slow / fast, 1 + 0.45 * (1 / frac - 1)) << w;
     EXPECT_LE(slow / fast, 1 / frac + 1e-9) << w;
   }
   // Still faster than 16-bit weights: fewer bytes outweigh the slower stream.

@@ -81,6 +81,19 @@ double reuse_window(const Device& d, const GemmShape& g, const Tile& t) {
   return std::max(sms, std::floor(d.scratchpad_bytes / per_tile));
 }
 
+// Near the roofline's ridge a GEMM's math and its DRAM stream overlap only in
+// part: the roofline's max ([Williams09]) is a bound that kernels reach only
+// far from the ridge. The time is the p-norm of the on-chip time (math, L2,
+// shared memory) and the DRAM time, p = efficiency.gemm_ridge_exponent (0:
+// the max). p = 3 was fitted on cuBLAS, grouped and GEMV kernels timed on an
+// H100 (tests/validation/device/README.md).
+double ridge_time(const Device& d, double inner, double stream) {
+  const double p = d.efficiency.gemm_ridge_exponent;
+  if (p <= 0 || stream <= 0) return std::max(inner, stream);
+  return std::max(inner, stream) * std::pow(std::pow(inner / std::max(inner, stream), p) +
+                                                std::pow(stream / std::max(inner, stream), p), 1 / p);
+}
+
 TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops, int smem) {
   TilingResult r;
   const double tiles_m = ceil_div(g.m, t.m), tiles_n = ceil_div(g.n, t.n);
@@ -121,11 +134,14 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
       r.bytes[i] = a * std::max(1.0, tiles_n / mc) + b * std::max(1.0, tiles_m / mc) + c;
     }
   }
-  r.time = r.compute_time;
+  double inner = r.compute_time, stream = 0;
   for (size_t i = 0; i < levels; ++i) {
     const double eff = d.efficiency.memory * (i + 1 == levels ? g.dram_eff : 1.0);
-    r.time = std::max(r.time, r.bytes[i] / (d.memory[i].bandwidth_Bps * eff));
+    const double level = r.bytes[i] / (d.memory[i].bandwidth_Bps * eff);
+    if (i + 1 == d.memory.size()) stream = level;
+    else inner = std::max(inner, level);
   }
+  r.time = ridge_time(d, inner, stream);
   return r;
 }
 
@@ -146,6 +162,7 @@ void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_ef
   if (launch > best) c.bound = kBoundLatency;
   c.time_s = best + launch;
 }
+
 
 // The memo: every field of the shape, bit for bit, is the key.
 using GemmKey = std::array<unsigned long long, 11>;
@@ -220,6 +237,8 @@ OpCost price_gemm(const Device& d, const GemmShape& shape) {
   }
   c.bytes.assign(best.bytes.begin(), best.bytes.begin() + static_cast<long>(std::min(d.memory.size(), kMaxLevels)));
   finish_cost(d, c, best.compute_time, g.dram_eff);
+  // The tile was chosen on its ridge-blended time; finish_cost's max is a floor.
+  c.time_s = std::max(c.time_s, best.time + d.efficiency.launch_overhead_s);
   return c;
 }
 }  // namespace

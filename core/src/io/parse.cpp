@@ -107,6 +107,7 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   }
   e.tile_overhead_s = o.number("tile_overhead_us", e.tile_overhead_s * 1e6, 0, 1e4) * 1e-6;
   e.gemm_multicast = o.number("gemm_multicast", e.gemm_multicast, 1, 16);
+  e.gemm_ridge_exponent = o.number("gemm_ridge_exponent", e.gemm_ridge_exponent, 0, 64);
   e.vector = o.number("vector", e.vector, 0.01, 1);
   e.memory = o.number("memory", e.memory, 0.01, 1);
   e.launch_overhead_s = o.number("launch_overhead_us", e.launch_overhead_s * 1e6, 0, 1e6) * 1e-6;

@@ -2,6 +2,7 @@
 
 #include "compute.h"
 #include "enum_names.h"
+#include "memory.h"
 #include "parse.h"
 #include "presets.h"
 
@@ -19,14 +20,26 @@ Precision precision_of(const std::string& name) {
 
 // A GEMM as cuBLAS runs it: operands in the math precision, a bf16 output
 // (torch.matmul in bf16; torch._scaled_mm with out_dtype=bf16 for fp8).
+// "batch": a grouped GEMM of that many equal groups in one launch, as the
+// model prices MoE experts (torch._grouped_mm). "weight_precision" (with
+// "group"): a weight-only kernel dequantising int8/int4 weights as serving
+// prices it (inference.cpp: stored bytes with the group scales, the
+// unpack-convert-scale ops, efficiency.weight_only's stream).
 double gemm_time(const Device& d, const json& k) {
   GemmShape g;
   g.m = k.at("m").get<double>();
   g.n = k.at("n").get<double>();
   g.k = k.at("k").get<double>();
+  g.batch = k.value("batch", 1.0);
   g.math = precision_of(k.at("precision").get<std::string>());
   g.a_bytes = g.b_bytes = bytes_per_element(g.math);
   g.c_bytes = 2;
+  if (k.contains("weight_precision")) {
+    const Precision w = precision_of(k.at("weight_precision").get<std::string>());
+    g.b_bytes = stored_weight_bytes(w, k.value("group", 0));
+    g.dequant_ops = g.b_bytes < 1 ? 3 : 2;
+    g.dram_eff = d.efficiency.weight_only_stream[static_cast<size_t>(w)];
+  }
   return gemm_cost(d, g).time_s;
 }
 
