@@ -178,6 +178,17 @@ test('counts read in the singular for one: a one-point sweep says "1 value"', as
   assert.equal(fmt.many(3, 'series', 'series'), '3 series');
 });
 
+// The unit follows the rounded value: 0.9997 s is "1.00 s", not "1000 ms" (a
+// search heatmap's cell once read "1000 ms" and overflowed at 390 px).
+test('values that round up to the next unit take it: 1.00 s, not 1000 ms', async () => {
+  const fmt = await import('../../web/src/format.js');
+  const plain = (s) => s.replace('\u00a0', ' ');
+  assert.deepEqual([0.9997, 0.9994, 0.0009996, 0.0009994, 9.996e-7].map(fmt.seconds).map(plain),
+    ['1.00 s', '999 ms', '1.00 ms', '999 µs', '1.00 µs']);
+  assert.deepEqual([999.6, 999.4, 999_700, 99.96].map((x) => fmt.num(x)), ['1.00k', '999', '1.00M', '100']);
+  assert.equal(fmt.count(999_800_000), '1.00B');
+});
+
 test('log axes of bytes tick at powers of two, thinned to fit', async () => {
   const { octaveTicks, thinTicks } = await import('../../web/src/charts/plot-kit.js');
   const GiB = 2 ** 30;

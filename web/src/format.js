@@ -5,10 +5,15 @@ function fixed(x, digits = 3) {
   if (!Number.isFinite(x)) return '–';
   const a = Math.abs(x);
   if (a === 0) return '0';
-  if (a >= 100) return x.toFixed(0);
+  // The form follows the rounded value: 99.96 reads "100", not "100.0".
+  if (a >= 99.95) return x.toFixed(0);
   if (a >= 10) return x.toFixed(digits >= 3 ? 1 : 0);
   return x.toPrecision(digits);
 }
+
+// Whether `a` reads as at least `unit` once rounded to three digits: 999.6
+// shows as 1000, so it takes the larger unit ("1.00k", "1.00 s").
+const reaches = (a, unit) => a >= unit * 0.9995;
 
 export function num(x, digits = 3) {
   if (!Number.isFinite(x)) return '–';
@@ -20,7 +25,7 @@ export function num(x, digits = 3) {
     [1e6, 'M'],
     [1e3, 'k'],
   ];
-  for (const [f, u] of units) if (a >= f) return fixed(x / f, digits) + u;
+  for (const [f, u] of units) if (reaches(a, f)) return fixed(x / f, digits) + u;
   return fixed(x, digits);
 }
 
@@ -34,7 +39,7 @@ export function times(x) {
 export function count(x, digits = 3) {
   if (!Number.isFinite(x)) return '–';
   const a = Math.abs(x);
-  for (const [f, u] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) if (a >= f) return fixed(x / f, digits) + u;
+  for (const [f, u] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']]) if (reaches(a, f)) return fixed(x / f, digits) + u;
   return fixed(x, digits);
 }
 
@@ -87,9 +92,9 @@ export function seconds(s) {
   if (!Number.isFinite(s)) return '–';
   const a = Math.abs(s);
   if (a === 0) return '0' + NBSP + 's';
-  if (a < 1e-6) return fixed(s * 1e9) + NBSP + 'ns';
-  if (a < 1e-3) return fixed(s * 1e6) + NBSP + 'µs';
-  if (a < 1) return fixed(s * 1e3) + NBSP + 'ms';
+  if (!reaches(a, 1e-6)) return fixed(s * 1e9) + NBSP + 'ns';
+  if (!reaches(a, 1e-3)) return fixed(s * 1e6) + NBSP + 'µs';
+  if (!reaches(a, 1)) return fixed(s * 1e3) + NBSP + 'ms';
   if (a < 120) return fixed(s) + NBSP + 's';
   if (a < 7200) return fixed(s / 60) + NBSP + 'min';
   if (a < 3 * 86400) return fixed(s / 3600) + NBSP + 'h';
