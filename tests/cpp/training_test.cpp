@@ -145,12 +145,12 @@ TEST(Training, FasterHardwareIsNeverSlower) {
 }
 
 TEST(Training, NormAndActivationKernelsRunAtTheirStreamRate) {
-  // Llama 3.1 8B on one H100 node: the norms and SwiGLU slow by the preset's
+  // Llama 3.1 8B on one H200 node: the norms and SwiGLU slow by the preset's
   // stream fractions; a copy (the residual add) keeps the copy rate.
-  json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+  json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h200"},
             {"parallelism", {{"tp", 1}, {"dp", 8}, {"zero", 1}}},
             {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", 8192}}}};
-  json copy_rate = system_object("dgx-h100");
+  json copy_rate = system_object("dgx-h200");
   copy_rate["device"]["efficiency"]["elementwise"] = {{"norm", 1.0}, {"activation", 1.0}};
   json fast = s;
   fast["system"] = copy_rate;
@@ -165,7 +165,7 @@ TEST(Training, NormAndActivationKernelsRunAtTheirStreamRate) {
   EXPECT_NEAR(ratio("attn.residual", "fwd"), 1.0, 1e-12);
   EXPECT_GT(a["training"]["iteration_time_s"].get<double>(), b["training"]["iteration_time_s"].get<double>());
   // Serving engines run fused norm kernels: inference keeps the copy rate.
-  json serve = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+  json serve = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h200"},
                 {"inference", {{"batch", 8}, {"input_tokens", 2048}, {"output_tokens", 128}}}};
   json serve_copy = serve;
   serve_copy["system"] = copy_rate;
