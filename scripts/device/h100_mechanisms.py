@@ -16,45 +16,24 @@ batches after warm-up. Each section is wrapped: one failure is recorded and
 the rest still run; the JSON is rewritten after every section.
 Run: python3 scripts/device/h100_mechanisms.py OUT.json [KERNELS_OUT.json]
 """
-import json, math, os, subprocess, sys, time
+import json, math, os, sys, time
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import h200_kernels as hk  # noqa: E402  (its timing helpers and, last, its kernel set)
+
 dev = torch.device("cuda")
 L2 = torch.cuda.get_device_properties(0).L2_cache_size if hasattr(torch.cuda.get_device_properties(0), "L2_cache_size") else 50e6
+hk.L2 = L2  # operand sets rotate past this GPU's L2
 SMS = torch.cuda.get_device_properties(0).multi_processor_count
 T0 = time.time()
 R = {"launch": {}, "overlap": [], "copy_ctas": [], "grouped": [], "int4": [], "fp8": [], "errors": []}
-
-
-def smi():
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu",
-                               "--format=csv,noheader"], capture_output=True, text=True, timeout=20).stdout.strip()
-    except Exception as e:  # noqa
-        return str(e)
+smi, nsets = hk.smi, hk.nsets
 
 
 def time_fn(fn, sets, target_ms=60, batches=3):
-    for i in range(3):
-        fn(sets[i % len(sets)])
-    torch.cuda.synchronize()
-    t0 = time.perf_counter(); fn(sets[0]); torch.cuda.synchronize(); one = time.perf_counter() - t0
-    reps = int(max(10, min(3000, target_ms / 1e3 / max(one, 1e-6))))
-    ts = []
-    for _ in range(batches):
-        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record()
-        for r in range(reps):
-            fn(sets[r % len(sets)])
-        e.record(); torch.cuda.synchronize()
-        ts.append(s.elapsed_time(e) / reps * 1e-3)
-    ts.sort()
-    return ts[len(ts) // 2], reps
-
-
-def nsets(bytes_per_set):
-    return int(min(64, max(1, math.ceil(2 * L2 / bytes_per_set))))
+    return hk.time_fn(fn, sets, target_ms=target_ms, batches=batches, max_reps=3000)
 
 
 def section(name, fn, budget_s, out):
@@ -323,9 +302,6 @@ def main(out, kernels_out=None):
     R["environment"]["smi_after"] = smi()
     json.dump(R, open(out, "w"), indent=1)
     if kernels_out and time.time() - T0 < 330:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import h200_kernels as hk
-        hk.L2 = L2
         hk.main(kernels_out)
     print(f"all done in {time.time() - T0:.1f} s", flush=True)
 

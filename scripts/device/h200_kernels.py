@@ -26,16 +26,16 @@ def smi():
         return str(e)
 
 
-def time_fn(fn, sets, reps=None, target_ms=200):
-    # warm-up, then size reps to ~target_ms per batch
+def time_fn(fn, sets, reps=None, target_ms=200, batches=5, max_reps=2000):
+    # warm-up, then size reps to ~target_ms per batch; the median batch
     for i in range(3):
         fn(sets[i % len(sets)])
     torch.cuda.synchronize()
     t0 = time.perf_counter(); fn(sets[0]); torch.cuda.synchronize(); one = time.perf_counter() - t0
     if reps is None:
-        reps = int(max(10, min(2000, target_ms / 1e3 / max(one, 1e-6))))
+        reps = int(max(10, min(max_reps, target_ms / 1e3 / max(one, 1e-6))))
     meds = []
-    for _ in range(5):
+    for _ in range(batches):
         s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
         s.record()
         for r in range(reps):
@@ -43,7 +43,7 @@ def time_fn(fn, sets, reps=None, target_ms=200):
         e.record(); torch.cuda.synchronize()
         meds.append(s.elapsed_time(e) / reps * 1e-3)
     meds.sort()
-    return meds[2], reps
+    return meds[len(meds) // 2], reps
 
 
 def nsets(bytes_per_set):
