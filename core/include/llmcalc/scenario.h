@@ -231,7 +231,7 @@ struct DeviceEfficiency {
   // and TMA multicast within a cluster): L2 -> SMEM traffic is divided by it.
   double gemm_multicast = 1;
   // p of the p-norm that joins a GEMM's on-chip time and its DRAM time (0:
-  // the roofline's max; compute.cpp blend_ridge).
+  // the roofline's max; compute.cpp ridge_time).
   double gemm_ridge_exponent = 3;
   double vector = 0.7;        // element-wise throughput / vector peak
   double memory = 0.9;        // achievable streaming bandwidth / peak, every level

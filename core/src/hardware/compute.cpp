@@ -138,7 +138,7 @@ TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, d
   for (size_t i = 0; i < levels; ++i) {
     const double eff = d.efficiency.memory * (i + 1 == levels ? g.dram_eff : 1.0);
     const double level = r.bytes[i] / (d.memory[i].bandwidth_Bps * eff);
-    if (i + 1 == d.memory.size()) stream = level;
+    if (i + 1 == levels) stream = level;  // DRAM (the last level the tiling counts)
     else inner = std::max(inner, level);
   }
   r.time = ridge_time(d, inner, stream);
@@ -162,7 +162,6 @@ void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_ef
   if (launch > best) c.bound = kBoundLatency;
   c.time_s = best + launch;
 }
-
 
 // The memo: every field of the shape, bit for bit, is the key.
 using GemmKey = std::array<unsigned long long, 11>;
