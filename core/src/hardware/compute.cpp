@@ -89,9 +89,9 @@ double reuse_window(const Device& d, const GemmShape& g, const Tile& t) {
 // H100 (tests/validation/device/README.md).
 double ridge_time(const Device& d, double inner, double stream) {
   const double p = d.efficiency.gemm_ridge_exponent;
-  if (p <= 0 || stream <= 0) return std::max(inner, stream);
-  return std::max(inner, stream) * std::pow(std::pow(inner / std::max(inner, stream), p) +
-                                                std::pow(stream / std::max(inner, stream), p), 1 / p);
+  const double hi = std::max(inner, stream), lo = std::min(inner, stream);
+  if (p <= 0 || lo <= 0) return hi;
+  return hi * std::pow(1 + std::pow(lo / hi, p), 1 / p);
 }
 
 TilingResult evaluate_tile(const Device& d, const GemmShape& g, const Tile& t, double flops, int smem) {
@@ -235,9 +235,8 @@ OpCost price_gemm(const Device& d, const GemmShape& shape) {
     }
   }
   c.bytes.assign(best.bytes.begin(), best.bytes.begin() + static_cast<long>(std::min(d.memory.size(), kMaxLevels)));
-  finish_cost(d, c, best.compute_time, g.dram_eff);
-  // The tile was chosen on its ridge-blended time; finish_cost's max is a floor.
-  c.time_s = std::max(c.time_s, best.time + d.efficiency.launch_overhead_s);
+  finish_cost(d, c, best.compute_time, g.dram_eff);  // the bound
+  c.time_s = best.time + d.efficiency.launch_overhead_s;  // the tile's ridge-blended time
   return c;
 }
 }  // namespace

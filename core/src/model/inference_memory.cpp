@@ -22,6 +22,8 @@ double stored_weight_bytes(Precision p, int group, bool mx) {
   return b;
 }
 
+double dequant_ops_per_weight(double stored, double math) { return stored < math ? (stored < 1 ? 3 : 2) : 0; }
+
 Precision expert_weight_precision(const Inference& in) {
   const bool tensor_core_format = in.weight_precision == Precision::fp8 || in.weight_precision == Precision::fp4;
   return in.moe_gemm == MoeGemm::legacy16 && tensor_core_format ? Precision::bf16 : in.weight_precision;

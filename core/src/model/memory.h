@@ -73,6 +73,10 @@ struct InferenceMemory {
 };
 // Bytes per stored weight, block scales included (int4: per `group` weights).
 double stored_weight_bytes(Precision p, int group, bool mx = false);
+// Vector ops a weight-only GEMM spends per weight element to dequantise
+// `stored` bytes into `math` bytes: convert + scale for 8-bit, plus unpack
+// for 4-bit; none when the weights are held in the math format or wider.
+double dequant_ops_per_weight(double stored, double math);
 // Precision the expert weights are held in for inference: a legacy16 MoE
 // GEMM has no fp8/fp4 path, so such checkpoints keep their experts in 16-bit
 // (weight-only int8/int4 stay: those kernels dequantise to 16-bit math).

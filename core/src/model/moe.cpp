@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory.h"
 #include "model_math.h"
 
 namespace llmcalc {
@@ -57,7 +58,7 @@ OpSpec expert_gemm(const std::string& name, double m, double n, double k, const 
   g.gemm.math = Precision::bf16;
   g.gemm.a_bytes = 2;
   g.gemm.b_bytes = p.moe_weight_bytes;
-  g.gemm.dequant_ops = p.moe_weight_bytes < 2 ? (p.moe_weight_bytes < 1 ? 3 : 2) : 0;
+  g.gemm.dequant_ops = dequant_ops_per_weight(p.moe_weight_bytes, g.gemm.a_bytes);
   g.gemm.mma_eff = p.moe_mma_eff;
   return g;
 }

@@ -33,9 +33,8 @@ LayerPass inference_pass(const Scenario& s, bool moe_layer) {
   // The GEMMs read the block scales with the weights.
   p.weight_bytes = stored_weight_bytes(in.weight_precision, in.weight_group_size, in.weight_mx);
   p.gemm_act_bytes = bytes_per_element(in.compute_precision);
-  // Weight-only formats narrower than the math are dequantised in the GEMM:
-  // convert + scale (int8, fp8 on 16-bit math), plus unpack for 4-bit.
-  if (p.weight_bytes < p.gemm_act_bytes) p.dequant_ops = p.weight_bytes < 1 ? 3 : 2;
+  // Weight-only formats narrower than the math are dequantised in the GEMM.
+  p.dequant_ops = dequant_ops_per_weight(p.weight_bytes, p.gemm_act_bytes);
   p.kv_bytes = kv_element_bytes(in.kv_precision);
   p.kv_write = true;
   // Experts over etp x ep ranks of the tp x dp ranks of a stage, as in

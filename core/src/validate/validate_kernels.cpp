@@ -37,7 +37,7 @@ double gemm_time(const Device& d, const json& k) {
   if (k.contains("weight_precision")) {
     const Precision w = precision_of(k.at("weight_precision").get<std::string>());
     g.b_bytes = stored_weight_bytes(w, k.value("group", 0));
-    g.dequant_ops = g.b_bytes < 1 ? 3 : 2;
+    g.dequant_ops = dequant_ops_per_weight(g.b_bytes, g.a_bytes);
     g.dram_eff = d.efficiency.weight_only_stream[static_cast<size_t>(w)];
   }
   return gemm_cost(d, g).time_s;
