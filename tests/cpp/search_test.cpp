@@ -466,6 +466,47 @@ TEST(Search, EveryReturnedPlanReproduces) {
   EXPECT_GT(compared, 40);
 }
 
+// A returned plan's sections stand alone: read back in place of the
+// scenario's own (not merged into them), they carry every setting the plan
+// was costed with, the defaults left out. Settings chosen so that each moves
+// the figures: without them echoed the plan would evaluate differently.
+TEST(Search, ReturnedSectionsReadBackAlone) {
+  const json training = {{"mode", "training"}, {"model", "mixtral-8x7b"}, {"system", "dgx-h100"},
+                         {"parallelism", {{"zero", 3}, {"gather_precision", "fp32"}, {"reduce_precision", "bf16"}}},
+                         {"training", {{"global_batch", 64}, {"seq_len", 2048}, {"precision", "fp8"},
+                                       {"fp8_recipe", "current"}, {"attention_kernel", "fa2"}, {"fusion", "eager"},
+                                       {"host_overhead_us", 30}, {"overlap", {{"ep", true}}},
+                                       {"moe_balance", "forced"}, {"moe_dispatch_precision", "fp8"}}}};
+  const json serving = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-a100-80gb"},
+                        {"inference", {{"batch", 32}, {"input_tokens", 2048}, {"output_tokens", 256},
+                                       {"weight_precision", "int4"}, {"weight_group_size", 32},
+                                       {"decode_attention", "per_head"}, {"batching", "inflight"},
+                                       {"shared_prefix_tokens", 1024}}}};
+  for (const json& base : {training, serving}) {
+    const std::string mode = base["mode"];
+    json in = base;
+    in["search"] = {{"gpus", 16}, {"top", 4}};
+    const json out = json::parse(search_json(in.dump()));
+    ASSERT_FALSE(out.contains("error")) << out.dump();
+    ASSERT_FALSE(out["search"]["best"].empty()) << mode;
+    for (const json& b : out["search"]["best"]) {
+      const json plan = {{"mode", mode}, {"model", base["model"]}, {"system", base["system"]},
+                         {"parallelism", b["parallelism"]}, {mode, b[mode]}};
+      const json r = eval_ok(plan)[mode];
+      for (const char* k : mode == "training" ? std::vector<const char*>{"iteration_time_s"}
+                                              : std::vector<const char*>{"ttft_s", "tpot_s"})
+        EXPECT_DOUBLE_EQ(r[k].get<double>(), b[k].get<double>()) << k << " " << plan.dump();
+    }
+  }
+  // Defaults are left out: a plan of a scenario that sets nothing extra
+  // carries only the plan's own training fields.
+  json plain = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                {"training", {{"global_batch", 64}, {"seq_len", 4096}}}, {"search", {{"gpus", 8}, {"top", 1}}}};
+  const json t = json::parse(search_json(plain.dump()))["search"]["best"][0]["training"];
+  for (const char* k : {"attention_kernel", "fusion", "fp8_recipe", "host_overhead_us", "recompute_to_fit", "moe_balance"})
+    EXPECT_FALSE(t.contains(k)) << k << " " << t.dump();
+}
+
 // search.memory_share: a plan fits only under that share of the device
 // memory, for training and serving alike; the share leaves the ranking of
 // the plans it keeps unchanged, and it is range-checked.

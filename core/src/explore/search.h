@@ -60,6 +60,7 @@ const char* ranked_metric(Mode mode);
 // Parallelism and training sections as scenario JSON (reusable as input).
 nlohmann::json parallelism_to_json(const Parallelism& p);
 nlohmann::json training_to_json(const Training& t);
+nlohmann::json inference_to_json(const Inference& in);
 // A plan's ep as the text tables write it: "8", or "8/1" when the plan names
 // its expert tp (parallelism_to_json writes etp only then).
 std::string ep_text(const nlohmann::json& parallelism);

@@ -81,7 +81,13 @@ json entry_json(const Scenario& base, const Candidate& c) {
     const Result full = evaluate(s);
     const TrainingResult& r = full.training;
     j["warnings"] = with_cautions(full.warnings, s, ranked_metric(s.mode));
-    j["training"] = training_to_json(s.train);
+    // Costed without recompute added to fit: a plan that fits reads back the
+    // same either way, so only one that does not names it.
+    Training shown = s.train;
+    if (r.fits) shown.recompute_to_fit = base.train.recompute_to_fit;
+    // The host cost the system gives is what an absent setting reads back as.
+    if (shown.host_overhead_s == s.system.device.efficiency.host_overhead_s) shown.host_overhead_s = -1;
+    j["training"] = training_to_json(shown);
     j["iteration_time_s"] = r.iteration_time_s;
     j["memory_bytes_total"] = r.memory.total;
     j["tokens_per_s"] = r.tokens_per_s;
@@ -96,11 +102,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
     const Result full = evaluate(s);
     const InferenceResult& r = full.inference;
     j["warnings"] = with_cautions(full.warnings, s, ranked_metric(s.mode));
-    const Inference& in = s.infer;
-    j["inference"] = {{"batch", in.batch}, {"input_tokens", in.input_tokens}, {"output_tokens", in.output_tokens},
-                      {"weight_precision", weight_precision_name(in)}, {"kv_precision", to_string(in.kv_precision)},
-                      {"compute_precision", to_string(in.compute_precision)}, {"flash_attention", in.flash_attention},
-                      {"prefill_tp", in.prefill_tp}, {"prefill_batch", in.prefill_batch}};
+    j["inference"] = inference_to_json(s.infer);
     if (r.disaggregated) j["prefill_instances"] = r.prefill_pool.instances;
     j["replica_gpus"] = r.replica_gpus;
     j["output_tokens_per_s"] = r.output_tokens_per_s;
