@@ -268,6 +268,27 @@ TEST(Training, ContextParallelAttentionRunsPerChunk) {
   }
 }
 
+// The ring's merges (Transformer Engine's P2P context parallelism): each of
+// the cp steps' outputs is rescaled and added into the 16-bit output (6 bytes
+// per output element a step), and backward adds each step's dQ and dK/dV into
+// their accumulators (6 bytes per element a step); none without a ring.
+TEST(Training, ContextParallelRingMergesEachStepsOutput) {
+  json s = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+            {"parallelism", {{"dp", 8}}}, {"training", {{"global_batch", 64}, {"seq_len", 8192}}}};
+  EXPECT_TRUE(find_op(eval_ok(s), "attn.cp_correction", "fwd").is_null());
+  for (int cp : {2, 4}) {
+    s["parallelism"] = {{"dp", 8 / cp}, {"cp", cp}};
+    const json out = eval_ok(s);
+    const json f = find_op(out, "attn.cp_correction", "fwd"), b = find_op(out, "attn.cp_correction.bwd", "bwd");
+    ASSERT_FALSE(f.is_null()) << cp;
+    ASSERT_FALSE(b.is_null()) << cp;
+    const double q = 8192.0 / cp * 32 * 128, kv = 2 * 8192.0 / cp * 8 * 128;  // this rank's output and K/V elements
+    EXPECT_DOUBLE_EQ(f["bytes"]["hbm"].get<double>(), cp * 6 * q);
+    EXPECT_DOUBLE_EQ(b["bytes"]["hbm"].get<double>(), cp * 6 * (q + kv));
+    EXPECT_GT(f["time_s"].get<double>(), 0);
+  }
+}
+
 // Two small layers on one H100, one short sequence: kernels of a few
 // microseconds, shorter than an eager framework's launches.
 json tiny_training() {

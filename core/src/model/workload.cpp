@@ -70,6 +70,25 @@ OpSpec elementwise(const std::string& name, double bytes, double flops, StreamKi
   return make_elementwise(name, bytes, flops, kind);
 }
 
+
+// Context parallelism's ring as Transformer Engine runs it
+// (AttnFuncWithCPAndKVP2P, bshd layout): after the steps, each step's partial
+// output is rescaled by exp(lse_step - lse) and added into the 16-bit output
+// (flash_attn_fwd_out_correction, one fused kernel: read the step's output,
+// read and write the output, 2 + 2 + 2 bytes per element; and the lse's own
+// correction: 2 kernels a step); in backward each step's dQ and dK/dV are added
+// into their accumulators (read both, write one: 6 bytes per element, 2
+// kernels a step). The last rank of the load-balanced ring corrects its whole
+// output at every step and the ring waits for it: cp steps. `out` and `kv`:
+// this rank's output and K/V elements.
+OpSpec cp_correction(const LayerPass& p, double out, double kv) {
+  const double steps = p.kv_chunks;
+  OpSpec c = make_elementwise("attn.cp_correction", steps * 6 * out, steps * 3 * out);
+  c.grad_bytes = steps * 6 * (out + kv) / 1.5;  // backward_of streams 1.5 x grad_bytes
+  c.kernels = 2 * steps;
+  return c;
+}
+
 }  // namespace
 
 void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads) {
@@ -98,7 +117,9 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
     s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
     s.head_dim = hd;
     s.kernel = p.attn_kernel;
+    s.kernels = p.kv_chunks;
     ops.push_back(s);
+    if (p.kv_chunks > 1) ops.push_back(cp_correction(p, q_bytes / p.act_bytes, 2 * b * p.q_len * kv_heads * hd));
     return;
   }
   // Unfused path (Megatron baddbmm + fused scale-mask-softmax + dropout).
