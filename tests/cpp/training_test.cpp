@@ -287,6 +287,10 @@ TEST(Training, ContextParallelRingMergesEachStepsOutput) {
     EXPECT_DOUBLE_EQ(b["bytes"]["hbm"].get<double>(), cp * 6 * (q + kv));
     EXPECT_GT(f["time_s"].get<double>(), 0);
   }
+  // Multi-head latent attention runs the same ring (its K/V decompressed per head).
+  s["model"] = "deepseek-v2-lite";
+  s["parallelism"] = {{"dp", 4}, {"cp", 2}};
+  EXPECT_FALSE(find_op(eval_ok(s), "attn.cp_correction", "fwd").is_null());
 }
 
 // Two small layers on one H100, one short sequence: kernels of a few

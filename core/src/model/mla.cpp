@@ -52,7 +52,10 @@ void mla_core_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) 
                              : b * p.kv_len * heads * (qk + a.v_head_dim) * p.act_bytes;
   s.bytes = q_bytes + kv;
   s.kernel = p.attn_kernel;
+  s.kernels = p.kv_chunks;
   ops.push_back(s);
+  if (p.kv_chunks > 1 && !absorbed)
+    ops.push_back(cp_correction(p, b * p.q_len * heads * v, b * p.q_len * heads * (qk + a.v_head_dim)));
 }
 
 // Megatron-Core MultiLatentAttention: the down projections are duplicated on

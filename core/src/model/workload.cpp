@@ -70,6 +70,7 @@ OpSpec elementwise(const std::string& name, double bytes, double flops, StreamKi
   return make_elementwise(name, bytes, flops, kind);
 }
 
+}  // namespace
 
 // Context parallelism's ring as Transformer Engine runs it
 // (AttnFuncWithCPAndKVP2P, bshd layout): after the steps, each step's partial
@@ -88,8 +89,6 @@ OpSpec cp_correction(const LayerPass& p, double out, double kv) {
   c.kernels = 2 * steps;
   return c;
 }
-
-}  // namespace
 
 void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads) {
   const double hd = m.head_dim, b = p.batch;

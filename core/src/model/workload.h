@@ -108,6 +108,9 @@ void tp_exit(std::vector<OpSpec>& ops, const std::string& block, const LayerPass
 std::vector<OpSpec> layer_forward(const Model& m, const LayerPass& p);
 // The attention core (fused or unfused) of q_heads query and kv_heads key/value heads.
 void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p, double q_heads, double kv_heads);
+// Context parallelism's per-step merges of one attention (p.kv_chunks > 1):
+// `out` and `kv` are this rank's output and K/V elements.
+OpSpec cp_correction(const LayerPass& p, double out, double kv);
 // The attention block of a layer, GQA or MLA, with its core split by layer
 // type when the model mixes global and local layers (layer_attention.cpp).
 void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p);
