@@ -180,9 +180,10 @@ test('Apply clears zero_shard: the applied plan is the one searched', async () =
 
 // Expert tensor parallelism: the search names etp 1 where it tries it beside
 // the default ("8/1" under "EP / ETP"), and applying a plan that leaves etp to its
-// default clears the calculator's etp (it would describe another plan).
+// default clears the calculator's etp (it would describe another plan). The
+// twenty best hold both kinds (the ten best are all of the default kind).
 test('Apply sets or clears etp: the applied plan is the one searched', async () => {
-  const { page, errors } = await openPage('v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan');
+  const { page, errors } = await openPage('v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan&qt=20');
   await searchDone(page);
   const rows = page.locator('table.plans tbody tr');
   const epCells = await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[8].textContent));
@@ -204,7 +205,7 @@ test('Apply sets or clears etp: the applied plan is the one searched', async () 
     assert.equal(new URL(page.url()).hash.match(/[#&]etp=(\d+)/)?.[1] ?? null, etp, page.url());
     const shown = (await page.locator('.headline .card[data-key="iteration_time_s"] dd').textContent()).trim();
     assert.ok(shown.startsWith(planTime), `calculator ${shown}, plan ${planTime}`);
-    await page.goto(page.url().replace(/#.*/, '#v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan'));
+    await page.goto(page.url().replace(/#.*/, '#v=1&m=mixtral-8x7b&gb=64&tp=2&dp=8&ep=4&etp=1&view=search&qg=16&qv=plan&qt=20'));
     await searchDone(page);
   }
   await page.close();
@@ -316,16 +317,16 @@ test('a search on a Gaudi 3 server says the quoted runs were on other hardware',
 // each plan the calculator would warn about is flagged, and the warnings are
 // listed under the table with the ranks they concern.
 test('plans at the memory ceiling are flagged and their warnings listed (Llama 3.1 405B on 128 H100)', async () => {
-  const { page, errors } = await openPage('v=1&m=llama3.1-405b&gb=128&sl=8192&view=search&qg=128&qt=5');
+  const { page, errors } = await openPage('v=1&m=llama3.1-405b&gb=128&sl=8192&view=search&qg=128&qt=4');
   await searchDone(page);
   const flagged = await page.$$eval('table.plans tbody tr', (rows) => rows.filter((r) => r.querySelector('.plan-flag')).map((r) => Number(r.dataset.rank)));
   assert.ok(flagged.length >= 1, 'at least one of the fastest plans is tight');
   const lines = await page.locator('ul.plan-warnings li').allTextContents();
   assert.ok(lines.some((t) => /under 5% to spare \([\d.]+ GiB of 80\.0 GiB\)/.test(t)), lines.join('\n'));
-  // The five best are ZeRO-3, a kind the model has been optimistic about: each
+  // The four best are ZeRO-3, a kind the model has been optimistic about: each
   // carries that caution, and the core appends the fastest plan of another kind.
-  assert.ok(lines.some((t) => /^Plans 1, 2, 3, 4, 5: the model has been optimistic about this kind of run/.test(t)), lines.join('\n'));
-  assert.match(await page.locator('table.plans caption').textContent(), /^Best 5 plans, then plan 6, the fastest of a kind the model has been less optimistic about;/);
+  assert.ok(lines.some((t) => /^Plans 1, 2, 3, 4: the model has been optimistic about this kind of run/.test(t)), lines.join('\n'));
+  assert.match(await page.locator('table.plans caption').textContent(), /^Best 4 plans, then plan 5, the fastest of a kind the model has been less optimistic about;/);
   const listed = lines.flatMap((t) => t.match(/^Plans? ([\d, ]+):/)[1].split(', ').map(Number));
   assert.deepEqual([...new Set(listed)].sort((a, b) => a - b), flagged);
   // The recommended plan (what "Find a plan that fits" takes) is the first unflagged one, marked and named.
