@@ -72,7 +72,7 @@ OpSpec elementwise(const std::string& name, double bytes, double flops, StreamKi
 
 }  // namespace
 
-// Context parallelism's ring as Transformer Engine runs it
+// Context parallelism's ring as Transformer Engine runs it [TE-CP]
 // (AttnFuncWithCPAndKVP2P, bshd layout): after the steps, each step's partial
 // output is rescaled by exp(lse_step - lse) and added into the 16-bit output
 // (flash_attn_fwd_out_correction, one fused kernel: read the step's output,
