@@ -498,6 +498,10 @@ TEST(Search, ReturnedSectionsReadBackAlone) {
         EXPECT_DOUBLE_EQ(r[k].get<double>(), b[k].get<double>()) << k << " " << plan.dump();
     }
   }
+  json one = training;
+  one["search"] = {{"gpus", 16}, {"top", 1}};
+  const json first = json::parse(search_json(one.dump()));
+  EXPECT_EQ(first["search"]["best"][0]["training"]["host_overhead_us"].dump(), "30.0");  // as given, not 29.999999999999996
   // Defaults are left out: a plan of a scenario that sets nothing extra
   // carries only the plan's own training fields.
   json plain = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},

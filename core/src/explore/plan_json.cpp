@@ -1,6 +1,7 @@
 // Plans as scenario JSON (the parallelism and training sections a search or
 // study lists, reusable as input) and the plan the search recommends.
 #include <algorithm>
+#include <cmath>
 
 #include "enum_names.h"
 #include "search.h"
@@ -39,7 +40,8 @@ json training_to_json(const Training& t) {
   if (t.recompute_to_fit != d.recompute_to_fit) j["recompute_to_fit"] = t.recompute_to_fit;
   if (t.attention_kernel != d.attention_kernel) j["attention_kernel"] = name_of(attention_kernel_names(), t.attention_kernel);
   if (t.fusion != d.fusion) j["fusion"] = name_of(fusion_names(), t.fusion);
-  if (t.host_overhead_s >= 0) j["host_overhead_us"] = t.host_overhead_s * 1e6;
+  // In microseconds as given (to a picosecond: seconds x 1e6 leaves 29.999999999999996 for 30).
+  if (t.host_overhead_s >= 0) j["host_overhead_us"] = std::round(t.host_overhead_s * 1e12) / 1e6;
   if (t.moe_balance != d.moe_balance) j["moe_balance"] = name_of(moe_balance_names(), t.moe_balance);
   if (t.moe_dispatcher != d.moe_dispatcher) j["moe_dispatcher"] = name_of(moe_dispatcher_names(), t.moe_dispatcher);
   if (t.moe_dispatch_precision != d.moe_dispatch_precision)
