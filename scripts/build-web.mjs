@@ -19,6 +19,7 @@ mkdirSync(out, { recursive: true });
 const common = { bundle: true, minify: true, sourcemap: true, target: ['es2020'], logLevel: 'warning' };
 await build({ ...common, entryPoints: [join(root, 'web/src/main.js')], outfile: join(out, 'main.js'), format: 'esm' });
 await build({ ...common, entryPoints: [join(root, 'web/src/client/worker.js')], outfile: join(out, 'worker.js'), format: 'iife' });
+await build({ ...common, entryPoints: [join(root, 'web/src/boot.js')], outfile: join(out, 'boot.js'), format: 'iife' });
 await build({ ...common, entryPoints: [join(root, 'web/src/style.css')], outfile: join(out, 'style.css'), sourcemap: false });
 
 const pages = readdirSync(join(root, 'web')).filter((f) => f.endsWith('.html'));
@@ -33,7 +34,7 @@ copyFileSync(join(wasmDir, 'llmcalc.wasm'), join(out, 'llmcalc.wasm'));
 console.log(`web: wrote ${out}`);
 
 // What a visit downloads (source maps are fetched only by developer tools).
-const loaded = ['index.html', 'style.css', 'main.js', 'worker.js', 'llmcalc.js', 'llmcalc.wasm', 'favicon.svg'];
+const loaded = ['index.html', 'style.css', 'boot.js', 'main.js', 'worker.js', 'llmcalc.js', 'llmcalc.wasm', 'favicon.svg'];
 let raw = 0;
 let gz = 0;
 const each = loaded.map((f) => {

@@ -17,6 +17,12 @@ test('default scenario evaluates in the worker and draws the memory breakdown', 
   assert.match(await page.locator('#results .verdict').textContent(), /fit/i);
   assert.ok((await page.locator('#form [data-key="parallelism.tp"] input').count()) === 1, 'form built from the schema');
   assert.match(page.url(), /#v=1/, 'state is in the URL hash');
+  // One worker: the one web/src/boot.js started from <head>, taken over by the engine.
+  const worker = await page.evaluate(() => ({
+    loads: performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname.endsWith('/worker.js')).length,
+    early: self.llmcalcEarlyWorker,
+  }));
+  assert.deepEqual(worker, { loads: 1, early: null });
   await shot(page, 'training-default');
   await page.close();
   assert.deepEqual(errors, []);

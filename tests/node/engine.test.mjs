@@ -75,3 +75,34 @@ test('a stuck call times out and the worker is replaced', async () => {
   assert.deepEqual(await settle(engine.evaluate(req('after', 1))), { v: 'done:after' });
   engine.worker.terminate();
 });
+
+// web/src/boot.js starts the worker before the bundle runs; the Engine takes
+// that one over once instead of starting a second, and drops one that failed.
+test('the worker boot.js started early is taken over once; a restart starts a fresh one', async () => {
+  const early = { url: 'w.js', worker: new FakeWorker(), error: '' };
+  globalThis.llmcalcEarlyWorker = early;
+  const engine = new Engine('w.js', { timeoutMs: 40 });
+  assert.equal(engine.worker, early.worker);
+  assert.equal(globalThis.llmcalcEarlyWorker, null);
+  assert.equal(FakeWorker.created, 1);
+  assert.deepEqual(await settle(engine.evaluate(req('early', 1))), { v: 'done:early' });
+  await settle(engine.call('evaluate', req('stuck', 10000)));
+  assert.notEqual(engine.worker, early.worker);
+  assert.equal(FakeWorker.created, 2);
+  engine.worker.terminate();
+});
+
+test('an early worker that failed to load, or one for another script, is not taken', () => {
+  const failed = { url: 'w.js', worker: new FakeWorker(), error: 'failed to load' };
+  globalThis.llmcalcEarlyWorker = failed;
+  const engine = new Engine('w.js');
+  assert.notEqual(engine.worker, failed.worker);
+  assert.equal(FakeWorker.terminated, 1);
+  const other = { url: 'other.js', worker: new FakeWorker(), error: '' };
+  globalThis.llmcalcEarlyWorker = other;
+  const second = new Engine('w.js');
+  assert.notEqual(second.worker, other.worker);
+  assert.equal(globalThis.llmcalcEarlyWorker, other);
+  delete globalThis.llmcalcEarlyWorker;
+  for (const e of [engine, second]) e.worker.terminate();
+});

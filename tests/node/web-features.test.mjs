@@ -9,6 +9,7 @@ import { Store } from '../../web/src/state/store.js';
 import { embedSnippet, embedUrl } from '../../web/src/views/embed.js';
 import { compareRows, stateDiff } from '../../web/src/views/compare.js';
 import { opsToCsv } from '../../web/src/views/export.js';
+import { WARM_UP_SCENARIO } from '../../web/src/client/warm-up.js';
 import { pageContext } from './wasm.mjs';
 
 let mod, schema, presets, defaults;
@@ -182,4 +183,12 @@ test('every numeric scenario field, set in the page, evaluates with the real eng
     }
   }
   assert.ok(checked > 40, `${checked} checked`);
+});
+
+// The worker's warm-up evaluation (web/src/client/warm-up.js) must run the
+// model, not stop at an error (a renamed preset would leave the code cold).
+test('the worker warm-up scenario evaluates a training plan without error', () => {
+  const r = JSON.parse(mod.evaluate(WARM_UP_SCENARIO));
+  assert.equal(r.error, undefined, JSON.stringify(r.error));
+  assert.ok(r.training.iteration_time_s > 0);
 });

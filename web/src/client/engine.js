@@ -11,6 +11,18 @@ export class Cancelled extends Error {
 // The limit of a search, sweep or study call (an evaluation's is 20 s).
 export const EXPLORE_TIMEOUT_MS = 120000;
 
+// The worker web/src/boot.js started before this bundle ran, taken once (a
+// restart starts a fresh one). One that failed to load is dropped: a new one
+// reports its error to the handler the Engine sets.
+function takeEarlyWorker(url) {
+  const early = globalThis.llmcalcEarlyWorker;
+  if (!early || early.url !== url) return null;
+  globalThis.llmcalcEarlyWorker = null;
+  if (!early.error) return early.worker;
+  early.worker.terminate();
+  return null;
+}
+
 export class Engine {
   constructor(url = 'worker.js', { cancelAfterMs = 300, timeoutMs = 20000 } = {}) {
     this.url = url;
@@ -25,7 +37,7 @@ export class Engine {
   }
 
   start() {
-    this.worker = new Worker(this.url);
+    this.worker = takeEarlyWorker(this.url) || new Worker(this.url);
     this.worker.onmessage = (e) => this.onMessage(e.data);
     this.worker.onerror = (e) => {
       e.preventDefault();

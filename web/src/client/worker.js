@@ -4,6 +4,8 @@
 // itself (functions(), listed once in wasm/bindings.cpp).
 // A classic worker: importScripts loads the Emscripten glue from this folder.
 /* global importScripts, createLlmcalc */
+import { WARM_UP_SCENARIO } from './warm-up.js';
+
 importScripts('llmcalc.js');
 
 const ready = createLlmcalc().then((mod) => {
@@ -11,8 +13,11 @@ const ready = createLlmcalc().then((mod) => {
   return { mod, withArg: new Set(list.with_arg), noArg: new Set(list.no_arg) };
 });
 
+let evaluateAsked = false;
+
 self.onmessage = async (event) => {
   const { id, fn, json } = event.data || {};
+  if (fn === 'evaluate') evaluateAsked = true;
   try {
     const { mod, withArg, noArg } = await ready;
     if (!withArg.has(fn) && !noArg.has(fn)) throw new Error(`unknown function ${fn}`);
@@ -23,7 +28,18 @@ self.onmessage = async (event) => {
   }
 };
 
+// After the requests already waiting for the module (a timeout runs after
+// their continuations), and only when no evaluation is asked for yet: a
+// worker restarted to cancel one has the next one waiting, which warms it.
+// The result is dropped; evaluate() returns errors as JSON, never throws.
+const warmUp = ({ mod }) => {
+  if (!evaluateAsked) mod.evaluate(WARM_UP_SCENARIO);
+};
+
 ready.then(
-  () => self.postMessage({ ready: true }),
+  (loaded) => {
+    self.postMessage({ ready: true });
+    setTimeout(() => warmUp(loaded), 0);
+  },
   (err) => self.postMessage({ ready: false, error: String((err && err.message) || err) }),
 );
