@@ -89,6 +89,7 @@ test('the worker boot.js started early is taken over once; a restart starts a fr
   await settle(engine.call('evaluate', req('stuck', 10000)));
   assert.notEqual(engine.worker, early.worker);
   assert.equal(FakeWorker.created, 2);
+  delete globalThis.llmcalcEarlyWorker;
   engine.worker.terminate();
 });
 
