@@ -168,6 +168,9 @@ test('expert-parallel serving is a choice in the inference form: wide EP adds th
   const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
   assert.ok(rows.some((t) => /moe\.dispatch/.test(t)), 'the op table has the dispatch all-to-all');
   assert.ok(rows.some((t) => /moe\.combine/.test(t)), 'and the combine');
+  // each of the 8 one-GPU replicas serves its own 16 sequences
+  const rate = await page.locator('.card[data-key="output_tokens_per_s"]').textContent();
+  assert.match(rate, /per replica \(1 GPU\), [\d.]+k?\s*tokens\/s on all 8/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -78,6 +78,20 @@ TEST(SummaryText, ServingNamesTheMemoryLevelThatBoundsDecode) {
   EXPECT_TRUE(has(text, "per token: HBM3 bandwidth")) << text;
 }
 
+// Each data-parallel replica serves its own batch: the throughput line gives
+// one replica's rate and, with several, what all of them serve.
+TEST(SummaryText, ThroughputLineSaysWhatOneReplicaAndAllServe) {
+  json scenario = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                   {"parallelism", {{"tp", 2}, {"dp", 4}}},
+                   {"inference", {{"batch", 16}, {"input_tokens", 512}, {"output_tokens", 128}}}};
+  const double per_replica = eval_ok(scenario).at("inference").at("output_tokens_per_s").get<double>();
+  const std::string text = evaluate_text(scenario.dump());
+  EXPECT_TRUE(has(text, count_text(per_replica) + " per replica of 2 GPUs, " + count_text(4 * per_replica) +
+                            " on all 8 GPUs")) << text;
+  scenario["parallelism"] = {{"tp", 1}};
+  EXPECT_TRUE(has(evaluate_text(scenario.dump()), " per replica of 1 GPU · ")) << evaluate_text(scenario.dump());
+}
+
 // Dollars only where a GPU-hour price is given; GPU-hours and energy always.
 TEST(SummaryText, CostLinesFollowTheCostSection) {
   json scenario = spec("training-gpt3-175b-a100.json");

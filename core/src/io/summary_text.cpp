@@ -193,6 +193,17 @@ std::string training_text(const Scenario& s, const Result& r) {
   return out;
 }
 
+std::string gpus_text(double n) { return count_text(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+// Every data-parallel rank serves its own batch, so with several replicas the
+// whole serves their sum (disaggregated replicas carry prefill instances: no
+// whole number of them, left out).
+std::string all_replicas_text(const Scenario& s, const InferenceResult& i) {
+  const double all = static_cast<double>(s.par.tp) * s.par.pp * s.par.dp;
+  if (i.disaggregated || i.replica_gpus <= 0 || all < 2 * i.replica_gpus) return "";
+  return ", " + count_text(i.output_tokens_per_s * all / i.replica_gpus) + " on all " + gpus_text(all);
+}
+
 std::string inference_text(const Scenario& s, const Result& r) {
   const InferenceResult& i = r.inference;
   std::string out = line(output("inference.ttft_s").label, seconds_text(i.ttft_s) + ", prefill bound by " + bound_text(s.system.device, i.prefill_bound));
@@ -200,9 +211,10 @@ std::string inference_text(const Scenario& s, const Result& r) {
   out += line(output("inference.e2e_latency_s").label, seconds_text(i.e2e_latency_s));
   // Speculative decoding emits more than one token per sequence and step.
   const std::string per_step = i.tokens_per_step > 1 ? " · " + sig3(i.tokens_per_step) + " tokens per decode step" : "";
-  out += line(output("inference.output_tokens_per_s").label,
-              count_text(i.output_tokens_per_s) + " per replica of " + count_text(i.replica_gpus) + " GPUs · " +
-                  count_text(i.concurrency) + " sequences in flight" + per_step);
+  out += line(output("inference.output_tokens_per_s").label, count_text(i.output_tokens_per_s) + " per replica of " +
+                                                                  gpus_text(i.replica_gpus) + all_replicas_text(s, i) +
+                                                                  " · " + count_text(i.concurrency) +
+                                                                  " sequences in flight" + per_step);
   const InferenceMemory& m = i.memory;
   out += line("memory per GPU", memory_text(m.total, m.capacity, i.fits,
                                             {{"inference.memory_bytes.weights", m.weights},

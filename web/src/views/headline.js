@@ -47,16 +47,15 @@ function trainingCards(t, result, scenario) {
 
 // The serving cards: latencies, throughput, and what disaggregation, chunked
 // prefill and a target request rate add.
-function inferenceCards(i) {
+function inferenceCards(i, totalGpus) {
   // Speculative decoding: a step emits more than one token per sequence.
   const perStep = Number.isFinite(i.tokens_per_step) && i.tokens_per_step > 1 ? `${i.tokens_per_step.toFixed(2)} tokens / step` : null;
   const pool = i.disaggregation;
-  const replica = pool && Number.isFinite(i.replica_gpus) ? `per replica of ${i.replica_gpus.toFixed(1)} GPUs` : 'per replica';
   const cards = [
     card('Time to first token', fmt.seconds(i.ttft_s), null, 'ttft_s'),
     card('Time per output token', fmt.seconds(i.tpot_s), perStep, 'tpot_s'),
     card('End-to-end latency', fmt.seconds(i.e2e_latency_s), null, 'e2e_latency_s'),
-    card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), replica, 'output_tokens_per_s'),
+    card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), replicaNote(i, pool, totalGpus), 'output_tokens_per_s'),
   ];
   // Disaggregated serving: the prefill instances one decode instance needs.
   if (pool) {
@@ -103,9 +102,22 @@ function commonCards(result, scenario) {
   return cards;
 }
 
+// What the throughput counts: one replica (tp x pp GPUs, each data-parallel
+// rank its own `batch`), and with several replicas what all of them serve, so
+// "8 GPUs" beside a one-GPU replica's rate does not read as the whole's.
+function replicaNote(i, pool, totalGpus) {
+  const n = i.replica_gpus;
+  if (!Number.isFinite(n) || n <= 0) return 'per replica';
+  if (pool) return `per replica of ${n.toFixed(1)} GPUs`;
+  const own = `per replica (${fmt.int(n)} GPU${n === 1 ? '' : 's'})`;
+  const replicas = totalGpus / n;
+  if (!Number.isFinite(replicas) || replicas < 2) return own;
+  return `${own}, ${fmt.rate(i.output_tokens_per_s * replicas, 'tokens/s')} on all ${fmt.int(totalGpus)}`;
+}
+
 export function headline(result, scenario) {
   const modeCards = scenario.mode === 'training' && result.training ? trainingCards(result.training, result, scenario)
-    : result.inference ? inferenceCards(result.inference) : [];
+    : result.inference ? inferenceCards(result.inference, gpus(result, scenario)) : [];
   return el('dl', { class: 'headline' }, [...modeCards, ...costCards(result, scenario), ...commonCards(result, scenario)]);
 }
 
