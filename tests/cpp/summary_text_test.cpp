@@ -84,10 +84,12 @@ TEST(SummaryText, ThroughputLineSaysWhatOneReplicaAndAllServe) {
   json scenario = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                    {"parallelism", {{"tp", 2}, {"dp", 4}}},
                    {"inference", {{"batch", 16}, {"input_tokens", 512}, {"output_tokens", 128}}}};
-  const double per_replica = eval_ok(scenario).at("inference").at("output_tokens_per_s").get<double>();
+  const json i = eval_ok(scenario).at("inference");
+  const double per_replica = i.at("output_tokens_per_s").get<double>();
   const std::string text = evaluate_text(scenario.dump());
   EXPECT_TRUE(has(text, count_text(per_replica) + " per replica of 2 GPUs, " + count_text(4 * per_replica) +
-                            " on all 8 GPUs")) << text;
+                            " on all 8 GPUs · " + count_text(i.at("concurrency").get<double>()) +
+                            " sequences in flight per replica")) << text;
   scenario["parallelism"] = {{"tp", 1}};
   EXPECT_TRUE(has(evaluate_text(scenario.dump()), " per replica of 1 GPU · ")) << evaluate_text(scenario.dump());
 }

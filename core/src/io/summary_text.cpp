@@ -211,10 +211,10 @@ std::string inference_text(const Scenario& s, const Result& r) {
   out += line(output("inference.e2e_latency_s").label, seconds_text(i.e2e_latency_s));
   // Speculative decoding emits more than one token per sequence and step.
   const std::string per_step = i.tokens_per_step > 1 ? " · " + sig3(i.tokens_per_step) + " tokens per decode step" : "";
-  out += line(output("inference.output_tokens_per_s").label, count_text(i.output_tokens_per_s) + " per replica of " +
-                                                                  gpus_text(i.replica_gpus) + all_replicas_text(s, i) +
-                                                                  " · " + count_text(i.concurrency) +
-                                                                  " sequences in flight" + per_step);
+  const std::string all = all_replicas_text(s, i);
+  out += line(output("inference.output_tokens_per_s").label,
+              count_text(i.output_tokens_per_s) + " per replica of " + gpus_text(i.replica_gpus) + all + " · " +
+                  count_text(i.concurrency) + " sequences in flight" + (all.empty() ? "" : " per replica") + per_step);
   const InferenceMemory& m = i.memory;
   out += line("memory per GPU", memory_text(m.total, m.capacity, i.fits,
                                             {{"inference.memory_bytes.weights", m.weights},
