@@ -37,36 +37,29 @@ std::string escape(const std::string& s) {
   return o;
 }
 
-int run(const std::string& path) {
-  std::string text;
-  if (!read_text(path, text)) {
+// What a request answers when its file cannot be read: the error object, or
+// the error line for --text.
+int cannot_read(const std::string& path, bool as_json = true) {
+  if (as_json)
     std::cout << "{\"error\":{\"path\":\"$\",\"message\":\"cannot read " << escape(path) << "\"}}\n";
-    return 2;
-  }
-  const std::string out = llmcalc::evaluate_json(text);
-  std::cout << out << "\n";
-  return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
+  else
+    std::cout << "error: $: cannot read " << path << "\n";
+  return 2;
 }
 
 // run, search and sweep --text: the answer as lines for a person.
 int text_of(const std::string& path, std::string (*fn)(const std::string&)) {
   std::string text;
-  if (!read_text(path, text)) {
-    std::cout << "error: $: cannot read " << path << "\n";
-    return 2;
-  }
+  if (!read_text(path, text)) return cannot_read(path, false);
   const std::string out = fn(text);
   std::cout << out;
   return out.rfind("error:", 0) == 0 ? 2 : 0;
 }
 
-// search / sweep: one scenario file in, one JSON object out.
-int explore(const std::string& path, std::string (*fn)(const std::string&)) {
+// run / search / sweep / derive: one file in, one JSON object out.
+int json_of(const std::string& path, std::string (*fn)(const std::string&)) {
   std::string text;
-  if (!read_text(path, text)) {
-    std::cout << "{\"error\":{\"path\":\"$\",\"message\":\"cannot read " << escape(path) << "\"}}\n";
-    return 2;
-  }
+  if (!read_text(path, text)) return cannot_read(path);
   const std::string out = fn(text);
   std::cout << out << "\n";
   return out.rfind("{\"error\"", 0) == 0 ? 2 : 0;
@@ -75,10 +68,7 @@ int explore(const std::string& path, std::string (*fn)(const std::string&)) {
 // study NAME PARAMS_FILE: the parameters go with the name as one request.
 int study_with(const std::string& name, const std::string& params_path, bool as_json) {
   std::string params;
-  if (!read_text(params_path, params)) {
-    std::cout << "{\"error\":{\"path\":\"$\",\"message\":\"cannot read " << escape(params_path) << "\"}}\n";
-    return 2;
-  }
+  if (!read_text(params_path, params)) return cannot_read(params_path, as_json);
   const std::string request = "{\"name\":\"" + escape(name) + "\",\"params\":" + params + "}";
   const std::string out = as_json ? llmcalc::study_request_json(request) : llmcalc::study_request_text(request);
   std::cout << out << (as_json ? "\n" : "");
@@ -164,24 +154,24 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> k = {
       {"run", "[--text] FILE|-", "evaluate one scenario (JSON; --text: a summary to read)", 1, 2, [](const Args& a) {
          if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::evaluate_text) : -1;
-         return run(a[0]);
+         return json_of(a[0], llmcalc::evaluate_json);
        }},
       {"validate", "[--json|--markdown|--accuracy] PATH...", "run validation cases (files or folders)", 1, 10000, validate_command},
       {"search", "[--text] FILE|-", "search the parallelism (scenario with a \"search\" section; --text: a table)", 1, 2,
        [](const Args& a) {
          if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::search_text) : -1;
-         return explore(a[0], llmcalc::search_json);
+         return json_of(a[0], llmcalc::search_json);
        }},
       {"sweep", "[--text] FILE|-", "sweep one input (scenario with a \"sweep\" section; --text: tables)", 1, 2,
        [](const Args& a) {
          if (a.size() == 2) return a[0] == "--text" ? text_of(a[1], llmcalc::sweep_text) : -1;
-         return explore(a[0], llmcalc::sweep_json);
+         return json_of(a[0], llmcalc::sweep_json);
        }},
       {"study", "[--json] NAME [PARAMS|-]",
        "gpu-generations | technology-nodes | dram-scaling | inference-boundedness | systems | scaling | models | published-runs; PARAMS: a JSON file (systems, scaling, models: a scenario)", 1, 3,
        study_command},
       {"derive", "FILE|-", "derive a device from a technology budget (JSON)", 1, 1,
-       [](const Args& a) { return explore(a[0], llmcalc::derive_device_json); }},
+       [](const Args& a) { return json_of(a[0], llmcalc::derive_device_json); }},
       {"presets", "", "every preset (JSON)", 0, 0, [](const Args&) { return print(llmcalc::presets_json()); }},
       {"schema", "", "the input table (JSON)", 0, 0, [](const Args&) { return print(llmcalc::schema_json()); }},
       {"version", "", "the version", 0, 0, [](const Args&) { return print(llmcalc::version()); }},
