@@ -146,6 +146,20 @@ test('preset search: typing narrows the model picker; choosing a match updates t
   assert.deepEqual(errors, []);
 });
 
+test('presets named by aliases: a link opens on their ids, and the search box finds a preset by an alias', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3-70b&s=hgx-h100&tp=8');
+  await waitEvaluated(page);
+  assert.equal(await page.locator('#f-model').inputValue(), 'llama3.1-70b');
+  assert.equal(await page.locator('#f-system').inputValue(), 'dgx-h100');
+  assert.equal(await page.locator('#f-system option', { hasText: 'unknown' }).count(), 0);
+  assert.match(await page.locator('[data-key="system"] .help').textContent(), /^NVIDIA DGX H100/);
+  await page.locator('#f-system-search').fill('dgx-gb200');
+  const ids = await page.locator('#f-system option').evaluateAll((os) => os.map((o) => o.value));
+  assert.ok(ids.includes('gb200-nvl72'), ids.join(','));
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('op-level selective recompute is a choice in the form: recompute rows appear and the link keeps it', async () => {
   const { page, errors } = await openPage('v=1&dp=8&z=3&gb=64&sl=8192');
   await waitEvaluated(page);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "model_math.h"
 #include "parse.h"
@@ -45,15 +46,25 @@ TEST(Presets, RequiredIdsExist) {
 }
 
 // The scenario contract's example names "llama3-70b"; an alias resolves to
-// the same model object as its preset, and ids stay unique.
+// the same model object as its preset (a GPU's bare name to its 8-GPU
+// board), and ids and aliases stay unique.
 TEST(Presets, AliasesResolveToTheirPreset) {
   EXPECT_EQ(find_preset("models", "llama3-70b"), find_preset("models", "llama3.1-70b"));
   EXPECT_EQ(find_preset("models", "llama3-8b"), find_preset("models", "llama3.1-8b"));
   EXPECT_EQ(find_preset("models", "llama3-7b"), nullptr);
-  for (const char* kind : {"models", "systems"})
+  EXPECT_EQ(find_preset("systems", "h100"), find_preset("systems", "dgx-h100"));
+  EXPECT_EQ(find_preset("systems", "gb200"), find_preset("systems", "gb200-nvl72"));
+  EXPECT_EQ(find_preset("systems", "mi300x"), find_preset("systems", "amd-mi300x"));
+  EXPECT_NE(find_preset("systems", "h100"), find_preset("systems", "h100-pcie"));
+  EXPECT_EQ(find_preset("systems", "a100"), nullptr);  // 40 or 80 GB: not guessed
+  for (const char* kind : {"models", "systems"}) {
+    std::set<std::string> seen;
     for (const auto& [id, file] : all_presets().at(kind).items())
-      for (const auto& alias : file.value("aliases", json::array()))
+      for (const auto& alias : file.value("aliases", json::array())) {
         EXPECT_FALSE(all_presets().at(kind).contains(alias.get<std::string>())) << id << " alias " << alias;
+        EXPECT_TRUE(seen.insert(alias.get<std::string>()).second) << id << " alias " << alias << " is another's";
+      }
+  }
 }
 
 TEST(Presets, EveryNumberHasASource) {

@@ -171,6 +171,21 @@ test('the store: a hand-written link that names only a view opens it on the firs
   assert.deepEqual(store.state.values, defaults.values);
 });
 
+test('the store: a link naming presets by their aliases opens on their ids; an unknown id stays for the form to flag', () => {
+  const store = new Store(structuredClone(schema), presets);
+  store.load('v=1&m=llama3-70b&s=h100&dp=8');
+  assert.equal(store.state.model, 'llama3.1-70b');
+  assert.equal(store.state.system, 'dgx-h100');
+  assert.equal(store.hash(), 'v=1&m=llama3.1-70b&dp=8');  // dgx-h100 is the default system
+  // the system's figures are the baselines again (an alias had none)
+  assert.equal(baseline(schema.fields.find((f) => f.key === 'system.hbm_GiB'), store.state, presets), 80);
+  store.load('view=search&s=mi300x');
+  assert.equal(store.state.system, 'amd-mi300x');
+  assert.match(store.hash(), /(^|&)s=amd-mi300x(&|$)/);
+  store.load('v=1&s=h10');
+  assert.equal(store.state.system, 'h10');
+});
+
 test('the store: one commit per change, named by its kind', () => {
   const store = new Store(structuredClone(schema), presets);
   store.load('v=1');

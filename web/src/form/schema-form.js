@@ -181,7 +181,7 @@ export class SchemaForm {
   }
 
   // The search box above a preset picker: typing narrows the picker's options
-  // (id or description, case-insensitive); the count is announced politely.
+  // (id, alias or description, case-insensitive); the count is announced politely.
   buildPresetSearch(field, selectId) {
     const sid = `${selectId}-search`;
     const label = el('label', { for: sid, class: 'preset-search-label', text: 'search' });
@@ -199,12 +199,14 @@ export class SchemaForm {
     return { label, input, count };
   }
 
-  // Preset ids matching the search box (all of them when it is empty).
+  // Preset ids matching the search box (all of them when it is empty): by id,
+  // alias ("gaudi3") or description.
   matchingPresets(r) {
     const q = r.search.value.trim().toLowerCase();
     if (!q) return r.ids;
     const list = this.presets?.[r.kind] || {};
-    return r.ids.filter((pid) => pid.toLowerCase().includes(q) || String(list[pid]?.description || '').toLowerCase().includes(q));
+    const names = (pid) => [pid, ...(list[pid]?.aliases || []), String(list[pid]?.description || '')];
+    return r.ids.filter((pid) => names(pid).some((n) => n.toLowerCase().includes(q)));
   }
 
   // Rebuilds a picker's options: the matching presets, plus the current

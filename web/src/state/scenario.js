@@ -35,6 +35,15 @@ function deviceHasBf16(state, presets) {
   return !peaks || peaks.bf16 > 0 || !(peaks.fp16 > 0);
 }
 
+// The id of the preset `id` names: itself, or the preset listing it among
+// its aliases (the core resolves "h100" to "dgx-h100" alike); unknown ids
+// stay as they are, for the form to flag.
+export function presetId(presets, kind, id) {
+  const list = presets?.[kind] || {};
+  if (!id || list[id]) return id;
+  return Object.keys(list).find((pid) => (list[pid].aliases || []).includes(id)) ?? id;
+}
+
 // What a field is when the user leaves it alone: the chosen preset's value for
 // model and system fields, else the schema default (null: derived by the core).
 export function baseline(field, state, presets) {

@@ -9,7 +9,7 @@
 // only a view, starts from the schema's example of the mode instead, a plan
 // people run that fits.
 import { decodeStateReport, encodeState, isBareViewLink } from './url-state.js';
-import { baseline, buildScenario, stateOfScenario } from './scenario.js';
+import { baseline, buildScenario, presetId, stateOfScenario } from './scenario.js';
 import { fieldApplies, isNumeric } from './fields.js';
 
 export class Store {
@@ -53,7 +53,16 @@ export class Store {
   }
 
   decode(hash, opts) {
-    return decodeStateReport(this.schema, hash, this.defaults, opts);
+    return this.canonical(decodeStateReport(this.schema, hash, this.defaults, opts));
+  }
+
+  // A link naming a preset by an alias ("s=h100") opens on the preset's id,
+  // so the form shows it, its figures fill the placeholders, and the link the
+  // page writes back names the id.
+  canonical(report) {
+    report.state.model = presetId(this.presets, 'models', report.state.model);
+    report.state.system = presetId(this.presets, 'systems', report.state.system);
+    return report;
   }
 
   // The first screen of a mode: the schema's example, else the defaults.
@@ -70,7 +79,7 @@ export class Store {
     const text = String(hash || '').replace(/^#/, '');
     let report;
     if (!text) report = { state: this.example(), issues: [], embed: false, view: null };
-    else if (isBareViewLink(this.schema, text)) report = decodeStateReport(this.schema, text, this.example());
+    else if (isBareViewLink(this.schema, text)) report = this.canonical(decodeStateReport(this.schema, text, this.example()));
     else report = this.decode(text);
     this.state = report.state;
     return report;
