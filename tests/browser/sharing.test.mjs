@@ -97,6 +97,23 @@ test('embed mode shows one view without chrome and posts its height to the paren
   assert.deepEqual(errors, []);
 });
 
+test('a hand-written view name: a tab by its label opens it; a slip is said, in the page and in an embed', async () => {
+  const { page, errors } = await openPage('view=studies');
+  await page.locator('[data-explore="study"]').waitFor();
+  assert.equal(await page.locator('#view-tabs [aria-selected="true"]').textContent(), 'Studies');
+  await page.close();
+  const slip = await openPage('v=1&view=serach');
+  await waitEvaluated(slip.page);
+  assert.equal(await slip.page.locator('#view-tabs [aria-selected="true"]').textContent(), 'Calculator');
+  assert.match(await slip.page.locator('#notice').textContent(), /Ignored the view "serach" in the link: the views are calc, search, sweep, study\./);
+  await slip.page.close();
+  const embed = await openPage('v=1&embed=1&view=memroy');
+  await waitEvaluated(embed.page);
+  assert.match(await embed.page.locator('#results .view-missing').textContent(), /^No view is named “memroy”; an embed shows one of: summary, memory,/);
+  await embed.page.close();
+  assert.deepEqual([...errors, ...slip.errors, ...embed.errors], []);
+});
+
 test('the embed dialog writes an iframe snippet for the chosen view', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&b=4');
   await waitEvaluated(page);

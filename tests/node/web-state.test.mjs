@@ -171,6 +171,28 @@ test('the store: a hand-written link that names only a view opens it on the firs
   assert.deepEqual(store.state.values, defaults.values);
 });
 
+test('the store: a link names a tab by its label too; a view the page has not is reported, not silently dropped', () => {
+  const store = new Store(structuredClone(schema), presets);
+  assert.equal(store.load('view=studies').issues.length, 0);
+  assert.equal(store.state.view, 'study');
+  store.load('v=1&view=Search&tp=2');
+  assert.equal(store.state.view, 'search');
+  assert.equal(store.state.values['parallelism.tp'], '2');
+  assert.deepEqual(store.load('v=1&view=calculator').issues, []);
+  assert.equal(store.state.view, undefined);
+  // an embed-only view, a typing slip and a name that is no name: the calculator, said so
+  for (const [link, shown] of [['v=1&view=memory', 'memory'], ['v=1&view=serach', 'serach'], ['v=1&view=%3Cb%3E', '<b>']]) {
+    const report = store.load(link);
+    assert.equal(store.state.view, undefined, link);
+    assert.equal(report.issues.length, 1, link);
+    assert.match(report.issues[0], new RegExp(`^Ignored the view "${shown}" in the link`), link);
+  }
+  // an embed keeps its chart view's name (embed.js says what it cannot draw)
+  const embed = store.load('embed=1&view=Memory');
+  assert.equal(embed.view, 'memory');
+  assert.deepEqual(embed.issues, []);
+});
+
 test('the store: a link naming presets by their aliases opens on their ids; an unknown id stays for the form to flag', () => {
   const store = new Store(structuredClone(schema), presets);
   store.load('v=1&m=llama3-70b&s=h100&dp=8');

@@ -14,7 +14,7 @@ import { Explorer } from './views/explorer.js';
 import { closestText, narrowedText, nextGpuCount, planText } from './views/plan-words.js';
 import { SCENARIO_STUDIES, scenarioStudyFigure } from './views/study-view.js';
 import { exportChart } from './views/export.js';
-import { EMBED_STUDIES } from './views/embed.js';
+import { EMBED_STUDIES, missingViewText } from './views/embed.js';
 
 const DEBOUNCE_MS = 150;
 
@@ -293,7 +293,7 @@ export class App {
     this.form.clearErrors();
     this.setGeneralError('');
     try {
-      this.results.render(out, scenario, { only: this.embedView, compare, note: this.note, study });
+      this.results.render(out, scenario, { only: this.embedView, missing: missingViewText, compare, note: this.note, study });
     } catch (err) {
       this.setGeneralError(`Could not draw the result: ${err.message || err}`);
     }

@@ -15,6 +15,9 @@ export const URL_VERSION = '1';
 export const MAX_HASH = 16384;
 const MAX_LEN = 200;
 const PAGE_KEYS = new Set(['v', 'pin', 'embed', 'view']);
+// The page's tabs by the names they show, so that a hand-written link may
+// name a tab as it reads ("Studies" is the study view).
+const TAB_NAMES = { calculator: 'calc', studies: 'study' };
 
 export function encodeState(schema, state, { pin = true } = {}) {
   const p = new URLSearchParams();
@@ -55,12 +58,19 @@ function linkParams(text, issues) {
   }
 }
 
+// A view's name ("published-runs"), in any case; another text is reported.
+function readViewName(raw, out) {
+  const name = raw.trim().toLowerCase();
+  if (/^[a-z][a-z-]{0,29}$/.test(name)) out.view = name;
+  else out.issues.push(`Ignored the view "${short(raw)}" in the link: not a view's name.`);
+}
+
 // A page switch (v, embed, view, pin) into `out`; a pinned result is a link
 // of its own, read once (a pin inside a pin is ignored).
 function readPageKey(k, raw, out, schema, defaults, nested) {
   if (k === 'v' && raw !== URL_VERSION) out.issues.push(`This link is from another version of the page (v=${short(raw)}); some settings may be lost.`);
   else if (k === 'embed') out.embed = raw === '1' || raw === 'true';
-  else if (k === 'view') out.view = /^[a-z][a-z-]{0,29}$/.test(raw) ? raw : null;  // a view's name ("published-runs")
+  else if (k === 'view') readViewName(raw, out);
   else if (k === 'pin' && !nested) {
     const pinned = decodeStateReport(schema, raw, defaults, { nested: true });
     if (pinned.issues.length) out.issues.push(`Pinned result: ${pinned.issues.join(' ')}`);
@@ -94,6 +104,16 @@ function ignoredText(what, items) {
   return `Ignored ${what}${items.length > 1 ? 's' : ''} in the link: ${items.slice(0, 5).join(', ')}${more}.`;
 }
 
+// The tab a plain (not embedded) link opens: its view= names calc, search,
+// sweep or study, or a tab's label; any other name is reported and the
+// calculator opens.
+function readTabView(out) {
+  const view = TAB_NAMES[out.view] ?? out.view;
+  if (EXPLORE_VIEWS.includes(view)) out.state.view = view;
+  else if (view !== null && view !== 'calc')
+    out.issues.push(`Ignored the view "${short(view)}" in the link: the views are calc, ${EXPLORE_VIEWS.join(', ')}.`);
+}
+
 // Returns { state, issues: [text], embed: bool, view: string|null }.
 export function decodeStateReport(schema, hash, defaults, { nested = false } = {}) {
   const state = structuredClone(defaults);
@@ -122,7 +142,7 @@ export function decodeStateReport(schema, hash, defaults, { nested = false } = {
       bad.push(`${f.key} = "${short(raw.trim())}"`);
     }
   }
-  if (!nested && !out.embed && EXPLORE_VIEWS.includes(out.view)) state.view = out.view;
+  if (!nested && !out.embed) readTabView(out);
   if (unknown.length) issues.push(ignoredText('unknown setting', unknown));
   if (bad.length) issues.push(ignoredText('invalid value', bad));
   return out;

@@ -11,6 +11,13 @@ export const EMBED_VIEWS = ['summary', 'memory', 'time', 'whatif', 'pipeline', '
 // The studies an embed can show (#embed=1&view=NAME).
 export const EMBED_STUDIES = new Set([...SCENARIO_STUDIES, 'published-runs']);
 
+// What an embed shows in place of a view it cannot draw: a name that is no
+// view (a typing slip in a hand-written link) lists the views there are.
+export function missingViewText(name) {
+  if (!EMBED_VIEWS.includes(name)) return `No view is named “${name}”; an embed shows one of: ${EMBED_VIEWS.join(', ')}.`;
+  return `The “${name}” view is not available for this scenario.`;
+}
+
 const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 // pageUrl: the page address without a hash; hash: the state (no leading #).

@@ -434,13 +434,15 @@ export class ResultsView {
     return v;
   }
 
-  // study: the embedded study (systems, scaling, models, published-runs), when that is the view shown.
-  render(result, scenario, { only = null, compare = null, note = null, study = null } = {}) {
+  // study: the embedded study (systems, scaling, models, published-runs), when that is the view shown;
+  // missing(name): the text shown when `only` names no view drawn here.
+  render(result, scenario, { only = null, missing = null, compare = null, note = null, study = null } = {}) {
     const v = this.views(result, scenario, compare, note);
     if (study) v.set(study.dataset.view, study);
     const nodes = [];
     if (only) {
-      nodes.push(v.get(only) || el('p', { class: 'view-missing', text: `The “${only}” view is not available for this scenario.` }));
+      const text = missing ? missing(only) : `The “${only}” view is not available for this scenario.`;
+      nodes.push(v.get(only) || el('p', { class: 'view-missing', text }));
     } else {
       nodes.push(v.get('summary'));
       // The warnings qualify the figures above: they follow them, before the charts.
