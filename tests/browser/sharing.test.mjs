@@ -111,7 +111,12 @@ test('a hand-written view name: a tab by its label opens it; a slip is said, in 
   await waitEvaluated(embed.page);
   assert.match(await embed.page.locator('#results .view-missing').textContent(), /^No view is named “memroy”; an embed shows one of: summary, memory,/);
   await embed.page.close();
-  assert.deepEqual([...errors, ...slip.errors, ...embed.errors], []);
+  // a real view this scenario has not: what it needs
+  const kv = await openPage('v=1&embed=1&view=kv');
+  await waitEvaluated(kv.page);
+  assert.equal(await kv.page.locator('#results .view-missing').textContent(), 'The “kv” view is not available for this scenario: it needs an inference scenario.');
+  await kv.page.close();
+  assert.deepEqual([...errors, ...slip.errors, ...embed.errors, ...kv.errors], []);
 });
 
 test('the embed dialog writes an iframe snippet for the chosen view', async () => {

@@ -11,11 +11,22 @@ export const EMBED_VIEWS = ['summary', 'memory', 'time', 'whatif', 'pipeline', '
 // The studies an embed can show (#embed=1&view=NAME).
 export const EMBED_STUDIES = new Set([...SCENARIO_STUDIES, 'published-runs']);
 
+// What the views that not every scenario has need (results.js draws them
+// only then).
+const VIEW_NEEDS = {
+  pipeline: 'a training scenario',
+  phases: 'an inference scenario',
+  kv: 'an inference scenario',
+  compare: 'a pinned result to compare with (pin= in the link, as “Pin this result” writes it)',
+};
+
 // What an embed shows in place of a view it cannot draw: a name that is no
-// view (a typing slip in a hand-written link) lists the views there are.
+// view (a typing slip in a hand-written link) lists the views there are, and
+// a view this scenario has not says what it needs.
 export function missingViewText(name) {
   if (!EMBED_VIEWS.includes(name)) return `No view is named “${name}”; an embed shows one of: ${EMBED_VIEWS.join(', ')}.`;
-  return `The “${name}” view is not available for this scenario.`;
+  const needs = VIEW_NEEDS[name];
+  return `The “${name}” view is not available for this scenario${needs ? `: it needs ${needs}` : ''}.`;
 }
 
 const escapeAttr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
