@@ -116,7 +116,7 @@ function dramScaling(d) {
       ['memory', (r) => str(r.memory)],
       ['stacks', (r) => str(r.stacks)],
       ['capacity', (r) => `${fmt.num(r.capacity_GB)} GB`],
-      ['bandwidth', (r) => `${fmt.num(r.bandwidth_GBps)} GB/s`],
+      ['bandwidth', (r) => fmt.bandwidth(r.bandwidth_GBps * 1e9)],
       ['TPOT batch 1', (r) => fmt.seconds(r.tpot_s_batch1)],
       ['tokens/s batch 1', (r) => fmt.num(r.tokens_per_s_batch1)],
       ['max batch', (r) => fmt.int(r.max_batch)],
