@@ -435,14 +435,13 @@ export class ResultsView {
   }
 
   // study: the embedded study (systems, scaling, models, published-runs), when that is the view shown;
-  // missing(name): the text shown when `only` names no view drawn here.
+  // missing(name): with `only`, the text shown when it names no view drawn here (embed.js).
   render(result, scenario, { only = null, missing = null, compare = null, note = null, study = null } = {}) {
     const v = this.views(result, scenario, compare, note);
     if (study) v.set(study.dataset.view, study);
     const nodes = [];
     if (only) {
-      const text = missing ? missing(only) : `The “${only}” view is not available for this scenario.`;
-      nodes.push(v.get(only) || el('p', { class: 'view-missing', text }));
+      nodes.push(v.get(only) || el('p', { class: 'view-missing', text: missing(only) }));
     } else {
       nodes.push(v.get('summary'));
       // The warnings qualify the figures above: they follow them, before the charts.
