@@ -39,6 +39,12 @@ test('Llama 3.1 8B serving on a TPU v6e pod (tp 4): evaluates with the ICI as th
   const span = await systemField(page, 'system.nvlink_span');
   assert.equal(span.label, 'scale-up domain (GPUs)');
   assert.equal(span.value, '256');
+  // A TPU is counted in chips, as Google counts it, not in GPUs.
+  assert.equal((await page.textContent('.card[data-key="gpus"] dt')).trim(), 'Chips');
+  assert.match(await page.textContent('.card[data-key="memory"] dt'), /^Memory \/ chip$/);
+  assert.match(await page.textContent('.card[data-key="output_tokens_per_s"]'), /per replica \(4 chips\)/);
+  assert.match(await page.textContent('.verdict'), /^Fits: .* per chip /);
+  assert.doesNotMatch(await page.textContent('.summary'), /GPU/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -55,6 +61,11 @@ test('Llama 3.1 70B on an 8x Gaudi 3 server (tp 8): evaluates on the 525 GB/s Ro
   assert.equal(up.value, '525');
   // No published run was on a Gaudi: the validation line says so.
   assert.match(await page.textContent('.summary .accuracy-note p'), /None of these runs was on the Gaudi 3 OAM 128GB/);
+  // Intel's word for the device, and no PyTorch-eager what-if: the graph
+  // compiler fuses element-wise work on a Gaudi.
+  assert.equal((await page.textContent('.card[data-key="gpus"] dt')).trim(), 'HPUs');
+  assert.equal((await page.textContent('.card[data-key="tflops_per_gpu"] dt')).trim(), 'Per HPU');
+  assert.equal(await page.locator('.fusion-note').count(), 0);
   await shot(page, 'accelerators-gaudi3');
   assert.deepEqual(errors, []);
   await page.close();

@@ -94,6 +94,37 @@ TEST(SummaryText, ThroughputLineSaysWhatOneReplicaAndAllServe) {
   EXPECT_TRUE(has(evaluate_text(scenario.dump()), " per replica of 1 GPU · ")) << evaluate_text(scenario.dump());
 }
 
+// A device that is no GPU is counted in its vendor's word (system.device.
+// unit_name: a Cloud TPU's chips), and a compiled step has no PyTorch-eager
+// what-if (the compiler fuses element-wise work on a scratchpad device).
+TEST(SummaryText, ADeviceIsCountedInItsOwnWord) {
+  json serving = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "tpu-v6e"},
+                  {"parallelism", {{"tp", 2}, {"dp", 4}}},
+                  {"inference", {{"batch", 16}, {"input_tokens", 512}, {"output_tokens", 128}}}};
+  EXPECT_EQ(eval_ok(serving).at("device").at("unit_name"), "chip");
+  const std::string text = evaluate_text(serving.dump());
+  EXPECT_TRUE(has(text, " per replica of 2 chips, ")) << text;
+  EXPECT_TRUE(has(text, " on all 8 chips · ")) << text;
+  EXPECT_TRUE(has(text, "\nmemory per chip ")) << text;
+  EXPECT_FALSE(has(text, "GPU")) << text;
+  json training = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "intel-gaudi3"}, {"parallelism", {{"tp", 8}}}};
+  const std::string gaudi = evaluate_text(training.dump());
+  EXPECT_TRUE(has(gaudi, " TFLOP/s per HPU · ")) << gaudi;
+  EXPECT_TRUE(has(gaudi, " HPU-h")) << gaudi;
+  EXPECT_FALSE(has(gaudi, "element-wise kernels")) << gaudi;
+  EXPECT_FALSE(eval_ok(training).at("training").contains("fusion_sensitivity"));
+  // The same plan on a GPU keeps the word and the eager-modules line.
+  training["system"] = "dgx-h100";
+  const std::string h100 = evaluate_text(training.dump());
+  EXPECT_TRUE(has(h100, " TFLOP/s per GPU · ")) << h100;
+  EXPECT_TRUE(has(h100, "element-wise kernels")) << h100;
+  // The word is checked at its path.
+  training["system"] = {{"preset", "dgx-h100"}, {"device", {{"unit_name", ""}}}};
+  const json bad = eval(training);
+  ASSERT_TRUE(bad.contains("error")) << bad.dump();
+  EXPECT_EQ(bad.at("error").at("path"), "system.device.unit_name");
+}
+
 // Dollars only where a GPU-hour price is given; GPU-hours and energy always.
 TEST(SummaryText, CostLinesFollowTheCostSection) {
   json scenario = spec("training-gpt3-175b-a100.json");

@@ -261,6 +261,9 @@ struct DeviceEfficiency {
 
 struct Device {
   std::string name;
+  // The word results use for one device: "GPU", or what the vendor calls its
+  // part where that is no GPU (Cloud TPU: "chip", Intel Gaudi: "HPU").
+  std::string unit_name = "GPU";
   std::array<double, kPrecisionCount> matmul_flops{};  // 0 = unsupported
   std::array<double, kPrecisionCount> vector_flops{};
   std::vector<MemoryLevel> memory;  // nearest first; last is device memory

@@ -47,6 +47,7 @@ json device_json(const System& sys, Precision p) {
   const Device& d = sys.device;
   return {{"name", d.name},
           {"system", sys.name},
+          {"unit_name", d.unit_name},
           {"precision", to_string(p)},
           {"peak_flops", d.matmul_flops[static_cast<int>(p)]},
           {"achievable_flops", d.matmul_flops[static_cast<int>(p)] * d.efficiency.matmul[static_cast<int>(p)]},

@@ -139,6 +139,8 @@ Device parse_device(StrictObject& sys) {
   StrictObject o(sys.raw("device"), sys.child_path("device"));
   Device d;
   d.name = o.string("name", "custom device", 100);
+  d.unit_name = o.string("unit_name", "GPU", 20);
+  if (d.unit_name.empty()) throw InputError(o.child_path("unit_name"), "expected a word such as \"GPU\" or \"chip\", got an empty string");
   d.matmul_flops = parse_peaks(o, "matmul_tflops", true);
   d.vector_flops = parse_peaks(o, "vector_tflops", false);
   const nlohmann::json& mem = o.raw("memory");

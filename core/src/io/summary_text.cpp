@@ -128,20 +128,21 @@ std::string metric_label(const std::string& key) {
   return label + " per GPU";
 }
 
-// "0.0227 GPU-h · $0.05 · 32.4 Wh" of one set of cost figures; the dollars
-// only when a GPU-hour price was given, energy when the device's power is known.
-std::string cost_figures_text(const CostResult& c, const CostFigures& f) {
-  std::string out = sig3(f.gpu_hours) + " GPU-h";
+// "0.0227 GPU-h · $0.05 · 32.4 Wh" of one set of cost figures (a TPU's
+// "chip-h"); the dollars only when a GPU-hour price was given, energy when
+// the device's power is known.
+std::string cost_figures_text(const CostResult& c, const CostFigures& f, const std::string& unit) {
+  std::string out = sig3(f.gpu_hours) + " " + unit + "-h";
   if (c.priced) out += " · $" + sig3(f.usd);
   if (c.metered) out += " · " + (f.kwh >= 1 ? sig3(f.kwh) + " kWh" : sig3(f.kwh * 1e3) + " Wh");
   return out;
 }
 
 // Per million tokens, and to train (with the CO2) when tokens are given.
-std::string cost_text(const CostResult& c, const char* per) {
-  std::string out = line(std::string("per million ") + per, cost_figures_text(c, c.per_million_tokens));
+std::string cost_text(const CostResult& c, const char* per, const std::string& unit) {
+  std::string out = line(std::string("per million ") + per, cost_figures_text(c, c.per_million_tokens, unit));
   if (c.has_to_train)
-    out += line("to train", cost_figures_text(c, c.to_train) +
+    out += line("to train", cost_figures_text(c, c.to_train, unit) +
                                 (c.metered ? " · " + count_text(c.to_train.co2_kg / 1000) + " t CO2" : std::string()));
   return out;
 }
@@ -150,7 +151,7 @@ std::string training_text(const Scenario& s, const Result& r) {
   const TrainingResult& t = r.training;
   const TimeBreakdown& b = t.breakdown;
   std::string out = line(output("training.iteration_time_s").label, seconds_text(t.iteration_time_s) + ", bound by " + training_bound_text(t.bound));
-  out += line("throughput", count_text(t.tokens_per_s) + " tokens/s · " + sig3(t.tflops_per_gpu) + " TFLOP/s per GPU · MFU " +
+  out += line("throughput", count_text(t.tokens_per_s) + " tokens/s · " + sig3(t.tflops_per_gpu) + " TFLOP/s per " + s.system.device.unit_name + " · MFU " +
                                 percent_text(t.mfu) + " · HFU " + percent_text(t.hfu));
   const std::vector<std::pair<const char*, double>> times = {
       {"compute", b.compute},   {"recompute", b.recompute}, {"tp_comm", b.tp_comm},     {"cp_comm", b.cp_comm},
@@ -160,7 +161,7 @@ std::string training_text(const Scenario& s, const Result& r) {
   for (const auto& [k, v] : times) named.emplace_back(output(("training.time_breakdown_s." + std::string(k)).c_str()).label, v);
   out += line("where the time goes", parts_text(named, b.total(), seconds_text));
   const TrainingMemory& m = t.memory;
-  out += line("memory per GPU", memory_text(m.total, m.capacity, t.fits,
+  out += line("memory per " + s.system.device.unit_name, memory_text(m.total, m.capacity, t.fits,
                                             {{"training.memory_bytes.weights", m.weights},
                                              {"training.memory_bytes.gradients", m.gradients},
                                              {"training.memory_bytes.optimizer", m.optimizer},
@@ -185,15 +186,16 @@ std::string training_text(const Scenario& s, const Result& r) {
     const double memory = fusion["memory_bytes_total"][eager ? "fused" : "eager"].get<double>();
     out += line("element-wise kernels", std::string(eager ? "fused (Megatron-Core, torch.compile) " : "eager PyTorch modules ") +
                                            seconds_text(other) + " (" + number_text("%+.1f%%", 100 * (other / t.iteration_time_s - 1)) +
-                                           "), " + bytes_text(memory) + " per GPU");
+                                           "), " + bytes_text(memory) + " per " + s.system.device.unit_name);
   }
-  out += cost_text(t.cost, "tokens");
+  out += cost_text(t.cost, "tokens", s.system.device.unit_name);
   const std::string w = what_if_text(doubled_parts(s, r), "iteration_time_s");
   if (!w.empty()) out += line("twice as fast buys", w);
   return out;
 }
 
-std::string gpus_text(double n) { return count_text(n) + (n == 1 ? " GPU" : " GPUs"); }
+// "8 GPUs", "1 chip": a count of the system's devices in its own word.
+std::string units_text(const Device& d, double n) { return count_text(n) + " " + d.unit_name + (n == 1 ? "" : "s"); }
 
 // Every data-parallel rank serves its own batch, so with several replicas the
 // whole serves their sum (disaggregated replicas carry prefill instances: no
@@ -201,7 +203,7 @@ std::string gpus_text(double n) { return count_text(n) + (n == 1 ? " GPU" : " GP
 std::string all_replicas_text(const Scenario& s, const InferenceResult& i) {
   const double all = static_cast<double>(s.par.tp) * s.par.pp * s.par.dp;
   if (i.disaggregated || i.replica_gpus <= 0 || all < 2 * i.replica_gpus) return "";
-  return ", " + count_text(i.output_tokens_per_s * all / i.replica_gpus) + " on all " + gpus_text(all);
+  return ", " + count_text(i.output_tokens_per_s * all / i.replica_gpus) + " on all " + units_text(s.system.device, all);
 }
 
 std::string inference_text(const Scenario& s, const Result& r) {
@@ -213,19 +215,19 @@ std::string inference_text(const Scenario& s, const Result& r) {
   const std::string per_step = i.tokens_per_step > 1 ? " · " + sig3(i.tokens_per_step) + " tokens per decode step" : "";
   const std::string all = all_replicas_text(s, i);
   out += line(output("inference.output_tokens_per_s").label,
-              count_text(i.output_tokens_per_s) + " per replica of " + gpus_text(i.replica_gpus) + all + " · " +
+              count_text(i.output_tokens_per_s) + " per replica of " + units_text(s.system.device, i.replica_gpus) + all + " · " +
                   count_text(i.concurrency) + " sequences in flight" + (all.empty() ? "" : " per replica") + per_step);
   const InferenceMemory& m = i.memory;
-  out += line("memory per GPU", memory_text(m.total, m.capacity, i.fits,
+  out += line("memory per " + s.system.device.unit_name, memory_text(m.total, m.capacity, i.fits,
                                             {{"inference.memory_bytes.weights", m.weights},
                                              {"inference.memory_bytes.kv_cache", m.kv_cache},
                                              {"inference.memory_bytes.activations", m.activations}}) +
                                     " · largest batch that fits " + count_text(static_cast<double>(m.max_batch)));
   if (s.infer.target_requests_per_s > 0)
-    out += line(output("inference.capacity.gpus").label, count_text(i.capacity.gpus) + " GPUs: " +
+    out += line(output("inference.capacity.gpus").label, units_text(s.system.device, i.capacity.gpus) + ": " +
                                                              count_text(static_cast<double>(i.capacity.replicas)) +
                                                              (i.capacity.replicas == 1 ? " replica" : " replicas"));
-  out += cost_text(i.cost, "output tokens");
+  out += cost_text(i.cost, "output tokens", s.system.device.unit_name);
   if (i.cost.metered) out += line("energy per token", sig3(i.cost.joules_per_token) + " J");
   const nlohmann::json w = doubled_parts(s, r);
   const std::string ttft = what_if_text(w, "ttft_s"), tpot = what_if_text(w, "tpot_s");

@@ -53,8 +53,11 @@ json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
 // The same step with the other element-wise kernels (training.fusion,
 // model/eager_ops.h): what torch.compile or fused modules buy a PyTorch run
 // (or what eager modules cost it), in time and in saved activations.
+// A device whose compiler blocks the step in an on-chip scratchpad (XLA on
+// a TPU, Gaudi's graph compiler: scratchpad_MiB > 0) fuses element-wise work
+// itself; PyTorch eager modules describe no run there, so nothing to compare.
 json fusion_sensitivity(const Scenario& s, const Result& r) {
-  if (s.mode != Mode::training) return nullptr;
+  if (s.mode != Mode::training || s.system.device.scratchpad_bytes > 0) return nullptr;
   Scenario other = s;
   other.train.fusion = s.train.fusion == Fusion::eager ? Fusion::fused : Fusion::eager;
   double t = 0, memory = 0;

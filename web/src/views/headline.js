@@ -11,6 +11,14 @@ export function gpus(result, scenario) {
   return n('tp') * n('pp') * n('dp') * (scenario.mode === 'training' ? n('cp') : 1);
 }
 
+// The word for one of the result's devices: "GPU", or the vendor's word
+// where the part is no GPU (system.device.unit_name: a TPU's "chip").
+export function unitName(result) {
+  const u = result?.device?.unit_name;
+  return typeof u === 'string' && u ? u : 'GPU';
+}
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
 function card(name, value, note, key) {
   return el('div', { class: 'card', 'data-key': key }, [
     el('dt', {}, [name]),
@@ -24,7 +32,7 @@ function trainingCards(t, result, scenario) {
   const cards = [
     card('Iteration', fmt.seconds(t.iteration_time_s), null, 'iteration_time_s'),
     card('Throughput', fmt.rate(t.tokens_per_s, 'tokens/s'), null, 'tokens_per_s'),
-    card('Per GPU', fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'),
+    card(`Per ${unitName(result)}`, fmt.tflops(t.tflops_per_gpu), null, 'tflops_per_gpu'),
     card(
       el('abbr', { title: 'model FLOPs utilisation: the model’s FLOPs per second over the GPUs’ peak (HFU, hardware FLOPs utilisation, counts recomputed FLOPs too). Both count attention over the whole sequence, as Megatron’s and most published figures do, though causal kernels skip about half of it: at long sequences they can read high.', text: 'MFU' }),
       fmt.percent(t.mfu),
@@ -47,7 +55,7 @@ function trainingCards(t, result, scenario) {
 
 // The serving cards: latencies, throughput, and what disaggregation, chunked
 // prefill and a target request rate add.
-function inferenceCards(i, totalGpus) {
+function inferenceCards(i, totalGpus, unit) {
   // Speculative decoding: a step emits more than one token per sequence.
   const perStep = Number.isFinite(i.tokens_per_step) && i.tokens_per_step > 1 ? `${i.tokens_per_step.toFixed(2)} tokens / step` : null;
   const pool = i.disaggregation;
@@ -55,11 +63,11 @@ function inferenceCards(i, totalGpus) {
     card('Time to first token', fmt.seconds(i.ttft_s), null, 'ttft_s'),
     card('Time per output token', fmt.seconds(i.tpot_s), perStep, 'tpot_s'),
     card('End-to-end latency', fmt.seconds(i.e2e_latency_s), null, 'e2e_latency_s'),
-    card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), replicaNote(i, pool, totalGpus), 'output_tokens_per_s'),
+    card('Output throughput', fmt.rate(i.output_tokens_per_s, 'tokens/s'), replicaNote(i, pool, totalGpus, unit), 'output_tokens_per_s'),
   ];
   // Disaggregated serving: the prefill instances one decode instance needs.
   if (pool) {
-    cards.push(card('Prefill instances', `${pool.prefill_instances.toFixed(2)} × ${fmt.int(pool.prefill_tp)} GPUs`,
+    cards.push(card('Prefill instances', `${pool.prefill_instances.toFixed(2)} × ${fmt.many(pool.prefill_tp, unit)}`,
       `KV transfer ${fmt.seconds(pool.kv_transfer_s)}`, 'prefill_instances'));
   }
   // Chunked prefill: what one engine step runs under the token budget.
@@ -76,7 +84,7 @@ function inferenceCards(i, totalGpus) {
       ? `${fmt.many(cap.replicas, 'decode instance')} + ${fmt.many(cap.prefill_instances, 'prefill instance')}`
       : fmt.many(cap.replicas, 'replica');
     const rate = Number.isInteger(cap.target_requests_per_s) ? fmt.int(cap.target_requests_per_s) : fmt.num(cap.target_requests_per_s);
-    cards.push(card(`GPUs for ${rate} req/s`, fmt.int(cap.gpus), how, 'capacity'));
+    cards.push(card(`${capital(unit)}s for ${rate} req/s`, fmt.int(cap.gpus), how, 'capacity'));
   }
   return cards;
 }
@@ -89,9 +97,9 @@ function commonCards(result, scenario) {
   if (mem) {
     const of = Number.isFinite(mem.capacity) ? `of ${fmt.bytes(mem.capacity)}` : '';
     const host = Number.isFinite(mem.offloaded) ? `; ${fmt.bytes(mem.offloaded)} in host memory (of ${fmt.bytes(mem.host_capacity)})` : '';
-    cards.push(card('Memory / GPU', fmt.bytes(mem.total), of + host || null, 'memory'));
+    cards.push(card(`Memory / ${unitName(result)}`, fmt.bytes(mem.total), of + host || null, 'memory'));
   }
-  cards.push(card('GPUs', fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
+  cards.push(card(`${capital(unitName(result))}s`, fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
   const active = result.model?.parameters_active;
   const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.count(active)} active` : null;
   // LoRA: only the adapters train.
@@ -105,11 +113,11 @@ function commonCards(result, scenario) {
 // What the throughput counts: one replica (tp x pp GPUs, each data-parallel
 // rank its own `batch`), and with several replicas what all of them serve, so
 // "8 GPUs" beside a one-GPU replica's rate does not read as the whole's.
-function replicaNote(i, pool, totalGpus) {
+function replicaNote(i, pool, totalGpus, unit) {
   const n = i.replica_gpus;
   if (!Number.isFinite(n) || n <= 0) return 'per replica';
-  if (pool) return `per replica of ${n.toFixed(1)} GPUs`;
-  const own = `per replica (${fmt.int(n)} GPU${n === 1 ? '' : 's'})`;
+  if (pool) return `per replica of ${n.toFixed(1)} ${unit}s`;
+  const own = `per replica (${fmt.many(n, unit)})`;
   const replicas = totalGpus / n;
   if (!Number.isFinite(replicas) || replicas < 2) return own;
   return `${own}, ${fmt.rate(i.output_tokens_per_s * replicas, 'tokens/s')} on all ${fmt.int(totalGpus)}`;
@@ -117,7 +125,7 @@ function replicaNote(i, pool, totalGpus) {
 
 export function headline(result, scenario) {
   const modeCards = scenario.mode === 'training' && result.training ? trainingCards(result.training, result, scenario)
-    : result.inference ? inferenceCards(result.inference, gpus(result, scenario)) : [];
+    : result.inference ? inferenceCards(result.inference, gpus(result, scenario), unitName(result)) : [];
   return el('dl', { class: 'headline' }, [...modeCards, ...costCards(result, scenario), ...commonCards(result, scenario)]);
 }
 
@@ -132,7 +140,7 @@ function costCards(result, scenario) {
     const m = c.per_million_tokens || {};
     const rel = result.training.reliability || {};
     const held = Number.isFinite(rel.usd) ? `; ${fmt.usd(rel.usd)} with interruptions` : '';
-    if (Number.isFinite(run?.usd)) cards.push(card('Cost to train', fmt.usd(run.usd), `${fmt.num(run.gpu_hours)} GPU-hours${held}`, 'cost_to_train'));
+    if (Number.isFinite(run?.usd)) cards.push(card('Cost to train', fmt.usd(run.usd), `${fmt.num(run.gpu_hours)} ${unitName(result)}-hours${held}`, 'cost_to_train'));
     else if (Number.isFinite(m.usd)) cards.push(card('Cost / M tokens', fmt.usd(m.usd), null, 'cost_per_million_tokens'));
     if (Number.isFinite(run?.kwh)) cards.push(card('Energy to train', fmt.energy(run.kwh), `${fmt.mass(run.co2_kg)} CO₂`, 'energy_to_train'));
     else if (Number.isFinite(m.kwh)) cards.push(card('Energy / M tokens', fmt.energy(m.kwh), `${fmt.mass(m.co2_kg)} CO₂`, 'energy_per_million_tokens'));

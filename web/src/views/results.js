@@ -6,7 +6,7 @@ import { stackedBar, roofline } from '../charts/charts.js';
 import { pipelineChart } from '../charts/pipeline-chart.js';
 import { phaseChart } from '../charts/phase-chart.js';
 import { limitSentence, whatIfChart } from '../charts/what-if-chart.js';
-import { gpus, headline } from './headline.js';
+import { gpus, headline, unitName } from './headline.js';
 import { OpTable } from './op-table.js';
 
 const label = fmt.partLabel;
@@ -43,15 +43,15 @@ function boundShares(ops, phase) {
   return [...totals.entries()].map(([bound, t]) => ({ bound, share: t / all })).sort((a, b) => b.share - a.share);
 }
 
-function memoryVerdict(mem, fits) {
+function memoryVerdict(mem, fits, u) {
   if (!mem || !Number.isFinite(mem.total)) return null;
   const cap = mem.capacity;
   const use = Number.isFinite(cap) && cap > 0 ? ` (${fmt.percent(mem.total / cap)})` : '';
   const ok = fits ?? (Number.isFinite(cap) ? mem.total <= cap : undefined);
   if (ok === false && mem.offloaded > mem.host_capacity && mem.total <= cap)
-    return { ok, text: `Does not fit in host memory: ${fmt.bytes(mem.offloaded)} offloaded per GPU, ${fmt.bytes(mem.host_capacity)} available.` };
-  if (ok === false) return { ok, text: `Does not fit: needs ${fmt.bytes(mem.total)} per GPU, ${fmt.bytes(cap)} available${use}.` };
-  return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per GPU${use}.` };
+    return { ok, text: `Does not fit in host memory: ${fmt.bytes(mem.offloaded)} offloaded per ${u}, ${fmt.bytes(mem.host_capacity)} available.` };
+  if (ok === false) return { ok, text: `Does not fit: needs ${fmt.bytes(mem.total)} per ${u}, ${fmt.bytes(cap)} available${use}.` };
+  return { ok: true, text: `Fits: ${fmt.bytes(mem.total)} of ${fmt.bytes(cap)} per ${u}${use}.` };
 }
 
 // The weights per GPU when they alone exceed the GPU's memory, else null.
@@ -61,15 +61,15 @@ function weightsAlone(mem) {
 }
 
 // Serving where not one sequence fits: say whether the weights alone overflow.
-function notOneFits(mem) {
+function notOneFits(mem, u) {
   const w = weightsAlone(mem);
-  return w ? `Not one sequence fits: the weights alone need ${fmt.bytes(w)} per GPU.` : 'Not one sequence fits.';
+  return w ? `Not one sequence fits: the weights alone need ${fmt.bytes(w)} per ${u}.` : 'Not one sequence fits.';
 }
 
 // A prefill instance that does not fit: what shrinks its memory per GPU.
-function prefillRemedy(mem) {
+function prefillRemedy(mem, u) {
   const w = weightsAlone(mem);
-  return w ? `Its weights alone need ${fmt.bytes(w)} per GPU: a wider prefill tp spreads them.` : 'A wider prefill tp or a smaller prefill batch makes it smaller.';
+  return w ? `Its weights alone need ${fmt.bytes(w)} per ${u}: a wider prefill tp spreads them.` : 'A wider prefill tp or a smaller prefill batch makes it smaller.';
 }
 
 // The core's warnings that the verdict above already says in its own words
@@ -85,22 +85,23 @@ function verdict(result, scenario, onFit) {
   const sec = scenario.mode === 'training' ? result.training : result.inference;
   if (!sec) return null;
   const bits = [];
+  const u = unitName(result);
   // Disaggregated serving: the decode GPUs' memory, then a prefill instance's.
   const pool = scenario.mode === 'training' ? null : sec.disaggregation;
-  const mv = memoryVerdict(sec.memory_bytes, pool ? sec.memory_bytes?.total <= sec.memory_bytes?.capacity : sec.fits);
-  if (mv) bits.push(pool ? mv.text.replace(/ per GPU/, ' per decode GPU') : mv.text);
+  const mv = memoryVerdict(sec.memory_bytes, pool ? sec.memory_bytes?.total <= sec.memory_bytes?.capacity : sec.fits, u);
+  if (mv) bits.push(pool ? mv.text.replace(` per ${u}`, ` per decode ${u}`) : mv.text);
   // training.recompute_to_fit: the time is for the plan that recomputes to fit.
   const fit = scenario.mode === 'training' ? sec.recompute_to_fit : null;
   if (fit && fit.layers > 0) {
     const which = fit.layers >= (sec.pipeline?.layers_per_stage || Infinity) ? 'every layer' : `${fmt.int(fit.layers)} layers per stage`;
-    bits.push(`The time shown recomputes ${which} whole, as a framework would to fit: that needs ${fmt.bytes(fit.memory_bytes_total)} per GPU${fit.fits ? '.' : ', which does not fit either.'}`);
+    bits.push(`The time shown recomputes ${which} whole, as a framework would to fit: that needs ${fmt.bytes(fit.memory_bytes_total)} per ${u}${fit.fits ? '.' : ', which does not fit either.'}`);
   }
   // Serving that does not fit: how far the batch must come down (0: not one sequence).
   if (mv && !mv.ok && !pool && scenario.mode !== 'training' && Number.isFinite(sec.max_batch))
-    bits.push(sec.max_batch > 0 ? `The largest batch that fits: ${fmt.int(sec.max_batch)}.` : notOneFits(sec.memory_bytes));
-  const pv = pool ? memoryVerdict(pool.memory_bytes, pool.fits) : null;
-  if (pv) bits.push(pv.text.replace(/^Fits/, 'Prefill fits').replace(/^Does not fit/, 'Prefill does not fit').replace(/ per GPU/, ' per prefill GPU'));
-  if (pv && !pv.ok) bits.push(prefillRemedy(pool.memory_bytes));
+    bits.push(sec.max_batch > 0 ? `The largest batch that fits: ${fmt.int(sec.max_batch)}.` : notOneFits(sec.memory_bytes, u));
+  const pv = pool ? memoryVerdict(pool.memory_bytes, pool.fits, u) : null;
+  if (pv) bits.push(pv.text.replace(/^Fits/, 'Prefill fits').replace(/^Does not fit/, 'Prefill does not fit').replace(` per ${u}`, ` per prefill ${u}`));
+  if (pv && !pv.ok) bits.push(prefillRemedy(pool.memory_bytes, u));
   if (scenario.mode === 'training') {
     const tb = parts(sec.time_breakdown_s, [], TIME_ORDER).filter((p) => p.value > 0).sort((a, b) => b.value - a.value);
     const sum = tb.reduce((a, p) => a + p.value, 0);
@@ -109,7 +110,7 @@ function verdict(result, scenario, onFit) {
       // The host's launch chain paces the step; the GPU's work runs under it.
       const host = tb.find((p) => p.key === 'host');
       const under = tb.filter((p) => UNDER_HOST.includes(p.key)).slice(0, 2).map(share);
-      let s = "Iteration time is bound by the host's kernel launches: the GPU";
+      let s = `Iteration time is bound by the host's kernel launches: the ${u}`;
       if (under.length) s += ` runs its ${under.join(' and ')} as they are launched and`;
       s += ` waits on them the rest (${fmt.percent((host?.value || 0) / sum)})`;
       bits.push(s + '.');
@@ -139,7 +140,7 @@ function verdict(result, scenario, onFit) {
   const line = el('p', { class: `verdict ${ok ? 'ok' : 'bad'}`, role: 'status', text: bits.join(' ') });
   const n = gpus(result, scenario);
   if (ok || !onFit || !Number.isFinite(n) || n < 1) return line;
-  const button = el('button', { type: 'button', id: 'fit-plan', class: 'fit-plan', text: `Find a plan that fits on ${n === 1 ? 'this GPU' : `these ${fmt.int(n)} GPUs`}` });
+  const button = el('button', { type: 'button', id: 'fit-plan', class: 'fit-plan', text: `Find a plan that fits on ${n === 1 ? `this ${u}` : `these ${fmt.many(n, u)}`}` });
   const status = el('p', { class: 'fit-status', id: 'fit-status', role: 'status', 'aria-live': 'polite' });
   const box = { gpus: n, button, status };
   button.addEventListener('click', () => onFit(box));
@@ -344,7 +345,7 @@ function memoryBar(scenario, result) {
   const mem = modeSection(scenario, result)?.memory_bytes;
   if (!mem) return null;
   return stackedBar({
-    title: 'Memory per GPU (most loaded)',
+    title: `Memory per ${unitName(result)} (most loaded)`,
     parts: parts(mem, MEMORY_NOT_ON_GPU, MEMORY_ORDER),
     limit: Number.isFinite(mem.capacity) ? { label: 'capacity', value: mem.capacity } : null,
     format: fmt.bytes,
