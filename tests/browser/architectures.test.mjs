@@ -42,6 +42,26 @@ test('DeepSeek-V3 on GB200 NVL72 (tp 8): one MLA layer type, 1,152 bytes per tok
   await page.close();
 });
 
+test('DeepSeek-V3.2 on GB200 NVL72 (tp 8): the MLA cache of every token and the sparse-attention indexer\'s keys beside it', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=deepseek-v3.2&s=gb200-nvl72&tp=8&b=1&in=32768&out=128');
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Fits/);
+  const rows = await kvRows(page);
+  assert.deepEqual(rows.map((r) => r.type), ['mla', 'indexer_keys']);
+  assert.match(rows[1].cells[0], /indexer/);
+  assert.equal(rows[1].cells[1], '61');
+  assert.match(rows[1].cells[2], /^132 B$/);
+  assert.match(rows[1].cells[4], /^32,?896$/);
+  // the two rows are the same 61 layers
+  assert.equal((await page.textContent('[data-view="kv"] tfoot td')).trim(), '61');
+  const input = page.locator('[data-key="model.sparse_attention.top_k"] input').first();
+  assert.equal(String((await input.inputValue()) || (await input.getAttribute('placeholder'))).replace(/,/g, ''), '2048');
+  // no published run had the layer kind: the validation line says so
+  assert.match(await page.textContent('.summary .accuracy-note'), /sparse attention/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('gpt-oss-120b on GB200 NVL72 (tp 2): sliding-window and full layers, 18 each', async () => {
   const { page, errors } = await openPage('v=1&mode=inference&m=gpt-oss-120b&s=gb200-nvl72&tp=2&b=1&in=1024&out=128');
   await waitEvaluated(page);

@@ -9,6 +9,7 @@
 #include "model_math.h"
 #include "parse.h"
 #include "presets.h"
+#include "sparse_attention.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -153,6 +154,61 @@ TEST(Architectures, SlidingWindowFlopsFollowTheMask) {
   const double full = 4.0 * in * 64 * 64;
   EXPECT_NEAR(attention_core_flops_per_token(oss, in),
               0.5 * full + 0.5 * full * (128.0 * in - 128.0 * 127 / 2) / (in * (in + 1.0) / 2), 1e-6 * full);
+}
+
+// DeepSeek Sparse Attention (DeepSeek-V3.2): the core attends at most top_k
+// keys per query (the sliding-window count), decode gathers those rows; the
+// indexer scores every earlier token and caches an fp8 key per token.
+TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
+  const Model v32 = parse_model("deepseek-v3.2", "model"), v3 = parse_model("deepseek-v3", "model");
+  EXPECT_DOUBLE_EQ(sparse_pairs(2048, 100), 5050.0);
+  EXPECT_DOUBLE_EQ(sparse_pairs(2048, 65536), 2048.0 * 65536 - 2048.0 * 2047 / 2);
+  EXPECT_DOUBLE_EQ(sparse_mean_keys(2048, 65536, 1024), 2048.0);
+  // Indexer per layer: wq_b 1536 x 64 x 128, wk 7168 x 128, LayerNorm 2 x 128, weights_proj 7168 x 64.
+  EXPECT_DOUBLE_EQ(indexer_params(v32), 1536.0 * 64 * 128 + 7168.0 * 128 + 256 + 7168.0 * 64);
+  EXPECT_DOUBLE_EQ(count_params(v32).total - count_params(v3).total, 61 * indexer_params(v32));
+  EXPECT_DOUBLE_EQ(indexer_key_bytes(v32), 132.0);  // 128 fp8 + one fp32 scale
+  const int in = 65536, out_tokens = 1024, b = 4;
+  auto serve = [&](const char* model) {
+    return eval_ok({{"mode", "inference"}, {"model", model}, {"system", "dgx-b200"}, {"parallelism", {{"tp", 8}}},
+                    {"inference", {{"batch", b}, {"input_tokens", in}, {"output_tokens", out_tokens}}}});
+  };
+  const json sparse = serve("deepseek-v3.2"), dense = serve("deepseek-v3");
+  // Prefill: the core's pairs are the capped ones, per GPU (tp 8 splits the heads).
+  EXPECT_LT(rel_diff(find_op(sparse, "attn.flash", "prefill")["flops"].get<double>(),
+                     b * 81920.0 * sparse_pairs(2048, in) / 8), 1e-9);
+  // Decode: 2,048 gathered latent rows per sequence, not the whole context.
+  const json core = find_op(sparse, "attn.flash", "decode");
+  EXPECT_LT(rel_diff(core["flops"].get<double>(), b * 278528.0 * 2048 / 8), 1e-9);
+  EXPECT_LT(core["bytes"]["hbm"].get<double>(), find_op(dense, "attn.flash", "decode")["bytes"]["hbm"].get<double>() / 20);
+  // The indexer, on every rank, scores the whole mean context: 2 x 64 x 128 + 2 x 64 FLOPs a pair.
+  const double context = in + out_tokens / 2.0;
+  const json index = find_op(sparse, "attn.index_scores", "decode");
+  ASSERT_FALSE(index.is_null());
+  EXPECT_LT(rel_diff(index["flops"].get<double>(), b * context * (2.0 * 64 * 128 + 2 * 64)), 1e-9);
+  EXPECT_GE(index["bytes"]["hbm"].get<double>(), b * context * 132.0);
+  EXPECT_TRUE(find_op(dense, "attn.index_scores", "decode").is_null());
+  EXPECT_LT(sparse["inference"]["tpot_s"].get<double>(), dense["inference"]["tpot_s"].get<double>());
+  // The cache keeps every token, plus the indexer's keys: a row of its own in the table.
+  bool indexer_row = false;
+  for (const json& t : sparse["inference"]["kv_cache_by_layer_type"]) {
+    if (t["type"] != "indexer_keys") continue;
+    indexer_row = true;
+    EXPECT_DOUBLE_EQ(t["bytes_per_token_per_layer"].get<double>(), 132.0);
+    EXPECT_DOUBLE_EQ(t["tokens_cached"].get<double>(), in + out_tokens);
+  }
+  EXPECT_TRUE(indexer_row);
+  EXPECT_GT(sparse["inference"]["memory_bytes"]["kv_cache"].get<double>(), dense["inference"]["memory_bytes"]["kv_cache"].get<double>());
+  // Model FLOPs per token: the capped core plus the indexer over the whole context.
+  EXPECT_NEAR(attention_core_flops_per_token(v32, in),
+              in * 81920.0 * sparse_pairs(2048, in) / (in * (in + 1.0) / 2) + in * (2.0 * 64 * 128 + 2 * 64), 1e-3);
+  // Short contexts attend every token: the core is the dense one.
+  EXPECT_DOUBLE_EQ(sparse_pairs(2048, 1024), 1024.0 * 1025 / 2);
+  // One attention pattern at a time, and every field named.
+  json bad = {{"mode", "inference"}, {"model", {{"preset", "gpt-oss-20b"}, {"sparse_attention", {{"top_k", 2048}, {"index_heads", 64}, {"index_head_dim", 128}}}}}};
+  EXPECT_EQ(eval(bad)["error"]["path"], "model.sparse_attention");
+  bad["model"] = {{"preset", "deepseek-v3"}, {"sparse_attention", {{"top_k", 2048}}}};
+  EXPECT_EQ(eval(bad)["error"]["path"], "model.sparse_attention.index_heads");
 }
 
 double iteration(const std::string& model, const std::string& precision, int seq, int tp) {

@@ -117,6 +117,21 @@ test('DeepSeek-V3: MLA ranks, routed and shared experts, dense layers and MTP', 
   assert.equal(kv[0].bytes_per_token, 70272);
 });
 
+test('DeepSeek-V3.2: the DeepSeek-V3 layout with sparse attention (index_topk, index_n_heads, index_head_dim)', async () => {
+  const cfg = { ...DEEPSEEK_V3, architectures: ['DeepseekV32ForCausalLM'], model_type: 'deepseek_v32', index_topk: 2048, index_n_heads: 64, index_head_dim: 128 };
+  const r = importHfConfig(cfg);
+  assert.equal(r.family, 'deepseek_v32');
+  assert.deepEqual(r.model.sparse_attention, { top_k: 2048, index_heads: 64, index_head_dim: 128 });
+  assert.deepEqual(r.unknown, []);
+  asPreset(r, 'deepseek-v3.2');
+  assert.equal(await closest(r.model), 'deepseek-v3.2');
+  // Its cache: the MLA latent of every token, and the indexer's fp8 key (128 + a 4-byte scale).
+  const kv = kvTypes(r.model);
+  assert.deepEqual(kv.map((t) => [t.type, t.layers, t.bytes_per_token_per_layer]), [['mla', 61, 1152], ['indexer_keys', 61, 132]]);
+  // An indexer without its width is an error, not a dense import.
+  assert.throws(() => importHfConfig({ ...cfg, index_head_dim: undefined }), /index_topk .* index_n_heads and index_head_dim/);
+});
+
 test('Kimi K2: the DeepSeek-V3 layout under model_type kimi_k2 or by its architecture', async () => {
   const r = importHfConfig(KIMI_K2);
   assert.equal(r.family, 'kimi_k2');

@@ -126,6 +126,17 @@ struct Mla {
   bool on() const { return kv_lora_rank > 0; }
 };
 
+// DeepSeek Sparse Attention (DeepSeek-V3.2-Exp, 2025): a lightning indexer of
+// index_heads heads of index_head_dim scores every earlier token for each
+// query, and the attention core attends only the top_k tokens it selects.
+// Every layer keeps all tokens in its cache (plus the indexer's keys).
+struct SparseAttention {
+  int top_k = 0;  // 0: dense attention
+  int index_heads = 0;
+  int index_head_dim = 0;
+  bool on() const { return top_k > 0; }
+};
+
 // Local attention in some layers: a sliding window of `span` keys (Mistral,
 // GPT-OSS, Gemma 3) or chunks of `span` tokens (Llama 4); every
 // `global_every`-th layer (1-based) attends the full context (0: none does).
@@ -197,6 +208,7 @@ struct Model {
   MoE moe;
   Mla mla;
   AttentionPattern attention;
+  SparseAttention sparse;
   LinearAttention linear;
   int mtp_layers = 0;  // multi-token prediction modules (DeepSeek-V3 §2.2), trained with the model
   // Layers whose token mixer has no MLP after it (Nemotron-H's hybrid

@@ -266,7 +266,10 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   const int l2 = level_index(d, "l2");
   if (l2 >= 0 && static_cast<size_t>(l2) + 1 < d.memory.size()) c.bytes[static_cast<size_t>(l2)] = dram_bytes;
   // Attention runs at the 16-bit rate unless the math itself is narrower.
-  const Precision p = runnable(d.matmul_flops, (math == Precision::fp8 || math == Precision::fp4) ? math : Precision::bf16);
+  // A narrow kernel on a device without that format (the fp8 sparse-attention
+  // indexer on an A100) runs at the 16-bit rate.
+  Precision p = runnable(d.matmul_flops, (math == Precision::fp8 || math == Precision::fp4) ? math : Precision::bf16);
+  if (d.matmul_flops[static_cast<int>(p)] <= 0) p = runnable(d.matmul_flops, Precision::bf16);
   // Each query tile pays a fixed prologue/epilogue (load Q, rescale and write
   // O; in backward also dQ accumulation), worth `half` keys of work: the
   // kernel runs at kv / (kv + half) of its long-sequence rate. The form and

@@ -139,6 +139,7 @@ bool regime_ran_on(const Regime& r, const std::string& device) {
 std::vector<std::string> architecture_features(const Model& m) {
   std::vector<std::string> f;
   if (m.mla.on()) f.emplace_back("multi-head latent attention");
+  if (m.sparse.on()) f.emplace_back("sparse attention");
   if (m.attention.kind == LocalAttention::window) f.emplace_back("sliding-window attention");
   if (m.attention.kind == LocalAttention::chunk) f.emplace_back("chunked local attention");
   if (m.attention.output_gate) f.emplace_back("gated attention");

@@ -43,6 +43,16 @@ AttentionPattern parse_attention(StrictObject& m) {
   return a;
 }
 
+SparseAttention parse_sparse(StrictObject& m) {
+  StrictObject o(m.raw("sparse_attention"), m.child_path("sparse_attention"));
+  SparseAttention a;
+  a.top_k = static_cast<int>(int_field(o, "top_k"));
+  a.index_heads = static_cast<int>(int_field(o, "index_heads"));
+  a.index_head_dim = static_cast<int>(int_field(o, "index_head_dim"));
+  o.finish();
+  return a;
+}
+
 LinearAttention parse_linear(StrictObject& m) {
   StrictObject o(m.raw("linear_attention"), m.child_path("linear_attention"));
   LinearAttention a;
@@ -80,6 +90,12 @@ void parse_architecture(StrictObject& o, Model& m) {
       throw InputError(o.child_path("linear_attention"), "is modelled beside full GQA attention layers, not with mla or a local window / chunk");
     if (m.linear.full_layers > m.layers)
       throw InputError(join_path(o.child_path("linear_attention"), "full_layers"), "exceeds the number of layers");
+  }
+  if (o.has("sparse_attention")) {
+    m.sparse = parse_sparse(o);
+    // One attention pattern at a time: every layer runs the indexer over the full context.
+    if (m.attention.kind != LocalAttention::none || m.linear.on())
+      throw InputError(o.child_path("sparse_attention"), "is modelled on full-context layers, not with a local window / chunk or linear_attention");
   }
   // MLA normalises its compressed latents instead (mla.cpp: q_norm, kv_norm).
   if (m.mla.on() && m.qk_norm) throw InputError(o.child_path("qk_norm"), "is modelled for GQA attention; mla normalises its latents itself");

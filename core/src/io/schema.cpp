@@ -45,6 +45,9 @@ void architecture_fields(Fields& f) {
   add({"model.mla.qk_nope_head_dim", "mln", "int", "", nullptr, 1, 65536, {}, "MLA per-head query/key width without RoPE.", "model", kBoth});
   add({"model.mla.qk_rope_head_dim", "mlr", "int", "", nullptr, 0, 65536, {}, "MLA decoupled RoPE key width, shared by the heads and cached.", "model", kBoth});
   add({"model.mla.v_head_dim", "mlv", "int", "", nullptr, 1, 65536, {}, "MLA per-head value width.", "model", kBoth});
+  add({"model.sparse_attention.top_k", "sak", "int", "tokens", nullptr, 1, kMaxSeq, {}, "DeepSeek Sparse Attention: tokens the attention core attends per query, chosen by the indexer (DeepSeek-V3.2: 2048; a model without a sparse_attention object attends every token).", "model", kBoth});
+  add({"model.sparse_attention.index_heads", "sah", "int", "", nullptr, 1, 65536, {}, "Heads of the sparse-attention indexer (DeepSeek-V3.2: 64).", "model", kBoth});
+  add({"model.sparse_attention.index_head_dim", "sad", "int", "", nullptr, 1, 65536, {}, "Per-head width of the indexer's queries and of the key it caches per token (DeepSeek-V3.2: 128).", "model", kBoth});
   add({"model.attention.window", "aw", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Sliding window of the local layers (give window or chunk).", "model", kBoth});
   add({"model.attention.chunk", "ac", "int", "tokens", nullptr, 1, kMaxSeq, {}, "Chunk of the local layers' chunked attention (Llama 4).", "model", kBoth});
   add({"model.attention.global_every", "ag", "int", "layers", 0, 0, 100000, {}, "Every N-th layer attends the full context (0: none).", "model", kBoth});

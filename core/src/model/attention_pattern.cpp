@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "linear_attention.h"
+#include "sparse_attention.h"
 
 namespace llmcalc {
 
@@ -89,6 +90,16 @@ std::vector<KvLayerType> kv_cache_by_layer_type(const Model& m, int tp, Precisio
   };
   add(m.mla.on() ? "mla" : "full", global, false);
   add(m.attention.kind == LocalAttention::chunk ? "chunked" : "sliding_window", count - global - linear, true);
+  if (m.sparse.on() && global > 0) {  // DeepSeek Sparse Attention: the indexer's fp8 key of every token
+    KvLayerType t;
+    t.type = "indexer_keys";
+    t.layers = global;
+    t.bytes_per_token_per_layer = indexer_key_bytes(m);
+    t.bytes_per_token = t.bytes_per_token_per_layer * global;
+    t.tokens_cached = context;
+    t.bytes_per_sequence = t.bytes_per_token * context;
+    out.push_back(t);
+  }
   if (linear > 0) {  // a fixed state per sequence, whatever the context
     KvLayerType t;
     t.type = "linear_state";

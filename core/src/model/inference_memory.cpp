@@ -36,7 +36,7 @@ namespace {
 double shared_prefix_kv_bytes(const Model& m, int tp, Precision kv, double prefix, int first_layer, int layers) {
   double bytes = 0;
   for (const KvLayerType& t : kv_cache_by_layer_type(m, tp, kv, prefix, first_layer, layers))
-    if (t.type == "full" || t.type == "mla") bytes += t.bytes_per_sequence;
+    if (t.type == "full" || t.type == "mla" || t.type == "indexer_keys") bytes += t.bytes_per_sequence;
   return bytes;
 }
 

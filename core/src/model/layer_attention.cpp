@@ -6,6 +6,7 @@
 #include "attention_pattern.h"
 #include "linear_attention.h"
 #include "mla.h"
+#include "sparse_attention.h"
 #include "workload.h"
 
 namespace llmcalc {
@@ -85,8 +86,12 @@ void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& 
   const double q_heads = m.heads / static_cast<double>(p.tp);
   const double kv_heads = std::max(1.0, m.kv_heads / static_cast<double>(p.tp));  // replicated when tp > kv_heads
   const size_t first = ops.size();
+  // DeepSeek Sparse Attention: the indexer reads every earlier token, the
+  // core only the top_k it selects (sparse_attention.h).
+  const LayerPass core = m.sparse.on() ? sparse_core_pass(m, p) : p;
+  if (m.sparse.on()) indexer_ops(ops, m, p);
   if (m.mla.on()) {
-    mla_ops(ops, m, p);
+    mla_ops(ops, m, core);
   } else {
     // A gated attention's query projection also emits the gate (Qwen3-Next).
     const double gate = m.attention.output_gate ? q_heads * m.head_dim : 0;
@@ -103,7 +108,7 @@ void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& 
     if (!m.learned_positions && !p.kv_write) ops.push_back(rotary_op(tokens, q_heads, kv_heads, m.head_dim, p.act_bytes));
     if (p.kv_write)  // append this pass's K and V to the cache
       ops.push_back(make_elementwise("attn.kv_write", 2 * tokens * kv_heads * m.head_dim * p.kv_bytes, 0));
-    attention_ops(ops, m, p, q_heads, kv_heads);
+    attention_ops(ops, m, core, q_heads, kv_heads);
     if (gate > 0)  // output x sigmoid(gate): read both, write the product
       ops.push_back(make_elementwise("attn.gate", 3 * tokens * gate * p.act_bytes, 5 * tokens * gate, StreamKind::activation));
     ops.push_back(make_gemm("attn.proj", tokens, h, q_heads * m.head_dim, p));

@@ -6,6 +6,7 @@
 #include "attention_pattern.h"
 #include "linear_attention.h"
 #include "mla.h"
+#include "sparse_attention.h"
 
 namespace llmcalc {
 
@@ -53,6 +54,7 @@ LayerParams layer_params(const Model& m, bool moe_layer) {
   if (m.mla.on()) lp.attention = mla_attention_params(m);
   if (m.attention.sinks) lp.attention += m.heads;  // one sink logit per head (gpt-oss model.py)
   if (m.attention.output_gate) lp.attention += h * qd;  // the gate's half of q_proj (Qwen3-Next)
+  if (m.sparse.on()) lp.attention += indexer_params(m);  // DeepSeek Sparse Attention's indexer
   // A hybrid's layers averaged over the model: softmax and linear mixers by their shares.
   const double linear = linear_share(m);
   lp.attention = (1 - linear) * lp.attention + linear * linear_attention_params(m);
@@ -102,6 +104,11 @@ double attention_core_flops_per_token(const Model& m, double seq_len) {
   // QK^T and softmax(.)V: 2 * s * d_q FLOPs each per token (Narayanan et al. 2021);
   // MLA's decompressed form: 2 n_h (d_n + d_r) + 2 n_h d_v per key (DeepSeek-V2 §2.1).
   const double full = m.mla.on() ? seq_len * mla_pair_flops(m, false) : 4.0 * seq_len * q_dim(m);
+  // DeepSeek Sparse Attention: the core attends the top_k keys' share of the
+  // causal pairs; the indexer scores every pair (sparse_attention.h).
+  if (m.sparse.on())
+    return full * sparse_pairs(m.sparse.top_k, seq_len) / causal_pairs(m, false, seq_len) +
+           seq_len * indexer_pair_flops(m);
   // Linear layers do a fixed amount per token, whatever the context (linear_attention.h).
   const double linear = linear_share(m);
   if (linear > 0) return (1 - linear) * full + linear * linear_core_flops_per_token(m);

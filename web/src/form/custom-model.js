@@ -7,8 +7,9 @@ const getPath = (o, path) => path.split('.').reduce((a, k) => (a && typeof a ===
 // fields, among those of the same shape (dense with dense, MoE with MoE, MLA
 // with MLA, sliding with sliding): the base of the custom model.
 // What a preset cannot take back by overriding fields: the moe, mla,
-// attention and linear_attention objects and the kind of local attention.
-const shape = (m) => [Boolean(m.moe), Boolean(m.mla), Boolean(m.attention?.window), Boolean(m.attention?.chunk), Boolean(m.linear_attention)].join();
+// sparse_attention, attention and linear_attention objects and the kind of
+// local attention.
+const shape = (m) => [Boolean(m.moe), Boolean(m.mla), Boolean(m.sparse_attention), Boolean(m.attention?.window), Boolean(m.attention?.chunk), Boolean(m.linear_attention)].join();
 
 export function closestPreset(model, presetModels, keys) {
   let best = '';

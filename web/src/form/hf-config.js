@@ -227,6 +227,17 @@ function readMla(r, fam, m) {
   m.head_dim = mla.qk_nope_head_dim;
 }
 
+// DeepSeek Sparse Attention (DeepSeek-V3.2): index_topk tokens per query,
+// chosen by an indexer of index_n_heads heads of index_head_dim.
+function readSparseAttention(r, m) {
+  const topK = r.posInt('sparse_attention.top_k', 'index_topk');
+  if (!topK) return;
+  const heads = r.posInt('sparse_attention.index_heads', 'index_n_heads');
+  const dim = r.posInt('sparse_attention.index_head_dim', 'index_head_dim');
+  if (!heads || !dim) throw new Error('config.json has index_topk (sparse attention) but no usable index_n_heads and index_head_dim');
+  m.sparse_attention = { top_k: topK, index_heads: heads, index_head_dim: dim };
+}
+
 function readFeedForward(r, fam, m) {
   const act = r.get('hidden_act', 'hidden_activation', 'activation_function', 'activation', 'mlp_hidden_act');
   m.ffn_type = ffnTypeFor(act, fam.gated, r.warnings);
@@ -445,6 +456,7 @@ export function importHfConfig(input) {
   m.vocab = r.posInt('vocab', 'vocab_size');
   readHeads(r, fam, m);
   readMla(r, fam, m);
+  readSparseAttention(r, m);
   readFeedForward(r, fam, m);
   readNormAndEmbeddings(r, fam, family, m);
   const types = readLocalAttention(r, fam, family, m);

@@ -47,6 +47,8 @@ export const FAMILIES = {
   falcon: { gated: false, norm: 'layernorm', tied: true, falcon: true },
   // MLA + DeepSeekMoE (Kimi K2 ships the same layout under model_type kimi_k2)
   deepseek_v3: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
+  // DeepSeek-V3.2: DeepSeek-V3 with sparse attention (index_topk, index_n_heads, index_head_dim)
+  deepseek_v32: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   deepseek_v2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   kimi_k2: { gated: true, norm: 'rmsnorm', tied: false, moe: true, mla: true },
   // Qwen3 normalises each head's q and k (QK-Norm) without a config key
@@ -88,6 +90,7 @@ const ALIASES = {
   GPTNeoXForCausalLM: 'gpt_neox',
   FalconForCausalLM: 'falcon',
   DeepseekV3ForCausalLM: 'deepseek_v3',
+  DeepseekV32ForCausalLM: 'deepseek_v32',
   DeepseekV2ForCausalLM: 'deepseek_v2',
   Qwen3ForCausalLM: 'qwen3',
   Qwen3MoeForCausalLM: 'qwen3_moe',

@@ -23,6 +23,7 @@ const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 const SUBGROUPS = {
   'model.moe': 'Mixture of experts',
   'model.mla': 'Multi-head latent attention (MLA)',
+  'model.sparse_attention': 'Sparse attention (DeepSeek Sparse Attention)',
   'model.attention': 'Attention pattern (local layers, sinks, output gate)',
   'model.linear_attention': 'Linear attention (Gated DeltaNet or Mamba-2 layers)',
 };

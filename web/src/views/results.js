@@ -274,6 +274,7 @@ const KV_TYPES = {
   full: ['full attention', 'keys and values of every token'],
   sliding_window: ['sliding window', 'the last window of tokens'],
   chunked: ['chunked', 'the tokens of the current chunk'],
+  indexer_keys: ['sparse-attention indexer', 'the indexer\'s fp8 key of every token (DeepSeek Sparse Attention), beside the cache the core attends'],
   linear_state: ['linear-attention state', 'a fixed recurrent state per sequence (fp32 unless state_precision says otherwise) and the convolution\'s last inputs, whatever the context'],
 };
 
@@ -296,11 +297,13 @@ export function kvTable(result) {
       cell(num(r.bytes_per_sequence, fmt.bytes), 'num'),
     ]);
   });
-  const sum = (k) => rows.reduce((a, r) => a + (Number.isFinite(r[k]) ? r[k] : 0), 0);
+  const sum = (k, of = rows) => of.reduce((a, r) => a + (Number.isFinite(r[k]) ? r[k] : 0), 0);
+  // The indexer's keys sit beside the attention cache of the same layers.
+  const layers = sum('layers', rows.filter((r) => r.type !== 'indexer_keys'));
   const foot = rows.length > 1
     ? el('tfoot', {}, [el('tr', {}, [
       el('th', { scope: 'row', text: 'all' }),
-      cell(fmt.int(sum('layers')), 'num'),
+      cell(fmt.int(layers), 'num'),
       cell('', 'num'),
       cell(`${fmt.int(sum('bytes_per_token'))} B`, 'num'),
       cell('', 'num'),
@@ -315,7 +318,7 @@ export function kvTable(result) {
   return el('figure', { class: 'chart-box kv-box', 'data-view': 'kv' }, [
     el('figcaption', { text: 'KV cache per layer type' }),
     table,
-    el('p', { class: 'chart-note', text: 'One GPU of the most loaded stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state.' }),
+    el('p', { class: 'chart-note', text: 'One GPU of the most loaded stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state, sparse-attention layers every token and its indexer key.' }),
   ]);
 }
 
