@@ -204,6 +204,14 @@ TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
               in * 81920.0 * sparse_pairs(2048, in) / (in * (in + 1.0) / 2) + in * (2.0 * 64 * 128 + 2 * 64), 1e-3);
   // Short contexts attend every token: the core is the dense one.
   EXPECT_DOUBLE_EQ(sparse_pairs(2048, 1024), 1024.0 * 1025 / 2);
+  // Training with context parallelism: each rank's queries score half the whole sequence on average.
+  const int seq = 32768;
+  const json train = eval_ok({{"mode", "training"}, {"model", "deepseek-v3.2"}, {"system", "dgx-b200"},
+                              {"parallelism", {{"tp", 1}, {"pp", 16}, {"cp", 2}, {"dp", 4}, {"ep", 8}}},
+                              {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", seq}, {"precision", "fp8"}, {"recompute", "full"}}}});
+  const json fwd = find_op(train, "attn.index_scores", "fwd");
+  ASSERT_FALSE(fwd.is_null());
+  EXPECT_LT(rel_diff(fwd["flops"].get<double>(), seq / 2.0 * (seq + 1) / 2 * (2.0 * 64 * 128 + 2 * 64)), 1e-9);
   // One attention pattern at a time, and every field named.
   json bad = {{"mode", "inference"}, {"model", {{"preset", "gpt-oss-20b"}, {"sparse_attention", {{"top_k", 2048}, {"index_heads", 64}, {"index_head_dim", 128}}}}}};
   EXPECT_EQ(eval(bad)["error"]["path"], "model.sparse_attention");

@@ -49,11 +49,14 @@ void indexer_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
   prep.kernels = 3;
   ops.push_back(prep);
   if (p.kv_write) ops.push_back(make_elementwise("attn.index_k_write", tokens * indexer_key_bytes(m), 0));
-  // Every earlier token is scored (the decode rows over the whole cache).
-  const double keys = p.kv_cached ? p.kv_len  // the mean context over the decode steps
-                      : p.context_start + (p.q_len + 1) / 2;
+  // Every earlier token is scored: decode rows over the mean context; rows
+  // after a cached prefix (or earlier chunks) over it and half their own;
+  // otherwise half the sequence on average (context parallelism's ranks too).
+  const double keys = p.kv_cached ? p.kv_len
+                      : p.context_start > 0 ? p.context_start + (p.q_len + 1) / 2
+                                            : (p.kv_len + 1) / 2;
   const double pairs = b * p.q_len * keys;
-  const double cached = p.kv_cached ? b * keys : b * (p.context_start + p.q_len);
+  const double cached = b * (p.kv_cached ? keys : p.kv_len);  // the keys read
   OpSpec s;
   s.name = "attn.index_scores";
   s.kind = OpKind::attention;
