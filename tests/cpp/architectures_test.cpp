@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "attention_pattern.h"
+#include "memory.h"
 #include "mla.h"
 #include "model_math.h"
 #include "parse.h"
@@ -212,6 +213,15 @@ TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
   const json fwd = find_op(train, "attn.index_scores", "fwd");
   ASSERT_FALSE(fwd.is_null());
   EXPECT_LT(rel_diff(fwd["flops"].get<double>(), seq / 2.0 * (seq + 1) / 2 * (2.0 * 64 * 128 + 2 * 64)), 1e-9);
+  // Its activations: the indexer's fp8 queries and key, head weights, and per query the selected
+  // indices and the loss's target over them (64 x 128 + 132 + 4 x 64 + 8 x 2048 bytes a token).
+  Parallelism par;
+  Training tr;
+  tr.seq_len = seq;
+  tr.micro_batch = 1;
+  tr.recompute = Recompute::selective;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(v32, par, tr, true) - layer_activation_bytes(v3, par, tr, true),
+                   seq * (64.0 * 128 + 132 + 4 * 64 + 8 * 2048));
   // One attention pattern at a time, and every field named.
   json bad = {{"mode", "inference"}, {"model", {{"preset", "gpt-oss-20b"}, {"sparse_attention", {{"top_k", 2048}, {"index_heads", 64}, {"index_head_dim", 128}}}}}};
   EXPECT_EQ(eval(bad)["error"]["path"], "model.sparse_attention");

@@ -9,6 +9,7 @@
 #include "mla.h"
 #include "model_math.h"
 #include "op_checkpoint.h"
+#include "sparse_attention.h"
 
 namespace llmcalc {
 
@@ -98,6 +99,7 @@ double layer_activation_bytes(const Model& m, const Parallelism& p, const Traini
                             : 2 * s * b * (qd + kvd) + 2 * s * b * kvd + g * s * b * qd;  // Q, K; V; context (proj input)
   if (m.attention.output_gate) split += 2 * s * b * qd;  // the gate, and the core's output it multiplies
   if (m.qk_norm && !m.mla.on()) split += 2 * s * b * (qd + kvd);  // QK-Norm keeps its inputs for backward
+  if (m.sparse.on()) split += indexer_activation_bytes(m, s * b);  // DeepSeek Sparse Attention's indexer
   // A hybrid's linear layers save their mixer's tensors instead (averaged over the layers).
   const double linear = linear_share(m);
   split = (1 - linear) * split + linear * linear_activation_bytes(m, p.tp, s * b, g);

@@ -36,6 +36,11 @@ double indexer_pair_flops(const Model& m) {
   return 2 * heads * m.sparse.index_head_dim + 2 * heads;
 }
 
+double indexer_activation_bytes(const Model& m, double tokens) {
+  const SparseAttention& a = m.sparse;
+  return tokens * (1.0 * a.index_heads * a.index_head_dim + indexer_key_bytes(m) + 4.0 * a.index_heads + 8.0 * a.top_k);
+}
+
 void indexer_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
   const SparseAttention& a = m.sparse;
   const double heads = a.index_heads, dim = a.index_head_dim, b = p.batch, tokens = b * p.q_len;

@@ -29,6 +29,11 @@ double indexer_key_bytes(const Model& m);
 // ReLU-weighted sum over the heads.
 double indexer_pair_flops(const Model& m);
 
+// Activation bytes training keeps for the indexer of one layer (on every
+// tensor-parallel rank): its fp8 queries and key, the per-head weights
+// (fp32), and per query the selected indices (int32) and the fp32 target
+// the indexer's loss compares its scores with over them.
+double indexer_activation_bytes(const Model& m, double tokens);
 // The indexer's operations in one layer under `p` (replicated on every
 // tensor-parallel rank): projections, its key-cache write, the scores over
 // every earlier token and the top-k selection.
