@@ -162,8 +162,8 @@ TEST(Architectures, SlidingWindowFlopsFollowTheMask) {
 // indexer scores every earlier token and caches an fp8 key per token.
 TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
   const Model v32 = parse_model("deepseek-v3.2", "model"), v3 = parse_model("deepseek-v3", "model");
-  EXPECT_DOUBLE_EQ(sparse_pairs(2048, 100), 5050.0);
-  EXPECT_DOUBLE_EQ(sparse_pairs(2048, 65536), 2048.0 * 65536 - 2048.0 * 2047 / 2);
+  EXPECT_DOUBLE_EQ(window_pairs(2048, 100), 5050.0);
+  EXPECT_DOUBLE_EQ(window_pairs(2048, 65536), 2048.0 * 65536 - 2048.0 * 2047 / 2);
   EXPECT_DOUBLE_EQ(sparse_mean_keys(2048, 65536, 1024), 2048.0);
   // Indexer per layer: wq_b 1536 x 64 x 128, wk 7168 x 128, LayerNorm 2 x 128, weights_proj 7168 x 64.
   EXPECT_DOUBLE_EQ(indexer_params(v32), 1536.0 * 64 * 128 + 7168.0 * 128 + 256 + 7168.0 * 64);
@@ -177,7 +177,7 @@ TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
   const json sparse = serve("deepseek-v3.2"), dense = serve("deepseek-v3");
   // Prefill: the core's pairs are the capped ones, per GPU (tp 8 splits the heads).
   EXPECT_LT(rel_diff(find_op(sparse, "attn.flash", "prefill")["flops"].get<double>(),
-                     b * 81920.0 * sparse_pairs(2048, in) / 8), 1e-9);
+                     b * 81920.0 * window_pairs(2048, in) / 8), 1e-9);
   // Decode: 2,048 gathered latent rows per sequence, not the whole context.
   const json core = find_op(sparse, "attn.flash", "decode");
   EXPECT_LT(rel_diff(core["flops"].get<double>(), b * 278528.0 * 2048 / 8), 1e-9);
@@ -202,9 +202,9 @@ TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
   EXPECT_GT(sparse["inference"]["memory_bytes"]["kv_cache"].get<double>(), dense["inference"]["memory_bytes"]["kv_cache"].get<double>());
   // Model FLOPs per token: the capped core plus the indexer over the whole context.
   EXPECT_NEAR(attention_core_flops_per_token(v32, in),
-              in * 81920.0 * sparse_pairs(2048, in) / (in * (in + 1.0) / 2) + in * (2.0 * 64 * 128 + 2 * 64), 1e-3);
+              in * 81920.0 * window_pairs(2048, in) / (in * (in + 1.0) / 2) + in * (2.0 * 64 * 128 + 2 * 64), 1e-3);
   // Short contexts attend every token: the core is the dense one.
-  EXPECT_DOUBLE_EQ(sparse_pairs(2048, 1024), 1024.0 * 1025 / 2);
+  EXPECT_DOUBLE_EQ(window_pairs(2048, 1024), 1024.0 * 1025 / 2);
   // Training with context parallelism: each rank's queries score half the whole sequence on average.
   const int seq = 32768;
   const json train = eval_ok({{"mode", "training"}, {"model", "deepseek-v3.2"}, {"system", "dgx-b200"},

@@ -41,11 +41,16 @@ double full_pairs(double s) { return s * (s + 1) / 2; }
 // W S - W (W - 1) / 2 for S >= W. Chunks of C (keys in the query's chunk, up
 // to itself; llama4 create_chunked_attention_mask): n C (C + 1) / 2 + r (r + 1) / 2
 // for S = n C + r. (model-architectures facts §13.3-13.4, derived from the masks.)
+double window_pairs(double w, double s) {
+  s = std::max(0.0, s);
+  return s <= w ? full_pairs(s) : w * s - w * (w - 1) / 2;
+}
+
 double causal_pairs(const Model& m, bool local, double s) {
   s = std::max(0.0, s);
   if (!local || !has_local_layers(m)) return full_pairs(s);
   const double w = m.attention.span;
-  if (m.attention.kind == LocalAttention::window) return s <= w ? full_pairs(s) : w * s - w * (w - 1) / 2;
+  if (m.attention.kind == LocalAttention::window) return window_pairs(w, s);
   const double n = std::floor(s / w), r = s - n * w;
   return n * full_pairs(w) + full_pairs(r);
 }

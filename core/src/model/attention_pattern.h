@@ -16,6 +16,9 @@ int global_layers(const Model& m, int first, int count);
 // Fraction of the model's layers that are global.
 double global_share(const Model& m);
 
+// Causal query-key pairs over `s` tokens when each query attends at most `w`
+// keys (a sliding window of w; DeepSeek Sparse Attention's top_k): sum_i min(i, w).
+double window_pairs(double w, double s);
 // Query-key pairs of causal attention over `s` tokens in a global or local layer.
 double causal_pairs(const Model& m, bool local, double s);
 // Keys one query attends, averaged over decode steps at contexts a + 1 .. a + n.

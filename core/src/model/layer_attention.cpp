@@ -13,21 +13,33 @@ namespace llmcalc {
 
 namespace {
 
+// The pass an attention core sees when each query attends fewer keys than
+// the context (a local window or chunk, sparse attention's top_k):
+// mean_keys(a, n) is the keys of rows a + 1 .. a + n on average, pairs(s)
+// the query-key pairs over s tokens. Decode reads only those cache rows.
+template <class MeanKeys, class Pairs>
+LayerPass capped_core_pass(const LayerPass& p, MeanKeys mean_keys, Pairs pairs) {
+  LayerPass lp = p;
+  if (p.kv_cached) {
+    lp.keys_per_row = std::max(1.0, mean_keys(p.context_start, p.decode_steps));
+    lp.kv_len = lp.keys_per_row;
+  } else if (p.context_start > 0) {  // a prefill after a cached prefix (or chunks): rows at context_start + 1 .. + q_len
+    lp.keys_per_row = std::max(1.0, mean_keys(p.context_start, p.q_len));
+  } else {
+    lp.keys_per_row = std::max(1.0, pairs(p.kv_len) / std::max(1.0, p.kv_len));
+  }
+  return lp;
+}
+
 // Local layers run the same block as global ones but their core attends at
 // most the window (or the query's chunk): the core op is emitted once per
 // layer type, each standing for its share of the layers.
 void split_local_core(std::vector<OpSpec>& ops, size_t first, const Model& m, const LayerPass& p, double q_heads,
                       double kv_heads) {
   const double g = global_share(m);
-  LayerPass lp = p;
-  if (p.kv_cached) {
-    lp.keys_per_row = std::max(1.0, mean_decode_keys(m, true, p.context_start, p.decode_steps));
-    lp.kv_len = lp.keys_per_row;  // the cached window read per step
-  } else if (p.context_start > 0) {  // a prefill after a cached prefix: rows at context_start + 1 .. + q_len
-    lp.keys_per_row = std::max(1.0, mean_decode_keys(m, true, p.context_start, p.q_len));
-  } else {
-    lp.keys_per_row = std::max(1.0, causal_pairs(m, true, p.kv_len) / std::max(1.0, p.kv_len));
-  }
+  const LayerPass lp = capped_core_pass(
+      p, [&](double a, double n) { return mean_decode_keys(m, true, a, n); },
+      [&](double s) { return causal_pairs(m, true, s); });
   std::vector<OpSpec> local;
   if (m.mla.on()) mla_core_ops(local, m, lp);
   else attention_ops(local, m, lp, q_heads, kv_heads);
@@ -88,7 +100,10 @@ void attention_block(std::vector<OpSpec>& ops, const Model& m, const LayerPass& 
   const size_t first = ops.size();
   // DeepSeek Sparse Attention: the indexer reads every earlier token, the
   // core only the top_k it selects (sparse_attention.h).
-  const LayerPass core = m.sparse.on() ? sparse_core_pass(m, p) : p;
+  const double top_k = m.sparse.top_k;
+  const LayerPass core = !m.sparse.on() ? p
+                         : capped_core_pass(p, [&](double a, double n) { return sparse_mean_keys(top_k, a, n); },
+                                            [&](double s) { return window_pairs(top_k, s); });
   if (m.sparse.on()) indexer_ops(ops, m, p);
   if (m.mla.on()) {
     mla_ops(ops, m, core);

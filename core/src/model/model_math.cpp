@@ -107,7 +107,7 @@ double attention_core_flops_per_token(const Model& m, double seq_len) {
   // DeepSeek Sparse Attention: the core attends the top_k keys' share of the
   // causal pairs; the indexer scores every pair (sparse_attention.h).
   if (m.sparse.on())
-    return full * sparse_pairs(m.sparse.top_k, seq_len) / causal_pairs(m, false, seq_len) +
+    return full * window_pairs(m.sparse.top_k, seq_len) / causal_pairs(m, false, seq_len) +
            seq_len * indexer_pair_flops(m);
   // Linear layers do a fixed amount per token, whatever the context (linear_attention.h).
   const double linear = linear_share(m);

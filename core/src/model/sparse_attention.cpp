@@ -3,16 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-namespace llmcalc {
+#include "attention_pattern.h"
 
-double sparse_pairs(double k, double s) {
-  s = std::max(0.0, s);
-  return s <= k ? s * (s + 1) / 2 : k * s - k * (k - 1) / 2;
-}
+namespace llmcalc {
 
 double sparse_mean_keys(double k, double a, double n) {
   if (n <= 0) return std::min(a + 1, k);
-  return (sparse_pairs(k, a + n) - sparse_pairs(k, a)) / n;
+  return (window_pairs(k, a + n) - window_pairs(k, a)) / n;
 }
 
 namespace {
@@ -48,7 +45,11 @@ void indexer_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
   ops.push_back(make_gemm("attn.index_k", tokens, dim, m.hidden, p));
   ops.push_back(make_gemm("attn.index_w", tokens, heads, m.hidden, p));
   // The key's LayerNorm, RoPE on the queries and the key, their Hadamard
-  // rotation and fp8 quantisation: read the 16-bit rows, write fp8 ones.
+  // rotation and fp8 quantisation (Indexer.forward: k_norm, apply_rotary_emb,
+  // rotate_activation, act_quant): read the 16-bit rows, write fp8 ones. Per
+  // element about 10 FLOPs: log2(128) = 7 butterfly adds of the rotation
+  // plus the norm, rotary and scaling arithmetic; memory-bound either way.
+  // Three launches: the key's norm and rotary, each tensor's rotation and cast.
   const double rows = tokens * (heads + 1) * dim;
   OpSpec prep = make_elementwise("attn.index_prep", rows * (2 * p.act_bytes + 1), 10 * rows);
   prep.kernels = 3;
@@ -62,6 +63,9 @@ void indexer_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
                                             : (p.kv_len + 1) / 2;
   const double pairs = b * p.q_len * keys;
   const double cached = b * (p.kv_cached ? keys : p.kv_len);  // the keys read
+  // Costed as a fused attention forward at the fp8 rate (the logits kernel
+  // is a q . k product per head in a tile loop over the keys, as
+  // FlashAttention's first matmul; an assumption, no measurement of it).
   OpSpec s;
   s.name = "attn.index_scores";
   s.kind = OpKind::attention;
@@ -75,20 +79,6 @@ void indexer_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p) {
   // Top-k over each query's scores: read them, write the indices (int32).
   const double chosen = b * p.q_len * std::min(keys, static_cast<double>(a.top_k));
   ops.push_back(make_elementwise("attn.index_topk", 4 * pairs + 4 * chosen, pairs));
-}
-
-LayerPass sparse_core_pass(const Model& m, const LayerPass& p) {
-  LayerPass lp = p;
-  const double k = m.sparse.top_k;
-  if (p.kv_cached) {
-    lp.keys_per_row = std::max(1.0, sparse_mean_keys(k, p.context_start, p.decode_steps));
-    lp.kv_len = lp.keys_per_row;  // the selected rows, gathered from the cache
-  } else if (p.context_start > 0) {  // rows after a cached prefix or earlier chunks
-    lp.keys_per_row = std::max(1.0, sparse_mean_keys(k, p.context_start, p.q_len));
-  } else {
-    lp.keys_per_row = std::max(1.0, sparse_pairs(k, p.kv_len) / std::max(1.0, p.kv_len));
-  }
-  return lp;
 }
 
 }  // namespace llmcalc

@@ -11,11 +11,9 @@
 
 namespace llmcalc {
 
-// Query-key pairs of causal attention over `s` tokens where each query
-// attends at most `k` keys: sum_i min(i, k) (the sliding-window count).
-double sparse_pairs(double k, double s);
-// Keys one query attends, averaged over the rows at contexts a + 1 .. a + n
-// (n = 0: the row a + 1).
+// Keys one query of the core attends, averaged over the rows at contexts
+// a + 1 .. a + n (n = 0: the row a + 1): the window count of top_k
+// (attention_pattern.h window_pairs).
 double sparse_mean_keys(double k, double a, double n);
 
 // Indexer weights of one layer: wq_b (the query latent, or the hidden state
@@ -38,8 +36,5 @@ double indexer_activation_bytes(const Model& m, double tokens);
 // tensor-parallel rank): projections, its key-cache write, the scores over
 // every earlier token and the top-k selection.
 void indexer_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p);
-// The pass the attention core sees: at most top_k keys per query; decode
-// gathers only the selected cache rows.
-LayerPass sparse_core_pass(const Model& m, const LayerPass& p);
 
 }  // namespace llmcalc
