@@ -91,3 +91,38 @@ test('Llama 3.1 8B served on an L4: the GDDR6 device memory is called GDDR6, not
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The Search view and "Find a plan that fits" count a TPU's chips too: the
+// count's label, the search's warning, the closest plan, the heatmap's key
+// and the table's header; the button offers more chips.
+test('on a TPU v5p the search and the fit button count chips, not GPUs', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&s=tpu-v5p&tp=8&gb=64&view=search');
+  const searchDone = () => page.waitForFunction(() => document.querySelector('[data-explore="search"] .job-bar')?.dataset.state === 'done', null, { timeout: 60000 });
+  await searchDone();
+  assert.equal((await page.locator('label[for="search-gpus"]').textContent()).trim(), 'Chips');
+  assert.equal(await page.locator('#search-out ul.warnings').textContent(), 'no configuration fits in memory on 8 chips');
+  assert.match(await page.locator('.closest-plan').textContent(), /needs [0-9.]+\sGiB per chip of 95\.0\sGiB\./);
+  assert.match(await page.locator('.heatmap-box .chart-note').textContent(), /TP × PP is more chips than searched\./);
+  // 16 chips hold the 70B's training: the plan table's headers
+  await page.locator('#search-gpus').fill('16');
+  await page.locator('[data-explore="search"] button', { hasText: 'Run search' }).click();
+  await page.waitForFunction(() => document.querySelector('table.plans'), null, { timeout: 60000 });
+  await searchDone();
+  const headers = await page.$$eval('table.plans thead th', (ths) => ths.map((t) => t.textContent));
+  assert.ok(headers.includes('memory per chip'), headers.join(' | '));
+  assert.doesNotMatch(await page.textContent('#search-out'), /GPU/);
+  // The calculator's button on the 8 chips the form gives
+  await page.locator('#tab-calc').click();
+  await waitEvaluated(page);
+  const button = page.locator('#fit-plan');
+  assert.equal(await button.textContent(), 'Find a plan that fits on these 8 chips');
+  await button.click();
+  await page.waitForFunction(() => /^No plan fits on 8 chips/.test(document.querySelector('#fit-status')?.textContent || ''), null, { timeout: 60000 });
+  const status = await page.locator('#fit-status').textContent();
+  assert.match(status, /per chip of 95\.0\sGiB\. More chips/);
+  assert.doesNotMatch(status, /GPU/);
+  // a TPU slice doubles (its node is the whole ICI torus, 6,144 chips): 16 hold the leanest plan
+  assert.equal(await button.textContent(), 'Find a plan that fits on 16 chips');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -56,7 +56,7 @@ test('the default sweep (global batch, a quarter to 4x, 9 log steps) rounds to w
   assert.deepEqual(errors, []);
 });
 
-test('a sweep marks the points whose plan does not fit in GPU memory: hollow dots and a note', async () => {
+test('a sweep marks the points whose plan does not fit in memory: hollow dots and a note', async () => {
   // Llama 3.1 8B on tp 2 x dp 4 without recompute: the activations outgrow 80 GB as the sequence grows.
   const hash = 'v=1&m=llama3.1-8b&tp=2&dp=4&gb=64&rc=none&rcf=0&view=sweep&wi=training.seq_len&wf=2048&wt=65536&wn=6&wl=log&wo=training.iteration_time_s';
   const { page, errors } = await openPage(hash);
@@ -73,7 +73,7 @@ test('a sweep marks the points whose plan does not fit in GPU memory: hollow dot
   const solid = await fig.locator('svg circle.pt:not(.open)').first().evaluate((c) => getComputedStyle(c).fill);
   assert.notEqual(fill, solid);
   assert.equal(stroke, solid);
-  assert.equal(await fig.locator('p.fit-note').textContent(), `Hollow points (${over} of 6) do not fit in GPU memory: their figures are for a plan that could not run as given.`);
+  assert.equal(await fig.locator('p.fit-note').textContent(), `Hollow points (${over} of 6) do not fit in memory: their figures are for a plan that could not run as given.`);
   await shot(page, 'sweep-fits');
   await page.close();
   assert.deepEqual(errors, []);

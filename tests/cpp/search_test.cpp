@@ -372,6 +372,31 @@ TEST(Search, NoFeasiblePlanNamesTheClosest) {
   EXPECT_FALSE(json::parse(search_json(small_search().dump()))["search"].contains("closest"));
 }
 
+// A search on a TPU counts chips (system.device.unit_name): its output names
+// the word for the tables, and the warning and the text table use it.
+TEST(Search, CountsTheDevicesInTheSystemsWord) {
+  const json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "tpu-v5p"},
+                   {"training", {{"global_batch", 64}, {"seq_len", 8192}}}, {"search", {{"gpus", 8}, {"top", 3}}}};
+  const json out = json::parse(search_json(in.dump()));
+  const json& s = out.at("search");
+  EXPECT_EQ(s.at("unit_name"), "chip");
+  ASSERT_EQ(s.at("feasible").get<long long>(), 0) << s.dump();
+  EXPECT_EQ(s.at("warnings"), json::array({"no configuration fits in memory on 8 chips"}));
+  const std::string none = search_table(out);
+  EXPECT_NE(none.find("plans on 8 chips in "), std::string::npos) << none;
+  EXPECT_NE(none.find(" GiB/chip "), std::string::npos) << none;
+  EXPECT_EQ(none.find("GPU"), std::string::npos) << none;
+  // One chip, and a GPU system in its own word.
+  json one = in;
+  one["model"] = "llama3.1-8b";
+  one["search"]["gpus"] = 1;
+  EXPECT_NE(search_table(json::parse(search_json(one.dump()))).find("plans on 1 chip in "), std::string::npos);
+  one["system"] = "dgx-h100";
+  const json gpu = json::parse(search_json(one.dump()));
+  EXPECT_EQ(gpu.at("search").at("unit_name"), "GPU");
+  EXPECT_NE(search_table(gpu).find(" GiB/GPU "), std::string::npos);
+}
+
 TEST(Search, LimitTruncates) {
   const json out = search_scenario(small_search(), 100);
   EXPECT_EQ(out["search"]["evaluated"].get<long long>(), 100);

@@ -326,6 +326,20 @@ TEST(Studies, StudyTablesWriteANamedExpertTpAfterItsEp) {
 // The models study: the scenario's own model first, then every other model
 // preset smallest first, each on the scenario's system at its GPU count with
 // its plan searched; past some size no plan holds the model's training state.
+// On a TPU the scaling study counts chips (system.device.unit_name) in its
+// workload line and its text table, and names the word for the page.
+TEST(Studies, ScalingCountsTheSystemsDevicesInItsWord) {
+  const json r = json::parse(study_request_json(json{{"name", "scaling"}, {"params", eight_b("tpu-v5p", "bf16")}}.dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 300);
+  EXPECT_EQ(r.at("unit_name"), "chip");
+  const std::string workload = r.at("workload");
+  EXPECT_NE(workload.find(" to 64 chips (the scenario: 8)"), std::string::npos) << workload;
+  EXPECT_NE(workload.find("grown with the chips (weak scaling)"), std::string::npos) << workload;
+  const std::string text = study_request_text(json{{"name", "scaling"}, {"params", eight_b("tpu-v5p", "bf16")}}.dump());
+  EXPECT_NE(text.find(" GiB/chip "), std::string::npos) << text;
+  EXPECT_EQ(text.find("GPU"), std::string::npos) << text;
+}
+
 TEST(Studies, ModelsRunsEveryModelPresetInTheScenariosPlace) {
   const json request = {{"name", "models"}, {"params", eight_b("dgx-h100", "bf16")}};
   const json r = json::parse(study_request_json(request.dump()));

@@ -127,6 +127,8 @@ test('no plan fits: the next GPU count is a whole node, then twice the GPUs, ski
   // no closest plan: the next size up
   assert.deepEqual(nextGpuCount(4, 8, 0, 0), { gpus: 8, atLeast: 5 });
   assert.deepEqual(nextGpuCount(16, 8, 0, 0), { gpus: 32, atLeast: 17 });
+  // no node to offer (a TPU's torus): the count doubles, skipping what cannot hold the plan
+  assert.deepEqual(nextGpuCount(8, NaN, 150 * GiB, 95 * GiB), { gpus: 16, atLeast: 13 });
 });
 
 test('technology-nodes budget: validated from the URL, sent as the core params', () => {

@@ -161,8 +161,9 @@ export class App {
     const search = this.explorer?.views.search;
     if (!search) return;
     const { gpus, button, status } = box;
+    const unit = fmt.unitWord(box.unit);  // the system's word for a device: "GPU", a TPU's "chip"
     const label = button.textContent;
-    const count = (n) => `${fmt.int(n)} GPU${n === 1 ? '' : 's'}`;
+    const count = (n) => fmt.many(n, unit);
     button.disabled = true;
     button.textContent = `Searching plans on ${count(gpus)}…`;
     status.textContent = '';
@@ -175,26 +176,29 @@ export class App {
         const tried = `the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}`;
         const what = offloaded === 'parameters' ? 'the weights and optimizer offloaded to host memory (ZeRO-Infinity)' : 'the optimizer offloaded to host memory (ZeRO-Offload)';
         const note = offloaded
-          ? `No plan fits in GPU memory alone; with ${what}, ${tried}: ${planText(best)}. Back returns to the previous one.`
+          ? `No plan fits in ${unit} memory alone; with ${what}, ${tried}: ${planText(best)}. Back returns to the previous one.`
           : narrowed
             ? `No plan fits with ${weightsBefore} weights; with ${narrowedText(narrowed, best)}, ${tried}: ${planText(best)}. The model times the narrower kernels; it does not judge the output quality they keep. Back returns to the previous one.`
             : `Plan found by the search (${tried}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
         return;
       }
-      const node = Number(this.store.state.values['system.gpus_per_node'] ?? baseline(this.store.field('system.gpus_per_node') || {}, this.store.state, this.store.presets));
+      // A TPU's node is its whole ICI torus (256 to 9,216 chips), rented as
+      // slices of it: there the count doubles instead of jumping to the node.
+      const torus = this.store.presets.systems?.[this.store.state.system]?.system?.network?.[0]?.topology === 'torus';
+      const node = torus ? NaN : Number(this.store.state.values['system.gpus_per_node'] ?? baseline(this.store.field('system.gpus_per_node') || {}, this.store.state, this.store.presets));
       const short = closestPlan?.misses?.includes('memory');
       const need = short ? closestPlan.memory_bytes_total : 0;
       const allowed = short ? closestPlan.capacity_bytes * (closestPlan.memory_share ?? 1) : 0;
       const up = nextGpuCount(gpus, node, need, allowed);
       box.gpus = up.gpus;
       next = `Find a plan that fits on ${count(box.gpus)}`;
-      const closest = closestPlan ? ` ${closestText(closestPlan)}` : '';
+      const closest = closestPlan ? ` ${closestText(closestPlan, unit)}` : '';
       const also =
         { optimizer: ', also with the optimizer offloaded to host memory', parameters: ', also with the optimizer and then the weights offloaded to host memory' }[offloadTried] ||
         (narrowTried.length ? `, also with ${narrowTried.join(' and then ')} weights` : '');
-      const more = up.atLeast > gpus + 1 ? `More GPUs (at least ${fmt.int(up.atLeast)} to hold that memory)` : 'More GPUs';
-      const host = hostShort ? ` ${fmt.int(hostShort)} of them fit in GPU memory but offload more than the host memory holds.` : '';
+      const more = `More ${unit}s${up.atLeast > gpus + 1 ? ` (at least ${fmt.int(up.atLeast)} to hold that memory)` : ''}`;
+      const host = hostShort ? ` ${fmt.int(hostShort)} of them fit in ${unit} memory but offload more than the host memory holds.` : '';
       status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${host}${closest} ${more}, a smaller batch or a shorter sequence would help.`;
     } catch (err) {
       if (err && err.cancelled) return;

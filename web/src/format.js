@@ -83,6 +83,17 @@ export function int(x) {
   return Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–';
 }
 
+// The word for one device: "GPU", or the system's own where the part is no
+// GPU (system.device.unit_name: a TPU's "chip", a Gaudi's "HPU").
+export function unitWord(u) {
+  return typeof u === 'string' && u ? u : 'GPU';
+}
+
+// "chip" -> "Chip", for a label that starts with it.
+export function capital(s) {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
 // A whole number with its noun, singular for one: "1 value", "5 values".
 export function many(n, noun, plural = `${noun}s`) {
   return `${int(n)} ${n === 1 ? noun : plural}`;

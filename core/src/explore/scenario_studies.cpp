@@ -15,6 +15,7 @@
 #include "schema.h"
 #include "search.h"
 #include "strict_json.h"
+#include "summary_text.h"
 
 namespace llmcalc {
 
@@ -248,16 +249,18 @@ json scaling_study(const json& params) {
   SearchedRows searched;
   const json rows = scaling_rows(params, base, counts, [&](long long) { return gb; }, searched);
   const bool training = base.mode == Mode::training;
+  const std::string& unit = base.system.device.unit_name;  // "GPU", a TPU's "chip"
   json out = {{"study", "scaling"},
               {"mode", training ? "training" : "inference"},
               {"gpus", own_gpus},
+              {"unit_name", unit},
               {"system", own_label(own, base)},
               {"workload", base.model.name + (training ? " training" : " serving") + " on " + own_label(own, base) + ", " +
                                std::to_string(rows.front().at("gpus").get<long long>()) + " to " +
-                               std::to_string(rows.back().at("gpus").get<long long>()) + " GPUs (the scenario: " +
+                               units_text(unit, rows.back().at("gpus").get<double>()) + " (the scenario: " +
                                std::to_string(own_gpus) + "); parallelism" + (training ? ", micro-batch and recompute" : "") +
                                " searched at each count and the fastest plan without a warning taken; the rest of the scenario kept" +
-                               (training ? ", the global batch as given (strong scaling) and grown with the GPUs (weak scaling)" : "")},
+                               (training ? ", the global batch as given (strong scaling) and grown with the " + unit + "s (weak scaling)" : "")},
               {"rows", rows}};
   // Weak scaling (training): the global batch grows with the GPUs, each
   // keeping its share of the scenario's (whole sequences only), the
@@ -308,12 +311,14 @@ json models_study(const json& params) {
   });
   for (json& r : others) rows.push_back(std::move(r));
   const bool training = base.mode == Mode::training;
+  const std::string& unit = base.system.device.unit_name;  // "GPU", a TPU's "chip"
   return {{"study", "models"},
           {"mode", training ? "training" : "inference"},
           {"gpus", gpus},
+          {"unit_name", unit},
           {"system", own_label(system, base)},
-          {"workload", std::string("every model preset") + (training ? " training" : " serving") + " on " + std::to_string(gpus) +
-                           (gpus == 1 ? " GPU" : " GPUs") + " of " + own_label(system, base) + "; parallelism" +
+          {"workload", std::string("every model preset") + (training ? " training" : " serving") + " on " +
+                           units_text(unit, static_cast<double>(gpus)) + " of " + own_label(system, base) + "; parallelism" +
                            (training ? ", micro-batch and recompute" : "") +
                            " searched for each and the fastest plan without a warning taken; the rest of the scenario kept"},
           {"rows", rows}};
@@ -344,10 +349,12 @@ std::string plan_cells(const json& par, bool training) {
 
 std::string models_study_text(const json& r) {
   const bool training = r.at("mode") == "training";
+  const std::string unit = r.value("unit_name", std::string("GPU"));
   std::string out = "Models: " + r.at("workload").get<std::string>() + "\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-28s %8s %8s %12s %7s %10s %10s  %s\n", "model", "params", "active",
-                training ? "iteration s" : "tok/s/GPU", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", plan_header(training).c_str());
+                training ? "iteration s" : ("tok/s/" + unit).c_str(), training ? "MFU" : "TPOT ms", ("GiB/" + unit).c_str(),
+                (unit + "-h/Mtok").c_str(), plan_header(training).c_str());
   out += line;
   for (const json& row : r.at("rows")) {
     const std::string name = row.at("model").get<std::string>().substr(0, 28);
@@ -359,7 +366,8 @@ std::string models_study_text(const json& r) {
       continue;
     }
     if (!row.at("fits").get<bool>()) {
-      std::snprintf(line, sizeof line, "does not fit (needs %.1f GiB per GPU)\n", row.value("closest_memory_bytes", 0.0) / (1024.0 * 1024 * 1024));
+      std::snprintf(line, sizeof line, "does not fit (needs %.1f GiB per %s)\n", row.value("closest_memory_bytes", 0.0) / (1024.0 * 1024 * 1024),
+                    unit.c_str());
       out += line;
       continue;
     }
@@ -375,8 +383,9 @@ std::string models_study_text(const json& r) {
   return out;
 }
 
-// One table of scaling rows (strong or weak), a line per GPU count.
-std::string scaling_table(const json& rows, bool training) {
+// One table of scaling rows (strong or weak), a line per GPU count; `unit`
+// the system's word for a device ("GPU", "chip").
+std::string scaling_table(const json& rows, bool training, const std::string& unit) {
   char line[256];
   // The GPU count, and for training the global batch at it.
   auto lead = [training](const std::string& gpus, const std::string& batch) {
@@ -385,8 +394,8 @@ std::string scaling_table(const json& rows, bool training) {
     return std::string(buf);
   };
   std::snprintf(line, sizeof line, " %12s %12s %9s %10s %10s  %s\n", training ? "iteration s" : "TPOT ms",
-                training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", "GiB/GPU", plan_header(training).c_str());
-  std::string out = lead("GPUs", "global batch") + line;
+                training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", ("GiB/" + unit).c_str(), plan_header(training).c_str());
+  std::string out = lead(unit + "s", "global batch") + line;
   for (const json& row : rows) {
     const long long n = row.at("gpus").get<long long>();
     out += lead(std::to_string(n), std::to_string(row.value("global_batch", 0LL)));
@@ -407,10 +416,12 @@ std::string scaling_table(const json& rows, bool training) {
 
 std::string scaling_study_text(const json& r) {
   const bool training = r.at("mode") == "training";
+  const std::string unit = r.value("unit_name", std::string("GPU"));
   std::string out = "Scaling: " + r.at("workload").get<std::string>() + "\n\n";
   if (training) out += "Global batch kept (strong scaling)\n\n";
-  out += scaling_table(r.at("rows"), training);
-  if (r.contains("weak")) out += "\nGlobal batch grown with the GPUs (weak scaling)\n\n" + scaling_table(r.at("weak"), training);
+  out += scaling_table(r.at("rows"), training, unit);
+  if (r.contains("weak"))
+    out += "\nGlobal batch grown with the " + unit + "s (weak scaling)\n\n" + scaling_table(r.at("weak"), training, unit);
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "requests.h"
 #include "accuracy.h"
 #include "search_entries.h"
+#include "summary_text.h"
 
 namespace llmcalc {
 
@@ -387,7 +388,9 @@ json search_scenario(const json& input, long long max_configs) {
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
   const long long recommended = best.empty() ? -1 : recommend_trusted_kind(base, col, ranked_metric(base.mode), best);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // unit_name: the word the system counts its devices in ("GPU", a TPU's "chip"), for the tables and charts.
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"elapsed_s", elapsed}, {"gpus", gpus},
+              {"unit_name", base.system.device.unit_name},
               {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
               {"accuracy", regimes_of(best, base)}};
   if (n.truncated) out["limit"] = n.limit;
@@ -397,7 +400,7 @@ json search_scenario(const json& input, long long max_configs) {
     char fits[48] = "fits in memory";  // or in the share search.memory_share allows
     if (spec.memory_share < 1) std::snprintf(fits, sizeof fits, "fits in %.0f%% of the memory", 100 * spec.memory_share);
     const std::string what = bounded ? std::string(spec.memory_share < 1 ? fits : "fits") + " and meets the latency bounds" : fits;
-    const std::string on = " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
+    const std::string on = " on " + units_text(base.system.device.unit_name, static_cast<double>(gpus));
     // Nothing evaluated: the inputs the scenario fixes leave no valid plan.
     out["warnings"] = json::array({n.evaluated == 0 ? "no valid configuration" + on +
                                                           " keeps the parallelism and batch inputs the scenario gives; leave "

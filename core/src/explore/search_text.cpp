@@ -37,11 +37,12 @@ std::string misses(const json& closest) {
   return out.empty() ? "nothing named" : out;
 }
 
-std::string header(bool training) {
+// `unit`: the system's word for a device ("GPU", "chip", "HPU"; search.unit_name).
+std::string header(bool training, const std::string& unit) {
   if (training)
-    return cell("#", 3) + cell("iteration", 10) + cell("tokens/s", 10) + cell("MFU", 6) + cell("GiB/GPU", 8) +
+    return cell("#", 3) + cell("iteration", 10) + cell("tokens/s", 10) + cell("MFU", 6) + cell("GiB/" + unit, 8) +
            "tp  pp  dp  cp  ep    sp  ZeRO schedule         mb  recompute\n";
-  return cell("#", 3) + cell("TTFT", 9) + cell("TPOT", 9) + cell("tokens/s", 10) + cell("per GPU", 8) + cell("GiB/GPU", 8) +
+  return cell("#", 3) + cell("TTFT", 9) + cell("TPOT", 9) + cell("tokens/s", 10) + cell("per " + unit, 8) + cell("GiB/" + unit, 8) +
          "tp  pp  dp  cp  ep  batch  prefill\n";
 }
 
@@ -69,17 +70,18 @@ std::string search_table(const json& out) {
   const json& s = out.at("search");
   const json& best = s.value("best", json::array());
   const bool training = (best.empty() ? s.value("closest", json::object()) : best[0]).contains("training");
-  std::string text = "Searched " + count_text(s.value("evaluated", 0.0)) + " plans on " + count_text(s.value("gpus", 0.0)) +
-                     " GPUs in " + seconds_text(s.value("elapsed_s", 0.0)) + "; " + count_text(s.value("feasible", 0.0)) + " fit.\n";
+  const std::string unit = s.value("unit_name", std::string("GPU"));
+  std::string text = "Searched " + count_text(s.value("evaluated", 0.0)) + " plans on " + units_text(unit, s.value("gpus", 0.0)) +
+                     " in " + seconds_text(s.value("elapsed_s", 0.0)) + "; " + count_text(s.value("feasible", 0.0)) + " fit.\n";
   for (const auto& w : s.value("warnings", json::array())) text += "warning: " + w.get<std::string>() + "\n";
   if (best.empty()) {
     if (s.contains("closest") && !s.at("closest").is_null())
-      text += "No plan fits. The closest, which misses on " + misses(s.at("closest")) + ":\n\n" + header(training) +
+      text += "No plan fits. The closest, which misses on " + misses(s.at("closest")) + ":\n\n" + header(training, unit) +
               cell("", 3) + row(s.at("closest"), training) + "\n";
     return text;
   }
   const size_t recommended = s.value("recommended", 0);
-  text += "\n" + header(training);
+  text += "\n" + header(training, unit);
   std::set<std::string> notes;
   for (size_t i = 0; i < best.size(); ++i) {
     // A warning every plan carries tells no plan from another: no "!" for it.

@@ -253,7 +253,7 @@ void request_fields(Fields& f) {
   add("search", {"search.top", "qt", "int", "", 10, 1, 1000, {}, "Plans to return, best first."});
   add("search", {"search.max_ttft_s", "qf", "number", "s", nullptr, 0, 1e6, {}, "Inference: the longest acceptable time to first token."});
   add("search", {"search.max_tpot_s", "qo", "number", "s", nullptr, 0, 1e6, {}, "Inference: the longest acceptable time per output token."});
-  add("search", {"search.memory_share", "qm", "number", "", 1.0, 0.5, 1, {}, "A plan fits when its memory per GPU is at most this share of the GPU's. 1 = all of it; below 1 leaves room for what the model does not count (CUDA context, communication buffers, allocator fragmentation)."});
+  add("search", {"search.memory_share", "qm", "number", "", 1.0, 0.5, 1, {}, "A plan fits when its memory per device is at most this share of the device's. 1 = all of it; below 1 leaves room for what the model does not count (the runtime's context, communication buffers, allocator fragmentation)."});
   add("search", {"search.vary", "qv", "enum", "", "unset", 0, 0, {"unset", "plan"}, "What the search may change: \"unset\", the plan inputs the scenario leaves out (those it gives stay fixed); \"plan\", the whole plan (parallelism, schedule, ZeRO stage, micro-batch, recompute, prefill split), whatever the scenario gives. Model, system, batch sizes and precisions stay as given."});
   add("sweep", {"sweep.input", "wi", "string", "", nullptr, 0, 200, {}, "The input to vary: a key of this table or a dotted scenario path."});
   add("sweep", {"sweep.from", "wf", "number", "", nullptr, -1e15, 1e15, {}, "First value."});

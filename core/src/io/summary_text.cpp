@@ -194,8 +194,7 @@ std::string training_text(const Scenario& s, const Result& r) {
   return out;
 }
 
-// "8 GPUs", "1 chip": a count of the system's devices in its own word.
-std::string units_text(const Device& d, double n) { return count_text(n) + " " + d.unit_name + (n == 1 ? "" : "s"); }
+std::string units_text(const Device& d, double n) { return llmcalc::units_text(d.unit_name, n); }
 
 // Every data-parallel rank serves its own batch, so with several replicas the
 // whole serves their sum (disaggregated replicas carry prefill instances: no
@@ -322,5 +321,7 @@ std::string result_text(const Scenario& s, const Result& r) {
   for (const std::string& w : r.warnings) out += line("warning", w);
   return out;
 }
+
+std::string units_text(const std::string& unit, double n) { return count_text(n) + " " + unit + (n == 1 ? "" : "s"); }
 
 }  // namespace llmcalc

@@ -25,6 +25,9 @@ std::string seconds_text(double s);
 std::string bytes_text(double b);
 // 166778.3 -> "166,778".
 std::string count_text(double v);
+// "8 GPUs", "1 chip", "64 HPUs": a count of devices in their own word
+// (system.device.unit_name).
+std::string units_text(const std::string& unit, double n);
 // How far published runs of a kind have been from the model, a line per
 // measured output; `kind` is {"label", "metrics": [...]} (accuracy.h).
 std::string published_runs_text(const nlohmann::json& kind);

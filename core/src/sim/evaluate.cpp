@@ -22,7 +22,8 @@ std::string gib(double bytes) {
 }
 
 // The memory model counts weights, gradients, optimizer states, activations
-// and the KV cache. The CUDA context, the communication libraries' buffers
+// and the KV cache. The runtime's context (CUDA's on a GPU), the
+// communication libraries' buffers
 // and the allocator's fragmentation come on top; no source in docs/sources.md
 // sizes them, so they are not added, but a plan that leaves less than this
 // share of the memory free is flagged rather than called a comfortable fit.
@@ -33,7 +34,7 @@ void warn_if_tight(std::vector<std::string>& w, double total, double capacity) {
   char spare[40];
   std::snprintf(spare, sizeof spare, "fits with under %.0f%% to spare (", 100 * (1 - kTightMemoryShare));
   w.push_back(spare + gib(total) + " of " + gib(capacity) +
-              "): the CUDA context, communication buffers and allocator fragmentation, which the model does not count, "
+              "): the runtime's context, communication buffers and allocator fragmentation, which the model does not count, "
               "may not fit");
 }
 

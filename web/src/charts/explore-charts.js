@@ -63,7 +63,7 @@ function heatLevel(v, lo, hi, lowerBetter) {
 }
 
 // One entry per (TP, PP) pair of the grid, searched or not.
-function heatCells({ tps, pps, cells, format, lowerBetter, valueName }) {
+function heatCells({ tps, pps, cells, format, lowerBetter, valueName, unit }) {
   const vals = cells.map((c) => c.value).filter(Number.isFinite);
   const lo = Math.min(...vals);
   const hi = Math.max(...vals);
@@ -84,7 +84,7 @@ function heatCells({ tps, pps, cells, format, lowerBetter, valueName }) {
         flagged: flags.length > 0,
         cls: ok ? `h${heatLevel(v, lo, hi, lowerBetter)}` : cell ? 'none' : 'out',
         text: !cell ? '' : ok ? format(v) : pending ? '…' : '–',
-        tip: !cell ? `${where}: more GPUs than searched` : ok ? value : `${where}: ${pending ? 'not searched yet' : 'no plan fits'}`,
+        tip: !cell ? `${where}: more ${unit}s than searched` : ok ? value : `${where}: ${pending ? 'not searched yet' : 'no plan fits'}`,
       };
     }),
   );
@@ -93,12 +93,13 @@ function heatCells({ tps, pps, cells, format, lowerBetter, valueName }) {
 // cells: [{tp, pp, value (null: nothing fits / not run), flags}], lower is
 // better when `lowerBetter`. Darker = better; a cell whose plan carries
 // warnings (`flags`, as the plan table flags its rows) gets an amber border,
-// and a ⚠ beside its value where the cell is wide enough.
-export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, valueName }) {
+// and a ⚠ beside its value where the cell is wide enough. `unit`: the
+// system's word for a device ("GPU", a TPU's "chip").
+export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, valueName, unit = 'GPU' }) {
   const m = { l: 56, r: 12, t: 12, b: 40 };
   const W = chartWidth();
   const cw = Math.max(28, Math.min(80, (W - m.l - m.r) / Math.max(1, pps.length)));
-  const data = heatCells({ tps, pps, cells, format, lowerBetter, valueName });
+  const data = heatCells({ tps, pps, cells, format, lowerBetter, valueName, unit });
   const fitting = cells.filter((c) => Number.isFinite(c.value)).length;
   const flagged = data.filter((d) => d.flagged);
   const glyphs = cw >= 64 ? flagged : [];
@@ -124,7 +125,7 @@ export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, va
     { className: cw < 48 ? 'heatmap narrow' : 'heatmap', label: `${title}: ${fitting} of ${cells.length} (TP, PP) cells have a plan that fits` },
   );
   const warned = flagged.length ? ` ${glyphs.length ? '⚠ and an amber border' : 'An amber border'}: the cell’s best plan carries a warning (its tooltip says which).` : '';
-  const key = `Darker is better. –: no plan with this TP × PP fits; …: not searched yet; an empty dashed cell: TP × PP is more GPUs than searched.${warned}`;
+  const key = `Darker is better. –: no plan with this TP × PP fits; …: not searched yet; an empty dashed cell: TP × PP is more ${unit}s than searched.${warned}`;
   return el('figure', { class: 'chart-box heatmap-box', 'data-view': 'heatmap' }, [el('figcaption', { text: title }), root, el('p', { class: 'chart-note', text: key })]);
 }
 
@@ -173,7 +174,7 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
 
 // One series as two marks: its line (broken where a value is missing) and a
 // dot per value, each element carrying data-series so a series is selectable.
-// A point whose plan does not fit in GPU memory (s.fits[j] false) is hollow.
+// A point whose plan does not fit in device memory (s.fits[j] false) is hollow.
 function seriesMarks(s, i, xs, xFmt, yFmt) {
   const ci = i % 6;
   const rows = xs.map((x, j) => ({ x, y: Number.isFinite(s.values[j]) ? s.values[j] : NaN, over: s.fits?.[j] === false }));
@@ -184,7 +185,7 @@ function seriesMarks(s, i, xs, xFmt, yFmt) {
       x: 'x',
       y: 'y',
       r: 3,
-      title: (r) => `${s.name}: ${xFmt(r.x)} → ${yFmt(r.y)}${r.over ? ' (does not fit in GPU memory)' : ''}`,
+      title: (r) => `${s.name}: ${xFmt(r.x)} → ${yFmt(r.y)}${r.over ? ' (does not fit in memory)' : ''}`,
       render: tag(dots, (r) => ({ class: `pt r${ci}${r.over ? ' open' : ''}`, 'data-series': s.name, 'data-fits': String(!r.over) })),
     }),
   ];
@@ -227,7 +228,7 @@ export function lineChart({ title, xs, series, xLog = false, yLog = false, xLabe
   series.forEach((s, i) => leg.append(el('li', { 'data-series': s.name }, [el('span', { class: `swatch b${i % 6}`, 'aria-hidden': 'true' }), s.name])));
   const drawn = series.flatMap((s) => s.values.map((v, j) => (Number.isFinite(v) ? s.fits?.[j] : undefined)));
   const over = drawn.filter((f) => f === false).length;
-  const note = over ? [el('p', { class: 'chart-note fit-note', text: `Hollow points (${over} of ${drawn.filter((f) => f !== undefined).length}) do not fit in GPU memory: their figures are for a plan that could not run as given.` })] : [];
+  const note = over ? [el('p', { class: 'chart-note fit-note', text: `Hollow points (${over} of ${drawn.filter((f) => f !== undefined).length}) do not fit in memory: their figures are for a plan that could not run as given.` })] : [];
   if (xLog && yLog) note.unshift(el('p', { class: 'chart-note log-note', text: 'Both axes are logarithmic: a figure proportional to the input is a straight line of slope 1, and equal steps up or down are equal factors.' }));
   return el('figure', { class: `chart-box ${className}`, 'data-y-scale': yLog ? 'log' : 'linear' }, [el('figcaption', { text: title }), root, leg, ...note]);
 }

@@ -14,10 +14,9 @@ export function gpus(result, scenario) {
 // The word for one of the result's devices: "GPU", or the vendor's word
 // where the part is no GPU (system.device.unit_name: a TPU's "chip").
 export function unitName(result) {
-  const u = result?.device?.unit_name;
-  return typeof u === 'string' && u ? u : 'GPU';
+  return fmt.unitWord(result?.device?.unit_name);
 }
-const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+const capital = fmt.capital;
 
 function card(name, value, note, key) {
   return el('div', { class: 'card', 'data-key': key }, [

@@ -33,10 +33,11 @@ function planCells(e, mode) {
 const NUMBER_CELL = /^(–|[\d.,]+(\/\d+)?([ \u00a0]?[a-zA-Z%]+)?)$/;
 
 // A plan naming its expert tp shows it after its EP ("8/1", header "EP / ETP").
-function planHeaders(mode, etp = false) {
+// `unit`: the system's word for a device ("GPU", a TPU's "chip").
+function planHeaders(mode, etp = false, unit = 'GPU') {
   return training(mode)
-    ? ['iteration', 'tokens/s', 'MFU', 'memory per GPU', 'TP', 'PP', 'DP', 'CP', etp ? 'EP / ETP' : 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
-    : ['end-to-end', 'tokens/s per GPU', 'TTFT', 'TPOT', 'memory per GPU', 'TP', 'PP', 'DP', 'batch', 'prefill'];
+    ? ['iteration', 'tokens/s', 'MFU', `memory per ${unit}`, 'TP', 'PP', 'DP', 'CP', etp ? 'EP / ETP' : 'EP', 'SP', 'ZeRO', 'schedule', 'micro-batch', 'recompute']
+    : ['end-to-end', `tokens/s per ${unit}`, 'TTFT', 'TPOT', `memory per ${unit}`, 'TP', 'PP', 'DP', 'batch', 'prefill'];
 }
 
 // "Best 10 plans; plan 8 is the fastest without a warning". A plan the core
@@ -50,10 +51,10 @@ function planCaption(best, recommended) {
 
 // The best plans, one row each; the recommended one (search.recommended: the
 // fastest without a warning) is marked, and named in the caption when a
-// faster plan carries a warning.
-export function planTable(best, mode, onApply, recommended = 0) {
+// faster plan carries a warning. `unit`: the system's word for a device.
+export function planTable(best, mode, onApply, recommended = 0, unit = 'GPU') {
   const etp = best.some((e) => Number.isFinite(e.parallelism?.etp));
-  const head = el('tr', {}, ['#', ...planHeaders(mode, etp)].map((t) => el('th', { scope: 'col', text: t })));
+  const head = el('tr', {}, ['#', ...planHeaders(mode, etp, unit)].map((t) => el('th', { scope: 'col', text: t })));
   head.append(el('th', { scope: 'col' }, [el('span', { class: 'visually-hidden', text: 'Apply' })]));
   const body = el('tbody');
   const shared = sharedWarnings(best);

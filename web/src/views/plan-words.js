@@ -25,11 +25,12 @@ export function planText(entry) {
 
 // What the search's closest plan (output "closest", when none is feasible)
 // misses by: "The closest plan (TP 8 · …) needs 150 GiB per GPU of 80 GiB."
-export function closestText(c) {
+// `unit`: the system's word for a device (search.unit_name: "GPU", "chip").
+export function closestText(c, unit = 'GPU') {
   const misses = [];
   const share = c.memory_share ?? 1;
   const allowed = share < 1 ? `${fmt.bytes(share * c.capacity_bytes)} allowed (${fmt.percent(share)} of ${fmt.bytes(c.capacity_bytes)})` : fmt.bytes(c.capacity_bytes);
-  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per GPU of ${allowed}`);
+  if (c.misses?.includes('memory')) misses.push(`needs ${fmt.bytes(c.memory_bytes_total)} per ${unit} of ${allowed}`);
   if (c.misses?.includes('ttft')) misses.push(`takes ${fmt.seconds(c.ttft_s)} to the first token (bound ${fmt.seconds(c.max_ttft_s)})`);
   if (c.misses?.includes('tpot')) misses.push(`takes ${fmt.seconds(c.tpot_s)} per output token (bound ${fmt.seconds(c.max_tpot_s)})`);
   return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
@@ -41,6 +42,7 @@ export function closestText(c) {
 // shrinks a GPU's share faster than the GPUs grow (weights, gradients and
 // optimizer states divide by tp x pp x dp at best, activations by tp x cp),
 // so fewer than gpus x need / allowed GPUs cannot hold it (need 0: no bound).
+// `node` NaN: no whole node to offer (a TPU's torus, rented as slices).
 // Returns {gpus, atLeast}: the count to offer and that bound.
 export function nextGpuCount(gpus, node, need, allowed) {
   const whole = Number.isFinite(node) && node > gpus ? Math.round(node) : 0;

@@ -142,7 +142,7 @@ function verdict(result, scenario, onFit) {
   if (ok || !onFit || !Number.isFinite(n) || n < 1) return line;
   const button = el('button', { type: 'button', id: 'fit-plan', class: 'fit-plan', text: `Find a plan that fits on ${n === 1 ? `this ${u}` : `these ${fmt.many(n, u)}`}` });
   const status = el('p', { class: 'fit-status', id: 'fit-status', role: 'status', 'aria-live': 'polite' });
-  const box = { gpus: n, button, status };
+  const box = { gpus: n, unit: u, button, status };
   button.addEventListener('click', () => onFit(box));
   return el('div', { class: 'verdict-box' }, [line, el('div', { class: 'fit-row' }, [button, status])]);
 }

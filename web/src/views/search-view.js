@@ -124,14 +124,14 @@ async function tryNarrower(search, free, sec, batch, r) {
 // "No plan fits." and, when the search names one, the closest plan with
 // what it misses and an Apply button (to see it in the calculator). When the
 // fixed inputs left nothing to evaluate, the warning above says why.
-function noPlan(closest, onApply, evaluated) {
+function noPlan(closest, onApply, evaluated, unit) {
   if (!closest) return el('p', { class: 'view-missing', text: evaluated === 0 ? 'No plan to show.' : 'No plan fits.' });
   // A serving plan short of memory with weights wider than 4 bits: name the
   // way out the calculator's button takes (App.fitPlan), which this search does not.
   const narrower = closest.inference && closest.misses?.includes('memory') ? narrowerWeights(closest.inference.weight_precision) : [];
   const hint = narrower.length ? ` Narrower weights hold less: the calculator's "Find a plan that fits" also tries ${narrower.join(', then ')} weights.` : '';
   return el('p', { class: 'view-missing closest-plan' }, [
-    `No plan fits. ${closestText(closest)} `,
+    `No plan fits. ${closestText(closest, unit)} `,
     el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': 'Apply the closest plan to the calculator', onclick: () => onApply(closest) }),
     hint,
   ]);
@@ -188,10 +188,11 @@ function rankingNote(s) {
 
 // The plan on the left against the best plan found, when both use the
 // searched GPU count: "The plan on the left (TP 2 · …) takes 4.08 s, 39%
-// longer than the best plan found." (serving: tokens/s per GPU). `own` is the
-// calculator's output for the scenario on the left; `defaults` the table's
-// values of the plan fields the scenario leaves out (micro_batch, batch ...).
-export function ownPlanText(scenario, own, best, mode, defaults = {}) {
+// longer than the best plan found." (serving: tokens/s per GPU, or per the
+// system's own word for a device, `unit`). `own` is the calculator's output
+// for the scenario on the left; `defaults` the table's values of the plan
+// fields the scenario leaves out (micro_batch, batch ...).
+export function ownPlanText(scenario, own, best, mode, defaults = {}, unit = 'GPU') {
   if (!own || own.error || !best) return '';
   const par = { tp: 1, pp: 1, dp: 1, ...scenario.parallelism };
   const entry = { parallelism: par, [mode]: { ...defaults, ...scenario[mode] } };
@@ -207,7 +208,7 @@ export function ownPlanText(scenario, own, best, mode, defaults = {}) {
   const r = sec.output_tokens_per_s / sec.replica_gpus, b = best.output_tokens_per_s_per_gpu;
   if (!(r > 0 && b > 0)) return '';
   const less = 1 - r / b;
-  return `${head} serves ${fmt.num(r)} output tokens/s per GPU, ${less < 0.0005 ? 'as many as' : `${fmt.percent(less)} fewer than`} the best plan found.`;
+  return `${head} serves ${fmt.num(r)} output tokens/s per ${unit}, ${less < 0.0005 ? 'as many as' : `${fmt.percent(less)} fewer than`} the best plan found.`;
 }
 
 function stats(s, wallMs) {
@@ -242,6 +243,8 @@ export class SearchView {
   render(state) {
     const x = state.x || {};
     const { store } = this.ctx;
+    // The count is of the system's devices: "Chips" on a TPU.
+    const unit = fmt.unitWord(store.presets.systems?.[state.system]?.system?.device?.unit_name);
     this.controls.replaceChildren(
       ...searchFields(store.schema, state.mode).map((f) => {
         const show = SHOW[f.key] || {};
@@ -253,7 +256,7 @@ export class SearchView {
         const fallback = f.default ?? show.fallback;
         return numberInput({
           id: slug(f.key),
-          label: show.label || f.key.slice('search.'.length),
+          label: f.key === 'search.gpus' ? `${fmt.capital(unit)}s` : show.label || f.key.slice('search.'.length),
           unit: f.unit === show.label ? '' : f.unit,
           value: x[f.key],
           placeholder: fallback === null || fallback === undefined ? 'none' : String(fallback),
@@ -343,6 +346,7 @@ export class SearchView {
   }
 
   drawResult(s, mode, wallMs) {
+    this.unit = fmt.unitWord(s.unit_name);
     const warn = (s.warnings || []).map((w) => el('li', { text: w }));
     this.heat = el('div', { class: 'heatmap-slot' });
     this.shared = sharedWarnings(s.best || []);
@@ -368,9 +372,9 @@ export class SearchView {
       stats(s, wallMs),
       this.own,
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
-      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated),
+      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated, this.unit),
       this.heat,
-      s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0) : null,
+      s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0, this.unit) : null,
       s.best?.length ? planWarnings(s.best) : null,
       s.best?.length ? rankingNote(s) : null,
       points.length ? this.pareto : null,
@@ -381,7 +385,7 @@ export class SearchView {
   paretoChart(mode) {
     const points = this.points;
     return points.length
-      ? scatter({ title: 'Pareto front: time vs memory per GPU', points, xLabel: 'memory per GPU', yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
+      ? scatter({ title: `Pareto front: time vs memory per ${this.unit}`, points, xLabel: `memory per ${this.unit}`, yLabel: training(mode) ? 'iteration time' : 'end-to-end latency', xFmt: fmt.bytes, yFmt: fmt.seconds, className: 'pareto' })
       : null;
   }
 
@@ -399,7 +403,7 @@ export class SearchView {
     }
     const def = (key) => this.ctx.store.field(`${mode}.${key}`)?.default ?? undefined;
     const defaults = training(mode) ? { micro_batch: def('micro_batch'), recompute: def('recompute') } : { batch: def('batch') };
-    const text = ownPlanText(scenario, out, s.best?.[0], mode, defaults);
+    const text = ownPlanText(scenario, out, s.best?.[0], mode, defaults, this.unit);
     this.own.textContent = text;
     this.own.hidden = !text;
   }
@@ -411,8 +415,9 @@ export class SearchView {
     const draw = () =>
       this.heat.replaceChildren(
         heatmap({
-          title: training(mode) ? 'Best iteration time per TP × PP' : 'Best output tokens/s per GPU per TP × PP',
-          valueName: training(mode) ? 'best iteration time' : 'best tokens/s per GPU',
+          title: training(mode) ? 'Best iteration time per TP × PP' : `Best output tokens/s per ${this.unit} per TP × PP`,
+          valueName: training(mode) ? 'best iteration time' : `best tokens/s per ${this.unit}`,
+          unit: this.unit,
           tps,
           pps,
           cells,

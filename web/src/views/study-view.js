@@ -172,21 +172,22 @@ function systemAccuracy(r) {
 const ofPlan = (get) => (r) => (r.plan ? get(r.plan) : '–');
 
 // The plan's headline figures: training time, tokens/s and MFU; serving
-// output tokens/s per GPU, TTFT and TPOT.
-function planFigures(training) {
+// output tokens/s per GPU (per `unit`, the system's word for a device), TTFT and TPOT.
+function planFigures(training, unit = 'GPU') {
   return training
     ? [['iteration', ofPlan((p) => fmt.seconds(p.iteration_time_s))], ['tokens/s', ofPlan((p) => fmt.num(p.tokens_per_s))], ['MFU', ofPlan((p) => fmt.percent(p.mfu))]]
-    : [['output tokens/s per GPU', ofPlan((p) => fmt.num(p.output_tokens_per_s_per_gpu))], ['TTFT', ofPlan((p) => fmt.seconds(p.ttft_s))], ['TPOT', ofPlan((p) => fmt.seconds(p.tpot_s))]];
+    : [[`output tokens/s per ${unit}`, ofPlan((p) => fmt.num(p.output_tokens_per_s_per_gpu))], ['TTFT', ofPlan((p) => fmt.seconds(p.ttft_s))], ['TPOT', ofPlan((p) => fmt.seconds(p.tpot_s))]];
 }
 
 // The columns a study's table ends with: memory, GPU-hours (and, with
 // `full`, kWh and the model's error on runs of the plan's kind) per million
-// tokens, and the plan or why there is none.
-function tailColumns(training, full = true) {
+// tokens, and the plan or why there is none. `unit`: the system's word for a
+// device ("GPU"; a TPU's "chip": chip-hours).
+function tailColumns(training, full = true, unit = 'GPU') {
   const per = `/ M ${training ? '' : 'output '}tokens`;
   return [
-    ['memory / GPU', systemMemory],
-    [`GPU-hours ${per}`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
+    [`memory / ${unit}`, systemMemory],
+    [`${unit}-hours ${per}`, (r) => (r.per_million_tokens ? fmt.num(r.per_million_tokens.gpu_hours) : '–')],
     ...(full
       ? [
           [`kWh ${per}`, (r) => (Number.isFinite(r.per_million_tokens?.kwh) ? fmt.num(r.per_million_tokens.kwh) : '–')],
@@ -217,7 +218,7 @@ function systems(d) {
 // Why a share of linear scaling can pass 100%: more GPUs leave each one less
 // to hold, so plans the scenario's count cannot fit run there. Named when the
 // recompute policy is what changed; null when no share passes 100%.
-function superlinearNote(d, rows) {
+function superlinearNote(d, rows, unit) {
   const base = rows.find((r) => r.own);
   // the kept global batch first, then the grown one (the chart's two lines)
   const above = [...rows, ...(d.weak || [])].find((r) => r.gpus > (base?.gpus ?? Infinity) && r.efficiency > 1.005);
@@ -226,10 +227,10 @@ function superlinearNote(d, rows) {
   const words = (r) => (rc(r) === 'none' ? 'keeps every activation' : `recomputes (${rc(r)})`);
   const why = rc(base) && rc(above) && rc(base) !== rc(above)
     ? `: on ${fmt.int(base.gpus)} the best plan ${words(base)} to fit, on ${fmt.int(above.gpus)} it ${words(above)}`
-    : ' (compare the plans and their memory per GPU)';
+    : ` (compare the plans and their memory per ${unit})`;
   return el('p', {
     class: 'chart-note superlinear-note',
-    text: `Above 100%: each GPU holds less when there are more, so plans too large for ${fmt.int(d.gpus)} GPUs run on more${why}.`,
+    text: `Above 100%: each ${unit} holds less when there are more, so plans too large for ${fmt.many(d.gpus, unit)} run on more${why}.`,
   });
 }
 
@@ -239,15 +240,16 @@ function scaling(d) {
   const rows = d.rows || [];
   const weak = new Map((d.weak || []).map((r) => [r.gpus, r]));
   const training = d.mode === 'training';
+  const unit = fmt.unitWord(d.unit_name);  // the system's word for a device: "GPU", a TPU's "chip"
   const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario’s count)' : ''}`;
   const share = (r) => (Number.isFinite(r?.efficiency) ? fmt.percent(r.efficiency) : '–');
   // Serving: the whole run's output tokens/s, not per GPU (the GPU count varies).
-  const figures = planFigures(training);
+  const figures = planFigures(training, unit);
   if (!training) figures[0] = ['output tokens/s', (r) => (Number.isFinite(r.throughput) ? fmt.num(r.throughput) : '–')];
   // Weak scaling's columns: its global batch, tokens/s and share of linear at that count.
   const grown = weak.size
     ? [
-        ['global batch grown with the GPUs', (r) => (weak.get(r.gpus) ? fmt.int(weak.get(r.gpus).global_batch) : '–')],
+        [`global batch grown with the ${unit}s`, (r) => (weak.get(r.gpus) ? fmt.int(weak.get(r.gpus).global_batch) : '–')],
         ['its tokens/s', (r) => (Number.isFinite(weak.get(r.gpus)?.throughput) ? fmt.num(weak.get(r.gpus).throughput) : '–')],
         ['its share of linear', (r) => share(weak.get(r.gpus))],
       ]
@@ -255,15 +257,15 @@ function scaling(d) {
   const xs = [...new Set([...rows, ...weak.values()].filter((r) => Number.isFinite(r.efficiency)).map((r) => r.gpus))].sort((a, b) => a - b);
   const line = (list) => xs.map((n) => list.find((r) => r.gpus === n)?.efficiency ?? null);
   const series = [{ name: training ? 'global batch kept' : d.system || 'this scenario', values: line(rows) }];
-  if (weak.size) series.push({ name: 'global batch grown with the GPUs', values: line([...weak.values()]) });
+  if (weak.size) series.push({ name: `global batch grown with the ${unit}s`, values: line([...weak.values()]) });
   return [
     xs.length
       ? lineChart({
-          title: `Share of linear scaling from ${fmt.int(d.gpus)} GPUs (${training ? 'tokens/s' : 'output tokens/s'} per GPU against the scenario's; 100% = linear)`,
+          title: `Share of linear scaling from ${fmt.many(d.gpus, unit)} (${training ? 'tokens/s' : 'output tokens/s'} per ${unit} against the scenario's; 100% = linear)`,
           // GPU counts a factor of two apart, evenly spaced: x is log2 of the count
           xs: xs.map((n) => Math.log2(n)),
           series,
-          xLabel: 'GPUs',
+          xLabel: `${unit}s`,
           yLabel: 'share of linear scaling',
           xFmt: (v) => fmt.int(2 ** v),
           yFmt: fmt.percent,
@@ -271,16 +273,16 @@ function scaling(d) {
           className: 'scaling-chart',
         })
       : null,
-    superlinearNote(d, rows),
-    table('The best plan at each GPU count', rows, [
-      ['GPUs', gpus],
+    superlinearNote(d, rows, unit),
+    table(`The best plan at each ${unit} count`, rows, [
+      [`${fmt.capital(unit)}s`, gpus],
       ...(training ? [['global batch', (r) => fmt.int(r.global_batch)]] : []),
       ...figures,
       ['speed-up', (r) => fmt.times(r.speedup)],
       ['share of linear', share],
       ...(training ? [['goodput (interruptions)', (r) => (Number.isFinite(r.goodput) ? fmt.percent(r.goodput) : '–')]] : []),
       ...grown,
-      ...tailColumns(training, false),
+      ...tailColumns(training, false, unit),
     ], 'scaling'),
   ];
 }
@@ -303,10 +305,11 @@ function models(d) {
     .filter((r) => Number.isFinite(r.per_million_tokens?.gpu_hours))
     .sort((a, b) => a.per_million_tokens.gpu_hours - b.per_million_tokens.gpu_hours)
     .map((r) => ({ label: name(r), value: r.per_million_tokens.gpu_hours, own: r.own }));
-  const where = `${fmt.int(d.gpus)} GPU${d.gpus === 1 ? '' : 's'} of ${d.system}`;
+  const unit = fmt.unitWord(d.unit_name);  // the system's word for a device: "GPU", a TPU's "chip"
+  const where = `${fmt.many(d.gpus, unit)} of ${d.system}`;
   return [
-    bars.length ? valueBars({ title: `GPU-hours per million ${tokens} (each model's best plan on ${where}; the models that fit)`, bars }) : null,
-    table('Each model’s best plan', rows, [['model', name], ['parameters', parameters], ...planFigures(training), ...tailColumns(training)], 'models'),
+    bars.length ? valueBars({ title: `${fmt.capital(unit)}-hours per million ${tokens} (each model's best plan on ${where}; the models that fit)`, bars }) : null,
+    table('Each model’s best plan', rows, [['model', name], ['parameters', parameters], ...planFigures(training, unit), ...tailColumns(training, true, unit)], 'models'),
   ];
 }
 
