@@ -411,3 +411,29 @@ test('JSON beside Run saves the last run: request and output (search, then a stu
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The Search tab pressed on a scenario of 64 GPUs searches those 64 (the
+// count goes in the link); a link to the view without qg still means 8.
+test('the Search tab opens on the GPUs of the scenario on the left; a link without qg keeps 8', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=8&dp=8&gb=256');
+  await waitEvaluated(page);
+  await page.locator('#tab-search').click();
+  assert.equal(await page.locator('#search-gpus').inputValue(), '64');
+  assert.match(page.url(), /&view=search&qg=64$/);
+  await page.locator('[data-explore="search"] button', { hasText: 'Run search' }).click();
+  await searchDone(page);
+  assert.match(await page.locator('p.own-plan').textContent(), /^The plan on the left \(TP 8 · PP 1 · DP 8 · /);
+  // Back: the calculator's link as it was
+  await page.goBack();
+  await page.waitForFunction(() => !location.hash.includes('view='));
+  assert.doesNotMatch(page.url(), /qg=/);
+  await page.close();
+  // An old link to the view: 8 GPUs, as it always meant
+  const old = await openPage('v=1&m=llama3.1-70b&tp=8&dp=8&gb=256&view=search');
+  await searchDone(old.page);
+  assert.equal(await old.page.locator('#search-gpus').inputValue(), '');
+  assert.match(await old.page.locator('#search-out ul.warnings').textContent(), /on 8 GPUs$/);
+  await old.page.close();
+  assert.deepEqual(errors, []);
+  assert.deepEqual(old.errors, []);
+});

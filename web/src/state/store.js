@@ -123,9 +123,11 @@ export class Store {
     return this.state.x?.[key];
   }
 
-  setView(view) {
+  // `settings`: view settings set with it, in the same history entry.
+  setView(view, settings = {}) {
     if (!view || view === 'calc') delete this.state.view;
     else this.state.view = view;
+    if (Object.keys(settings).length) this.state.x = { ...(this.state.x || {}), ...Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, String(v)])) };
     this.commit('view');
   }
 

@@ -8,6 +8,14 @@ import { SearchView } from './search-view.js';
 import { SweepView } from './sweep-view.js';
 import { StudyView } from './study-view.js';
 
+// The GPUs of the result shown, when it is the scenario on the left's (the
+// form has not changed since): else null.
+function ownGpus(store) {
+  const c = store.current;
+  if (!c || !Number.isFinite(c.result?.gpus)) return null;
+  return JSON.stringify(c.scenario) === JSON.stringify(store.scenario().scenario) ? c.result.gpus : null;
+}
+
 const TABS = [
   ['calc', 'Calculator'],
   ['search', 'Search'],
@@ -33,9 +41,22 @@ export class Explorer {
     this.views = { search: new SearchView(ctx), sweep: new SweepView(ctx), study: new StudyView(ctx) };
     opts.root.replaceChildren(...Object.values(this.views).map((v) => v.root));
     this.buttons = TABS.map(([v, label]) =>
-      el('button', { type: 'button', role: 'tab', class: 'view-tab', id: `tab-${v}`, 'data-tab': v, text: label, onclick: () => this.store.setView(v) }),
+      el('button', { type: 'button', role: 'tab', class: 'view-tab', id: `tab-${v}`, 'data-tab': v, text: label, onclick: () => this.open(v) }),
     );
     opts.tabs.replaceChildren(...this.buttons);
+  }
+
+  // A tab pressed. The Search view opened on a scenario of more or fewer
+  // GPUs than the search's own default (8) takes the scenario's count, so
+  // that it searches the GPUs on the left; the count goes in the link (qg).
+  // A link without it keeps its meaning (8 GPUs).
+  open(view) {
+    const { store } = this;
+    const count = ownGpus(store);
+    const field = store.field('search.gpus');
+    const fallback = field?.default ?? 8;
+    const own = view === 'search' && store.state.x?.['search.gpus'] === undefined && count && count !== fallback;
+    store.setView(view, own ? { 'search.gpus': count } : {});
   }
 
   // Marks each view's output out of date while the scenario differs from the one it ran on.
