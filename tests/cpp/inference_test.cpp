@@ -198,5 +198,28 @@ TEST(Inference, PipelinedBatchesNeedTheirKvCache) {
   EXPECT_DOUBLE_EQ(one["pipelined_output_tokens_per_s"].get<double>(), one["output_tokens_per_s"].get<double>());
 }
 
+// Serving beyond the model's context window is flagged, not beyond its
+// pre-training seq_len: Llama 3.1 8B pre-trained at 8,192 tokens serves 128K
+// (model.context); a model without one keeps its seq_len as its window.
+TEST(Inference, LengthsAreCheckedAgainstTheContextWindow) {
+  json s = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"}, {"parallelism", {{"tp", 8}}},
+            {"inference", {{"batch", 1}, {"input_tokens", 32768}, {"output_tokens", 1024}}}};
+  const auto warned = [](const json& out) {
+    for (const auto& w : out.at("warnings"))
+      if (w.get<std::string>().find("context window") != std::string::npos) return w.get<std::string>();
+    return std::string();
+  };
+  EXPECT_EQ(warned(eval_ok(s)), "");
+  s["inference"]["input_tokens"] = 131072;
+  EXPECT_EQ(warned(eval_ok(s)), "input + output tokens exceed the model's context window (model.context, 131072 tokens)");
+  s["model"] = "llama2-7b";  // no context given: its seq_len, 4,096
+  s["inference"]["input_tokens"] = 4000;
+  EXPECT_EQ(warned(eval_ok(s)), "input + output tokens exceed the model's context window (model.context, 4096 tokens)");
+  s["model"] = {{"preset", "llama2-7b"}, {"context", 0}};
+  const json bad = eval(s);
+  ASSERT_TRUE(bad.contains("error")) << bad.dump();
+  EXPECT_EQ(bad.at("error").at("path"), "model.context");
+}
+
 }  // namespace
 }  // namespace llmcalc::test

@@ -72,7 +72,7 @@ test('GPT-2: n_layer, n_embd, n_head, n_positions, vocab_size', () => {
     { ...r.model },
     {
       name: 'gpt2 (config.json)', layers: 12, hidden: 768, heads: 12, kv_heads: 12, head_dim: 64, ffn_hidden: 3072, ffn_type: 'gelu',
-      norm: 'layernorm', vocab: 50257, seq_len: 1024, tied_embeddings: true, bias: true, learned_positions: true, dropout: false,
+      norm: 'layernorm', vocab: 50257, seq_len: 1024, context: 1024, tied_embeddings: true, bias: true, learned_positions: true, dropout: false,
     },
   );
   assert.deepEqual(r.unknown, ['some_new_thing']);

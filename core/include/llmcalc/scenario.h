@@ -200,6 +200,10 @@ struct Model {
   NormType norm = NormType::layernorm;
   int vocab = 0;
   int seq_len = 2048;
+  // The context window: the most tokens (prompt and output) one sequence may
+  // hold, as the model card publishes it (config.json max_position_embeddings
+  // after long-context extension); seq_len is the pre-training length.
+  long long context = 2048;
   bool tied_embeddings = false;
   bool bias = false;              // linear-layer biases (GPT-2/3 style)
   bool learned_positions = false; // learned absolute position embedding table

@@ -362,6 +362,7 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   m.norm = enum_field(o, "norm", norm_names());
   m.vocab = int32_field(o, "vocab");
   m.seq_len = int32_field(o, "seq_len");
+  m.context = optional_int(o, "context", m.seq_len);
   m.tied_embeddings = bool_field(o, "tied_embeddings");
   m.bias = bool_field(o, "bias");
   m.learned_positions = bool_field(o, "learned_positions");

@@ -80,6 +80,8 @@ void model_fields(Fields& f) {
   add({"model.norm", "mn", "enum", "", "layernorm", 0, 0, names_of(norm_names()), "Normalisation layer.", "model", kBoth});
   add({"model.vocab", "mv", "int", "", nullptr, 1, 1e8, {}, "Vocabulary size.", "model", kBoth});
   add({"model.seq_len", "ms", "int", "tokens", 2048, 1, kMaxSeq, {}, "Default sequence length.", "model", kBoth});
+  // Up to 2^24: Llama 4 Scout publishes a 10M-token context.
+  add({"model.context", "mcx", "int", "tokens", nullptr, 1, 16777216, {}, "Context window: the most tokens (prompt and output) a sequence may hold, as the model card publishes it (config.json max_position_embeddings); serving beyond it is flagged. Default: seq_len.", "model", kBoth});
   add({"model.tied_embeddings", "me", "bool", "", false, 0, 0, {}, "Input and output embeddings share weights.", "model", kBoth});
   add({"model.bias", "mbi", "bool", "", false, 0, 0, {}, "Linear layers carry biases (GPT-2/3 style).", "model", kBoth});
   add({"model.dropout", "mdo", "bool", "", true, 0, 0, {}, "Hidden and attention dropout (Megatron's default; stores masks).", "model", kBoth});

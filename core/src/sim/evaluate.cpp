@@ -102,8 +102,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (i.concurrency < s.infer.batch)
       w.push_back("in-flight batching: the KV cache holds " + std::to_string(static_cast<long long>(i.concurrency)) +
                   " sequences, fewer than the batch limit");
-    if (1.0 * s.infer.input_tokens + s.infer.output_tokens > s.model.seq_len)
-      w.push_back("input + output tokens exceed the model's seq_len");
+    if (1.0 * s.infer.input_tokens + s.infer.output_tokens > static_cast<double>(s.model.context))
+      w.push_back("input + output tokens exceed the model's context window (model.context, " +
+                  std::to_string(s.model.context) + " tokens)");
   }
   return w;
 }

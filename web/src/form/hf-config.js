@@ -261,8 +261,13 @@ function readNormAndEmbeddings(r, fam, family, m) {
   } else if (r.get('rms_norm_eps') !== undefined) m.norm = 'rmsnorm';
   else if (r.get('layer_norm_epsilon', 'layer_norm_eps') !== undefined) m.norm = 'layernorm';
   else m.norm = fam.norm;
+  // max_position_embeddings is the context window (model.context); the
+  // pre-training length a config does not give, so it is the seq_len too.
   const seq = r.posInt('seq_len', 'max_position_embeddings', 'n_positions', 'seq_length', 'max_seq_len');
-  if (seq) m.seq_len = seq;
+  if (seq) {
+    m.seq_len = seq;
+    m.context = seq;
+  }
   const tied = r.get('tie_word_embeddings');
   m.tied_embeddings = typeof tied === 'boolean' ? tied : fam.tied;
   if (fam.gpt2) {
