@@ -82,6 +82,15 @@ test('compare rows say better or worse by the direction of each metric', () => {
   assert.equal(rows.tokens_per_s.verdict, 'worse');
   assert.equal(rows.mfu.verdict, 'same');
   assert.deepEqual(compareRows(a, { inference: {} , gpus: 4 }, 'training', 'inference').map((r) => r.key), ['gpus']);
+  // labelled in the devices' own word: GPUs on both, chips on two TPUs, devices across the two
+  assert.equal(rows.gpus.label, 'GPUs');
+  const tpu = { ...b, training: { ...b.training, tflops_per_gpu: 300 }, device: { unit_name: 'chip' } };
+  const chips = Object.fromEntries(compareRows({ ...tpu, training: { ...tpu.training, tflops_per_gpu: 200 } }, tpu, 'training', 'training').map((r) => [r.key, r.label]));
+  assert.equal(chips.gpus, 'Chips');
+  assert.equal(chips.tflops_per_gpu, 'TFLOP/s per chip');
+  const mixed = Object.fromEntries(compareRows({ ...a, training: { ...a.training, tflops_per_gpu: 200 } }, tpu, 'training', 'training').map((r) => [r.key, r.label]));
+  assert.equal(mixed.gpus, 'Devices');
+  assert.equal(mixed.tflops_per_gpu, 'TFLOP/s per device');
 });
 
 test('ops CSV: a header, one row per op, quoted and formula-safe', () => {

@@ -29,11 +29,20 @@ const METRICS = {
   ],
 };
 
+// The word for the devices both results run on ("GPU", a TPU's "chip"),
+// "device" when they differ.
+function sharedUnit(pinned, current) {
+  const a = fmt.unitWord(pinned?.device?.unit_name);
+  return a === fmt.unitWord(current?.device?.unit_name) ? a : 'device';
+}
+
 // Rows {key, label, a, b, delta (relative, b vs a), verdict: 'better'|'worse'|'same'|''}.
 export function compareRows(pinned, current, modeA, modeB) {
   const list = modeA === modeB ? [...(METRICS[modeA] || []), ...METRICS.common] : [...METRICS.common];
+  const unit = sharedUnit(pinned, current);
   const rows = [];
-  for (const [key, label, get, format, better] of list) {
+  for (const [key, metric, get, format, better] of list) {
+    const label = metric.replace('per GPU', `per ${unit}`).replace(/^GPUs$/, `${fmt.capital(unit)}s`);
     const a = get(pinned || {});
     const b = get(current || {});
     if (!Number.isFinite(a) && !Number.isFinite(b)) continue;
