@@ -43,6 +43,23 @@ test('a sweep link draws one chart per output, one line per system, one dot per 
   assert.deepEqual(errors, []);
 });
 
+// The outputs' "per GPU" reads in the swept systems' word: chips on TPUs,
+// devices when a TPU and a GPU share the chart.
+test('a sweep on TPUs labels its outputs per chip; across a TPU and a GPU, per device', async () => {
+  const hash = 'v=1&m=llama3.1-8b&s=tpu-v5p&dp=8&gb=64&view=sweep&wi=training.global_batch&wf=32&wt=128&wn=3&wo=training.tflops_per_gpu';
+  const { page, errors } = await openPage(hash);
+  await done(page, 'sweep');
+  assert.equal(await page.locator('#sweep-out figure.sweep-chart figcaption').textContent(), 'TFLOP/s per chip vs global batch');
+  assert.ok((await page.locator('#sweep-outputs').textContent()).includes('memory per chip'));
+  await page.close();
+  const mixed = await openPage(`${hash}&wr=tpu-v5p,dgx-h100`);
+  await done(mixed.page, 'sweep');
+  assert.equal(await mixed.page.locator('#sweep-out figure.sweep-chart figcaption').textContent(), 'TFLOP/s per device vs global batch');
+  await mixed.page.close();
+  assert.deepEqual(errors, []);
+  assert.deepEqual(mixed.errors, []);
+});
+
 test('the default sweep (global batch, a quarter to 4x, 9 log steps) rounds to whole micro-batches: no invalid point', async () => {
   const { page, errors } = await openPage('v=1&tp=2&dp=4&sp=1&z=1&gb=256&sl=8192&view=sweep');
   await page.locator('#sweep-run, button:has-text("Run sweep")').first().click();

@@ -26,6 +26,14 @@ const DEFAULT_STEPS = 9;
 const DEFAULT_SCALE = 'log';
 const SCALE_LABELS = { log: 'logarithmic', lin: 'linear' };
 // An input as the form names it, with its group and unit: "training: global batch (sequences)".
+// The outputs' labels say GPU; `unit` is the word of the systems swept
+// ("chip" on TPUs; "device" when the lines are of systems that differ).
+const inUnit = (label, unit) => label.replace(/\bGPU(s?)\b/g, (_, s) => `${unit}${s}`);
+function systemsUnit(presets, ids) {
+  const words = new Set(ids.map((id) => fmt.unitWord(presets?.systems?.[id]?.system?.device?.unit_name)));
+  return words.size === 1 ? [...words][0] : 'device';
+}
+
 const fieldName = (f) => `${f.group ? `${f.group}: ` : ''}${labelFor(f)}${unitFor(f) ? ` (${unitFor(f)})` : ''}`;
 
 // Every numeric scenario field of the mode, system figures included: the
@@ -116,7 +124,7 @@ export class SweepView {
       numberInput({ id: 'sweep-to', label: 'to', value: x['sweep.to'], placeholder: String(sp.hi), onInput: set('to') }),
       numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(DEFAULT_STEPS), onInput: set('steps') }),
       selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === DEFAULT_SCALE ? '' : v, true) }),
-      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, t]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
+      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, inUnit(t, systemsUnit(store.presets, [state.system]))]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
       checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(store.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => store.setX('sweep.series', vs.join(','), true) }),
     );
   }
@@ -152,8 +160,10 @@ export class SweepView {
   draw(sw, sp, state) {
     const labels = new Map(sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t, f]) => [k, [t, f]]));
     const series = sw.series.map((s) => ({ ...s, name: s.name === 'base' ? String(state.system || 'scenario') : s.name }));
+    const unit = systemsUnit(this.ctx.store.presets, series.map((s) => s.name));
     const charts = sp.outputs.map((o) => {
-      const [label, f] = labels.get(o) || [o, fmt.num];
+      const [metric, f] = labels.get(o) || [o, fmt.num];
+      const label = inUnit(metric, unit);
       const values = series.map((s) => (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)));
       return lineChart({
         title: `${label} vs ${labelFor(sp.field)}`,
