@@ -330,6 +330,16 @@ test('the scaling study searches the scenario at an eighth of its GPUs to eight 
   assert.deepEqual(errors, []);
 });
 
+test('on a TPU the scaling study counts chips: its heading, table and lines', async () => {
+  const { page, errors } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-8b&s=tpu-v5p&dp=8&gb=128&sl=4096', 'scaling');
+  assert.equal(await page.locator('#study-out h3').textContent(), 'Chip count for this scenario (⅛× to 8× its chips, its plan searched)');
+  assert.equal((await page.locator('[data-table="scaling"] thead th').allTextContents())[0], 'Chips');
+  assert.deepEqual(await page.locator('figure:has(svg.scaling-chart) ul.legend li').allTextContents(), ['global batch kept', 'global batch grown with the chips']);
+  assert.doesNotMatch(await page.locator('#study-out').textContent(), /GPU/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 test('a share of linear scaling above 100% says why: Llama 3.1 405B recomputes to fit on 128 H100, not on 256', async () => {
   const { page, errors, rows } = await openStudy('v=1&view=study&study=scaling&m=llama3.1-405b&tp=8&pp=16&dp=1&gb=128&sl=8192', 'scaling');
   const headers = await page.locator('[data-table="scaling"] thead th').allTextContents();

@@ -28,6 +28,15 @@ const TITLES = {
   'published-runs': 'Published runs (every measurement the model is validated against, rerun here)',
 };
 
+// A study's heading; the scaling study's counts the system's devices in
+// their word ("Chip count ..." on a TPU).
+function studyTitle(name, d) {
+  const title = TITLES[name] || name;
+  if (name !== 'scaling' || !d.unit_name) return title;
+  const unit = fmt.unitWord(d.unit_name);
+  return title.replace(/^GPU count/, `${fmt.capital(unit)} count`).replace('its GPUs', `its ${unit}s`);
+}
+
 // The buttons of the studies of the scenario, under their group's heading
 // (the titles above stay the results' headings).
 const LINK_LABELS = {
@@ -428,7 +437,7 @@ export class StudyView {
         if (d.error) throw new Error(d.error.message);
         this.out.replaceChildren(
           el('section', { class: 'study', 'data-study': name }, [
-            el('h3', { text: TITLES[name] || name }),
+            el('h3', { text: studyTitle(name, d) }),
             d.workload ? el('p', { class: 'chart-note', text: `Workload: ${d.workload}` }) : null,
             ...RENDER[name](d),
           ]),
