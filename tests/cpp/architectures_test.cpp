@@ -213,6 +213,16 @@ TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
   const json fwd = find_op(train, "attn.index_scores", "fwd");
   ASSERT_FALSE(fwd.is_null());
   EXPECT_LT(rel_diff(fwd["flops"].get<double>(), seq / 2.0 * (seq + 1) / 2 * (2.0 * 64 * 128 + 2 * 64)), 1e-9);
+  // The ring passes each rank's indexer keys (132 B a token) beside its K and V: cp - 1 = 1 block forward.
+  json v3_scenario = {{"mode", "training"}, {"model", "deepseek-v3"}, {"system", "dgx-b200"}, {"parallelism", {{"tp", 1}, {"pp", 16}, {"cp", 2}, {"dp", 4}, {"ep", 8}}},
+                {"training", {{"global_batch", 64}, {"micro_batch", 1}, {"seq_len", seq}, {"precision", "fp8"}, {"recompute", "full"}}}};
+  const json v3_train = eval_ok(v3_scenario);
+  // Against the 128 x 128 x 2 x 2 = 64 KiB of K and V a token the ring exchange takes at most 132 / 65,536 longer
+  // (its fixed latency is the same for both).
+  const double ring = find_op(train, "attn.cp_kv_exchange", "fwd")["time_s"].get<double>();
+  const double ring_v3 = find_op(v3_train, "attn.cp_kv_exchange", "fwd")["time_s"].get<double>();
+  EXPECT_GT(ring / ring_v3 - 1, 0.5 * 132 / 65536.0);
+  EXPECT_LE(ring / ring_v3 - 1, 132 / 65536.0 + 1e-12);
   // Its activations: the indexer's fp8 queries and key, head weights, and per query the selected
   // indices and the loss's target over them (64 x 128 + 132 + 4 x 64 + 8 x 2048 bytes a token).
   Parallelism par;

@@ -13,6 +13,7 @@
 #include "offload.h"
 #include "recompute.h"
 #include "schedule.h"
+#include "sparse_attention.h"
 #include "training_formats.h"
 
 namespace llmcalc {
@@ -76,15 +77,18 @@ LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
 
 // Context parallelism (ring attention, as in Megatron-Core / TE): K and V
 // blocks circulate cp-1 times forward; K, V and their gradients backward.
+// Sparse attention's indexer scores every earlier token (DeepSeek-V3.2-Exp
+// report §2.1), so its key per token (whole on every tensor rank) travels too.
 OpSpec cp_exchange(const Scenario& s, const Groups& g, double factor) {
   const double kvd = std::max(1.0, s.model.kv_heads / static_cast<double>(s.par.tp)) * s.model.head_dim;
+  const double index_key = s.model.sparse.on() ? indexer_key_bytes(s.model) : 0;
   OpSpec c;
   c.name = "attn.cp_kv_exchange";
   c.kind = OpKind::comm;
   c.coll = Collective::p2p;
   c.group = g.cp;
   c.comm_axis = "cp";
-  c.bytes = factor * 2 * s.train.micro_batch * (s.train.seq_len / static_cast<double>(s.par.cp)) * kvd * 2;
+  c.bytes = factor * s.train.micro_batch * (s.train.seq_len / static_cast<double>(s.par.cp)) * (2 * kvd * 2 + index_key);
   return c;
 }
 
