@@ -4,7 +4,7 @@
 // a link (page load, Back/Forward) runs by itself; otherwise Run does.
 import { el } from '../dom.js';
 import { JobRunner } from '../client/jobs.js';
-import { SearchView } from './search-view.js';
+import { LINK_GPUS, SearchView } from './search-view.js';
 import { SweepView } from './sweep-view.js';
 import { StudyView } from './study-view.js';
 
@@ -47,15 +47,13 @@ export class Explorer {
   }
 
   // A tab pressed. The Search view opened on a scenario of more or fewer
-  // GPUs than the search's own default (8) takes the scenario's count, so
+  // GPUs than a link's default (LINK_GPUS) takes the scenario's count, so
   // that it searches the GPUs on the left; the count goes in the link (qg).
   // A link without it keeps its meaning (8 GPUs).
   open(view) {
     const { store } = this;
     const count = ownGpus(store);
-    const field = store.field('search.gpus');
-    const fallback = field?.default ?? 8;
-    const own = view === 'search' && store.state.x?.['search.gpus'] === undefined && count && count !== fallback;
+    const own = view === 'search' && store.state.x?.['search.gpus'] === undefined && count && count !== LINK_GPUS;
     store.setView(view, own ? { 'search.gpus': count } : {});
   }
 

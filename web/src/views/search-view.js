@@ -14,11 +14,13 @@ import { closestText, narrowerWeights, planText, planWarnings, sharedWarnings } 
 import { planTable, planTime, training } from './plan-table.js';
 
 const MAX_AXIS = 64;
+// The GPUs a link to the view without qg has always searched.
+export const LINK_GPUS = 8;
 // How the search request's fields are shown (the fields come from the schema):
 // label, and what a link without the key has always meant on the page when
 // the table gives no default (8 GPUs); help: the table's help shown below.
 const SHOW = {
-  'search.gpus': { label: 'GPUs', fallback: 8 },
+  'search.gpus': { label: 'GPUs', fallback: LINK_GPUS },
   'search.top': { label: 'plans shown', fallback: 10 },
   'search.max_ttft_s': { label: 'max TTFT', inference: true },
   'search.max_tpot_s': { label: 'max TPOT', inference: true },
