@@ -104,7 +104,9 @@ test('DeepSeek-V3: MLA ranks, routed and shared experts, dense layers and MTP', 
   assert.deepEqual(r.model.moe, { experts: 256, top_k: 8, ffn_hidden: 2048, shared_experts: 1, dense_layers: 3, groups: 8, top_groups: 4 });
   assert.equal(r.model.mtp_layers, 1);
   assert.equal(r.model.ffn_hidden, 18432);
-  assert.equal(r.model.seq_len, 163840);
+  // YaRN's ceiling is the window; the length it extended (4,096) the pre-training one
+  assert.equal(r.model.context, 163840);
+  assert.equal(r.model.seq_len, 4096);
   asPreset(r, 'deepseek-v3');
   assert.deepEqual(r.unknown, []);
   for (const k of ['topk_method', 'scoring_func', 'auto_map', 'quantization_config']) assert.ok(r.ignored.includes(k), k);

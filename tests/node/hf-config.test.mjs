@@ -12,7 +12,8 @@ const LLAMA31_8B = {
   architectures: ['LlamaForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 128000, eos_token_id: 128001,
   hidden_act: 'silu', hidden_size: 4096, initializer_range: 0.02, intermediate_size: 14336, max_position_embeddings: 131072,
   mlp_bias: false, model_type: 'llama', num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 8, pretraining_tp: 1,
-  rms_norm_eps: 1e-5, rope_scaling: { factor: 8.0, rope_type: 'llama3' }, rope_theta: 500000.0, tie_word_embeddings: false,
+  rms_norm_eps: 1e-5, rope_scaling: { factor: 8.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+  rope_theta: 500000.0, tie_word_embeddings: false,
   torch_dtype: 'bfloat16', transformers_version: '4.43.0.dev0', use_cache: true, vocab_size: 128256,
 };
 
@@ -20,7 +21,9 @@ test('Llama 3.1 8B maps to the preset architecture', () => {
   const r = importHfConfig(JSON.stringify(LLAMA31_8B));
   assert.equal(r.family, 'llama');
   samePreset(r.model, 'llama3.1-8b');
-  assert.equal(r.model.seq_len, 131072);
+  // the context window, and the pre-training length Llama 3.1's RoPE scaling extended
+  assert.equal(r.model.context, 131072);
+  assert.equal(r.model.seq_len, 8192);
   assert.deepEqual(r.unknown, []);
   assert.ok(r.ignored.includes('rope_theta'));
   const out = evaluates(r.model);
@@ -132,7 +135,6 @@ test('an imported model becomes the closest preset plus only the fields that dif
   const base = closestPreset(r.model, ctx.presets.models, modelKeys);
   assert.equal(base, 'llama3.1-8b');
   const values = modelValues(r.model, schema.fields, ctx.presets.models[base].model);
-  // the label (model.name) is kept too
-  assert.deepEqual(Object.keys(values).filter((k) => k !== 'model.name').sort(), ['model.seq_len']);
-  assert.equal(values['model.seq_len'], '131072');
+  // the label (model.name) is kept too; the lengths are the preset's (8,192 pre-trained, a 131,072 window)
+  assert.deepEqual(Object.keys(values).filter((k) => k !== 'model.name').sort(), []);
 });

@@ -261,12 +261,17 @@ function readNormAndEmbeddings(r, fam, family, m) {
   } else if (r.get('rms_norm_eps') !== undefined) m.norm = 'rmsnorm';
   else if (r.get('layer_norm_epsilon', 'layer_norm_eps') !== undefined) m.norm = 'layernorm';
   else m.norm = fam.norm;
-  // max_position_embeddings is the context window (model.context); the
-  // pre-training length a config does not give, so it is the seq_len too.
+  // max_position_embeddings is the context window (model.context). A
+  // long-context extension (Llama 3.1's RoPE scaling, YaRN) names the length
+  // it extended, rope_scaling.original_max_position_embeddings: the
+  // pre-training length, the model's seq_len (Llama 3.1 8192, DeepSeek-V3
+  // 4096, as the presets); without one the window is the seq_len too.
   const seq = r.posInt('seq_len', 'max_position_embeddings', 'n_positions', 'seq_length', 'max_seq_len');
+  const scaling = r.get('rope_scaling');
+  const original = scaling && typeof scaling === 'object' ? scaling.original_max_position_embeddings : undefined;
   if (seq) {
-    m.seq_len = seq;
     m.context = seq;
+    m.seq_len = Number.isInteger(original) && original >= 1 && original < seq ? original : seq;
   }
   const tied = r.get('tie_word_embeddings');
   m.tied_embeddings = typeof tied === 'boolean' ? tied : fam.tied;
