@@ -23,18 +23,16 @@ const TITLES = {
   'dram-scaling': 'DRAM scaling (Llama 3.1 70B decode)',
   'inference-boundedness': 'Inference boundedness (prefill vs decode)',
   systems: 'Systems for this scenario (every system preset, its plan searched)',
-  scaling: 'GPU count for this scenario (⅛× to 8× its GPUs, its plan searched)',
+  // in the word of the scenario's devices (study output unit_name: a TPU's "chip")
+  scaling: (unit) => `${fmt.capital(unit)} count for this scenario (⅛× to 8× its ${unit}s, its plan searched)`,
   models: 'Models for this scenario (every model preset on its system, its plan searched)',
   'published-runs': 'Published runs (every measurement the model is validated against, rerun here)',
 };
 
-// A study's heading; the scaling study's counts the system's devices in
-// their word ("Chip count ..." on a TPU).
+// A study's heading, for its output `d`.
 function studyTitle(name, d) {
   const title = TITLES[name] || name;
-  if (name !== 'scaling' || !d.unit_name) return title;
-  const unit = fmt.unitWord(d.unit_name);
-  return title.replace(/^GPU count/, `${fmt.capital(unit)} count`).replace('its GPUs', `its ${unit}s`);
+  return typeof title === 'function' ? title(fmt.unitWord(d.unit_name)) : title;
 }
 
 // The buttons of the studies of the scenario, under their group's heading
