@@ -111,6 +111,8 @@ test('on a TPU v5p the search and the fit button count chips, not GPUs', async (
   const headers = await page.$$eval('table.plans thead th', (ths) => ths.map((t) => t.textContent));
   assert.ok(headers.includes('memory per chip'), headers.join(' | '));
   assert.doesNotMatch(await page.textContent('#search-out'), /GPU/);
+  // the view's introduction too
+  assert.match(await page.locator('[data-explore="search"] > p.chart-note').textContent(), /^Every TP × PP × DP × CP split of the chips .* added per chip\)/);
   // The calculator's button on the 8 chips the form gives
   await page.locator('#tab-calc').click();
   await waitEvaluated(page);

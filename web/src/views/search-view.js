@@ -225,6 +225,11 @@ function stats(s, wallMs) {
   ]);
 }
 
+// The view's introduction, counting the devices in the system's word.
+function searchNote(unit) {
+  return `Every TP × PP × DP × CP split of the ${unit}s (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per ${unit}) of the scenario on the left. Its model, system, batch sizes and precisions stay fixed; “searches” says whether its plan settings are searched too or, where set (each group counts them as “set”), kept.`;
+}
+
 export class SearchView {
   // ctx: {store, jobs, onApply(entry)}
   constructor(ctx) {
@@ -234,7 +239,7 @@ export class SearchView {
       id: 'search',
       label: 'Search',
       title: 'Search the parallelism',
-      note: 'Every TP × PP × DP × CP split of the GPUs (with schedule, micro-batch, recompute and ZeRO stage for training, ZeRO 2 and 3 only without pipeline stages; batch and prefill colocated or on separate instances for inference, those added per GPU) of the scenario on the left. Its model, system, batch sizes and precisions stay fixed; “searches” says whether its plan settings are searched too or, where set (each group counts them as “set”), kept.',
+      note: searchNote('GPU'),
       runLabel: 'Run search',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -247,6 +252,7 @@ export class SearchView {
     const { store } = this.ctx;
     // The count is of the system's devices: "Chips" on a TPU.
     const unit = fmt.unitWord(store.presets.systems?.[state.system]?.system?.device?.unit_name);
+    this.root.querySelector('.chart-note').textContent = searchNote(unit);
     this.controls.replaceChildren(
       ...searchFields(store.schema, state.mode).map((f) => {
         const show = SHOW[f.key] || {};
