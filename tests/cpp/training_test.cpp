@@ -75,6 +75,34 @@ TEST(Training, PipelineBubble) {
   EXPECT_EQ(eval_ok(one)["training"]["time_breakdown_s"]["pp_bubble"].get<double>(), 0.0);
 }
 
+double bubble_slots(const json& t) {  // the bubble in micro-batch slots
+  return t["time_breakdown_s"]["pp_bubble"].get<double>() /
+         (t["pipeline"]["t_fwd_s"].get<double>() + t["pipeline"]["t_bwd_s"].get<double>());
+}
+
+// Fewer micro-batches than stages: Megatron's interleaved order takes them
+// through each chunk in one group, whose next chunk waits for its first
+// micro-batch to cross all p stages, so the iteration is (p + (m-1)/v)
+// slots, not (m + (p-1)/v): m = 4 on 16 stages of 2 chunks idles 13.5
+// slots, not 7.5 (the page's schedule simulator agrees, tests/node/pipeline).
+// 1F1B's (p-1) slots hold for any m. Megatron refuses such a run: a warning.
+TEST(Training, InterleavedBubbleWithFewerMicroBatchesThanStages) {
+  json s = gpt3_1024();
+  s["training"]["global_batch"] = 32;  // dp 8 x micro-batch 1: m = 4 of p = 16
+  const json out = eval_ok(s);
+  EXPECT_NEAR(bubble_slots(out["training"]), 16 - 4 + 3.0 / 2, 1e-9);
+  bool warned = false;
+  for (const json& w : out["warnings"]) warned = warned || w.get<std::string>().find("interleaved schedule refuses") != std::string::npos;
+  EXPECT_TRUE(warned) << out["warnings"].dump();
+  s["parallelism"]["pp_schedule"] = "1f1b";
+  s["parallelism"]["virtual_stages"] = 1;
+  EXPECT_NEAR(bubble_slots(eval_ok(s)["training"]), 15, 1e-9);
+  // m = p is the textbook (p-1)/v, and the two formulas meet there
+  s = gpt3_1024();
+  s["training"]["global_batch"] = 128;
+  EXPECT_NEAR(bubble_slots(eval_ok(s)["training"]), 15.0 / 2, 1e-9);
+}
+
 // Layers that pp does not divide: the end stages take the shorter layer
 // counts (Megatron-Bridge's account_for_embedding/loss_in_pipeline_split),
 // so the LM head takes the place of a layer on the last stage. Llama 3.1 70B

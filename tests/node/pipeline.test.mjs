@@ -33,6 +33,19 @@ test('interleaved: bubble shrinks by the number of chunks', () => {
   assert.deepEqual([...chunks].sort(), [0, 1]);
 });
 
+// Fewer micro-batches than stages: Megatron's order takes them through each
+// chunk in one group that waits for its first to cross every stage, so the
+// iteration is (p + (m - 1)/v) slots, as the core's bubble counts it
+// (core/src/sim/schedule.cpp); at m = p it meets the textbook m + (p - 1)/v.
+test('interleaved with m <= p: (p + (m - 1)/v) slots, as the core costs it', () => {
+  for (const [p, m, v] of [[2, 1, 25], [4, 1, 2], [4, 2, 2], [4, 3, 4], [8, 5, 3], [4, 4, 2]]) {
+    const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'interleaved', virtual_stages: v, t_fwd_s: 1, t_bwd_s: 2 });
+    assert.equal(r.deadlock, false);
+    assert.equal(r.ops.length, p * m * v * 2);
+    close(r.makespan, (p + (m - 1) / v) * 3, `p ${p} m ${m} v ${v}`);
+  }
+});
+
 test('dependencies hold: a forward follows the previous stage, a backward the next', () => {
   const r = simulatePipeline({ stages: 3, microbatches: 5, schedule: 'interleaved', virtual_stages: 3, t_fwd_s: 1.5, t_bwd_s: 3 });
   assert.equal(r.deadlock, false);

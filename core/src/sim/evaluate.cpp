@@ -55,7 +55,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (host_short(t.memory))
       w.push_back("what is offloaded does not fit in host memory: " + gib(t.memory.offloaded) + " needed per GPU, " +
                   gib(t.memory.host_capacity) + " available (the host's CPU memory over the run's GPUs that share it)");
-    if (p.pp > 1 && t.pipeline.microbatches < p.pp)
+    if (p.pp > 1 && t.pipeline.microbatches < p.pp && p.schedule != PipeSchedule::interleaved)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
     // DeepSpeed's pipeline engine asserts ZeRO stage < 2 ("ZeRO-2 and ZeRO-3
     // are incompatible with pipeline parallelism", deepspeed/runtime/pipe).
@@ -67,7 +67,15 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                   : p.zero >= 3 ? "; with the weights offloaded to the host the model fetches and gathers them again "
                                   "in every micro-batch's forward and backward"
                                 : ""));
-    if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
+    // Megatron-Core's interleaved schedule takes micro-batches in groups of
+    // microbatch_group_size_per_vp_stage, which must lie in [pp, m]
+    // (megatron/core/pipeline_parallel/schedules.py); older releases needed
+    // m divisible by pp.
+    if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches < p.pp)
+      w.push_back("fewer micro-batches than pipeline stages: the bubble dominates, each chunk waiting for the one "
+                  "before it to cross every stage; Megatron's interleaved schedule refuses this (it needs at least pp "
+                  "micro-batches)");
+    else if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches % p.pp != 0)
       w.push_back("Megatron's interleaved schedule needs micro-batches divisible by pp");
     // Megatron-LM's argument checks (megatron/training/arguments.py): "When
     // using expert parallelism and tensor parallelism, sequence parallelism

@@ -166,7 +166,7 @@ Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   bd.cp_comm = mb * w.CP;
   bd.ep_comm = mb * w.EP;
   const MovableSlots slots = movable_slots(s, d, w, dc, waits);
-  bd.pp_bubble = pipeline_bubble(par, per_mb, slots.fwd, slots.wgrad);
+  bd.pp_bubble = pipeline_bubble(par, mb, per_mb, slots.fwd, slots.wgrad);
   // Forward activation and backward gradient per chunk boundary; with
   // overlap only the pipeline fill and drain stay on the critical path.
   const double v = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;

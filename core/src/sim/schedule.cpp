@@ -7,13 +7,21 @@
 
 namespace llmcalc {
 
-double pipeline_bubble(const Parallelism& par, double per_mb, double fwd, double wgrad) {
+double pipeline_bubble(const Parallelism& par, double microbatches, double per_mb, double fwd, double wgrad) {
   const double p = par.pp;
   switch (par.schedule) {
-    case PipeSchedule::interleaved:
+    case PipeSchedule::interleaved: {
       // (p-1) micro-batch slots, divided by the model chunks per stage
-      // (Narayanan et al. 2021 §2.2).
-      return (p - 1) / par.virtual_stages * per_mb;
+      // (Narayanan et al. 2021 §2.2). Megatron runs the micro-batches through
+      // each chunk in groups of p; with m < p a group's next chunk waits for
+      // its first micro-batch to cross all p stages, so every chunk round
+      // takes p slots of which m work: the iteration is (p + (m-1)/v) slots,
+      // m = 1 running the chunks in sequence (the page's schedule simulator,
+      // web/src/charts/pipeline.js, runs Megatron's order to the same end).
+      const double v = par.virtual_stages, m = std::max(1.0, microbatches);
+      if (m < p) return (p - m + (m - 1) / v) * per_mb;
+      return (p - 1) / v * per_mb;
+    }
     case PipeSchedule::zb_h1:
       // ZB-H1 (Qi et al. 2024 §3.1, Table 1): the weight gradients W leave
       // the stage-to-stage backward chain and fill the bubble,

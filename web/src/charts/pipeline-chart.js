@@ -22,7 +22,7 @@ function opMarks(sim, rowH) {
   const many = sim.virtual_stages > 1;
   const dual = sim.schedule === 'dualpipe'; // chunk = direction: 0 from stage 0, 1 from the last stage
   const which = (o) => (many ? `, chunk ${o.chunk}` : dual ? (o.chunk ? ', entering at the last stage' : ', entering at stage 0') : '');
-  const pxPerS = (chartWidth() - M.l - M.r) / (sim.makespan || 1);
+  const pxPerS = (chartWidth() - marginLeft(sim.stages) - M.r) / (sim.makespan || 1);
   const labelled = rowH >= 12 ? ops.filter((o) => (o.end - o.start) * pxPerS >= 14) : [];
   return [
     Plot.barX(ops, {
@@ -41,6 +41,9 @@ function opMarks(sim, rowH) {
   ];
 }
 
+// Room for the widest stage label: "stage 15" needs a digit's more than "stage 9".
+const marginLeft = (p) => M.l + 8 * (String(Math.max(0, p - 1)).length - 1);
+
 export function pipelineChart(pipe) {
   if (!pipe || typeof pipe !== 'object') return null;
   const sim = simulatePipeline(pipe);
@@ -52,7 +55,7 @@ export function pipelineChart(pipe) {
   const root = plotSvg(
     {
       height: M.t + p * rowH + M.b,
-      marginLeft: M.l,
+      marginLeft: marginLeft(p),
       marginRight: M.r,
       marginTop: M.t,
       marginBottom: M.b,
