@@ -148,6 +148,14 @@ TEST(Training, ZeroBubbleH1MovesWeightGradientsIntoTheBubble) {
   EXPECT_DOUBLE_EQ(zb["training"]["time_breakdown_s"]["compute"].get<double>(),
                    one["training"]["time_breakdown_s"]["compute"].get<double>());
   EXPECT_EQ(pipe["schedule"], "zb_h1");
+  // One micro-batch on 16 stages leaves no W to fill the wait for its
+  // backward: stage 0 idles 15 (F + B - W), 1F1B's bubble less only the 15 W
+  // that leave the chain, not 30 (tests/node/pipeline lays it out).
+  plan["training"]["global_batch"] = 8;  // dp 8 x micro-batch 1
+  const json few = eval_ok(plan)["training"];
+  const double f1 = few["pipeline"]["t_fwd_s"].get<double>(), b1 = few["pipeline"]["t_bwd_s"].get<double>(),
+               w1 = few["pipeline"]["t_wgrad_s"].get<double>();
+  EXPECT_NEAR(few["time_breakdown_s"]["pp_bubble"].get<double>(), 15 * (f1 + b1 - w1), 1e-9 * (f1 + b1));
 }
 
 // The preset system as a full object, to scale its figures.

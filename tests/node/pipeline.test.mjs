@@ -88,6 +88,19 @@ test('ZB-H1: weight gradients fill the bubble, (m (tf + tb) + (p - 1)(tf + tb - 
   assert.ok(Math.abs(r.makespan / (32 * 3.2 + 7 * (3.2 - 1.8)) - 1) < 0.05, String(r.makespan));
 });
 
+// Fewer micro-batches than stages leave too few W to fill the wait for the
+// first backward: stage 0 idles (p - m) F + (p - 1) B' (B' = B - W), which
+// the core takes where it exceeds the steady-state bubble (as it does when
+// W > F at any m); the laid-out schedule is at most 9% longer (m = p).
+test('ZB-H1 with few micro-batches: the wait for the first backward, as the core costs it', () => {
+  for (const [p, m, tf, tb, tw] of [[4, 1, 1, 2, 0.8], [4, 2, 1, 2, 0.8], [8, 3, 1, 2, 0.8], [8, 5, 1.2, 2.6, 1.1], [16, 4, 1, 2, 1], [4, 4, 1, 2, 0.8], [4, 8, 1, 3, 1.5]]) {
+    const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'zb_h1', t_fwd_s: tf, t_bwd_s: tb, t_wgrad_s: tw });
+    assert.equal(r.deadlock, false);
+    const core = m * (tf + tb) + Math.max((p - 1) * (tf + tb - 2 * tw), Math.max(0, p - m) * tf + (p - 1) * (tb - tw));
+    assert.ok(core <= r.makespan + 1e-9 && r.makespan <= 1.09 * core, `p ${p} m ${m}: core ${core}, laid out ${r.makespan}`);
+  }
+});
+
 // DualPipe (DeepSeek-V3 §3.2.1): the eight steps of the reference
 // implementation, laid out with the stage dependencies of both directions,
 // give Table 2's bubble, (p/2 - 1)(F&B + B - 3W), which the core charges.
