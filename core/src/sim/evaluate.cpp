@@ -67,10 +67,10 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                   : p.zero >= 3 ? "; with the weights offloaded to the host the model fetches and gathers them again "
                                   "in every micro-batch's forward and backward"
                                 : ""));
-    // Megatron-Core's interleaved schedule takes micro-batches in groups of
-    // microbatch_group_size_per_vp_stage, which must lie in [pp, m]
-    // (megatron/core/pipeline_parallel/schedules.py); older releases needed
-    // m divisible by pp.
+    // Megatron's interleaved schedule takes the micro-batches through the
+    // chunks in groups of pp (megatron/core/pipeline_parallel/schedules.py:
+    // microbatch_group_size_per_vp_stage, at least pp and at most m, in the
+    // releases that have it; a count pp does not divide was refused before).
     if (p.schedule == PipeSchedule::interleaved && t.pipeline.microbatches < p.pp)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates, each chunk waiting for the one "
                   "before it to cross every stage; Megatron's interleaved schedule refuses this (it needs at least pp "
