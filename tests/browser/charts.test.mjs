@@ -41,6 +41,29 @@ test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated pas
   assert.deepEqual([...errors, ...big.errors, ...uneven.errors], []);
 });
 
+// Megatron's interleaved order runs the micro-batches in groups of pp: a
+// shortened drawing keeps whole groups (24 of 48 on 12 stages, where 32 left
+// a part group and the drawing stalled half-laid-out), and a run whose count
+// leaves a part group is not drawn but said (the core warns of it too).
+test('interleaved pipeline: the drawing keeps whole groups of pp micro-batches; a part group is said, not drawn', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&tp=8&pp=12&dp=1&sp=1&ps=interleaved&vs=2&gb=48');
+  await waitEvaluated(page);
+  const fig = page.locator('figure.chart-pipeline');
+  assert.match(await fig.textContent(), /first 24 of 48 micro-batches/);
+  assert.equal(await page.locator('figure.chart-pipeline rect.pipe-op').count(), 12 * 24 * 2 * 2);
+  assert.doesNotMatch(await fig.textContent(), /could not be laid out|schedule is not drawn/);
+  await page.close();
+  const part = await openPage('v=1&m=llama3.1-70b&tp=8&pp=8&dp=1&sp=1&ps=interleaved&vs=2&gb=20');
+  await waitEvaluated(part.page);
+  const pfig = part.page.locator('figure.chart-pipeline');
+  assert.match(await pfig.textContent(), /in groups of 8 \(the stages\); 20 leave a part group, which that order cannot lay out, so the schedule is not drawn\./);
+  assert.equal(await part.page.locator('figure.chart-pipeline svg').count(), 0);
+  assert.doesNotMatch(await pfig.textContent(), /idle \(bubble\)/);
+  assert.match(await part.page.locator('ul.warnings').textContent(), /needs micro-batches divisible by pp/);
+  await part.page.close();
+  assert.deepEqual([...errors, ...part.errors], []);
+});
+
 test('ZB-H1 from the link: weight-gradient boxes fill the bubble, which shrinks against 1F1B', async () => {
   const idle = async (hash) => {
     const { page, errors } = await openPage(hash);

@@ -46,6 +46,17 @@ test('interleaved with m <= p: (p + (m - 1)/v) slots, as the core costs it', () 
   }
 });
 
+// A shortened interleaved drawing keeps whole groups of p micro-batches, the
+// order Megatron runs: 32 of 48 on 12 stages would leave a part group.
+test('interleaved: a shortened drawing keeps whole groups of p', () => {
+  for (const [p, m, shown] of [[12, 48, 24], [6, 36, 30], [16, 64, 32], [48, 96, 48]]) {
+    const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'interleaved', virtual_stages: 2, t_fwd_s: 1, t_bwd_s: 2 });
+    assert.equal(r.shown, shown, `p ${p} m ${m}`);
+    assert.equal(r.deadlock, false);
+    assert.equal(r.ops.length, p * shown * 2 * 2);
+  }
+});
+
 test('dependencies hold: a forward follows the previous stage, a backward the next', () => {
   const r = simulatePipeline({ stages: 3, microbatches: 5, schedule: 'interleaved', virtual_stages: 3, t_fwd_s: 1.5, t_bwd_s: 3 });
   assert.equal(r.deadlock, false);

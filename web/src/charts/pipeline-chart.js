@@ -44,12 +44,26 @@ function opMarks(sim, rowH) {
 // Room for the widest stage label: "stage 15" needs a digit's more than "stage 9".
 const marginLeft = (p) => M.l + 8 * (String(Math.max(0, p - 1)).length - 1);
 
+// Why a schedule has no drawing: a part group of Megatron's interleaved
+// order (the core warns of it too), else its size or order.
+function undrawable(sim, name) {
+  const p = sim.stages, m = sim.microbatches;
+  const why = sim.schedule === 'interleaved' && m > p && m % p !== 0
+    ? `Megatron's interleaved order takes the micro-batches through the chunks in groups of ${p} (the stages); ${m} leave a part group, which that order cannot lay out, so the schedule is not drawn.`
+    : 'This schedule could not be laid out for drawing (too large or not a valid order).';
+  return el('figure', { class: 'chart-box chart-pipeline', 'data-view': 'pipeline', 'data-truncated': 'false' }, [
+    el('figcaption', { text: `Pipeline schedule (${name})` }),
+    el('p', { class: 'chart-note pipeline-note', text: why }),
+  ]);
+}
+
 export function pipelineChart(pipe) {
   if (!pipe || typeof pipe !== 'object') return null;
   const sim = simulatePipeline(pipe);
   const p = sim.stages;
   const rowH = Math.max(6, Math.min(22, Math.floor(320 / p)));
   const name = sim.schedule === 'interleaved' ? `interleaved 1F1B, ${sim.virtual_stages} chunks per stage` : SCHEDULE_NAMES[sim.schedule] || '1F1B';
+  if (sim.deadlock) return undrawable(sim, name);
   const idle = sim.makespan > 0 ? 1 - sim.busy / (p * sim.makespan) : 0;
   const every = p <= 16 ? 1 : Math.ceil(p / 16);
   const root = plotSvg(
@@ -83,7 +97,6 @@ export function pipelineChart(pipe) {
   if (dual)
     notes.push('DualPipe: half the micro-batches enter at stage 0, half at the last stage (lighter); rank i holds stage i and stage p-1-i (twice the weights), and a forward runs beside another micro-batch\'s backward, hiding their all-to-alls.');
   if (sim.truncated) notes.push(`Showing the first ${sim.shown} of ${sim.microbatches} micro-batches: the steady state repeats.`);
-  if (sim.deadlock) notes.push('This schedule could not be laid out for drawing (too large or not a valid order).');
   const leg = el('ul', { class: 'legend' }, [
     el('li', {}, [el('span', { class: 'swatch fwd', 'aria-hidden': 'true' }), 'forward']),
     el('li', {}, [el('span', { class: 'swatch bwd', 'aria-hidden': 'true' }), zb && !dual ? 'backward (input gradient)' : 'backward']),

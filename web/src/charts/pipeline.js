@@ -235,7 +235,11 @@ export function simulatePipeline(pipe, { maxMicrobatches = MAX_DRAWN_MICROBATCHE
   const v = schedule === 'interleaved' ? posInt(pipe?.virtual_stages, 1) : 1;
   // DualPipe's order needs an even count of at least 2p (its steady state).
   const dual = schedule === 'dualpipe';
-  const shown = dual ? Math.min(m, Math.max(maxMicrobatches, 2 * p)) : Math.min(m, maxMicrobatches);
+  let shown = dual ? Math.min(m, Math.max(maxMicrobatches, 2 * p)) : Math.min(m, maxMicrobatches);
+  // Megatron's interleaved order takes the micro-batches through the chunks
+  // in groups of p: a shortened drawing keeps whole groups (32 of 48
+  // micro-batches on 12 stages would leave a part group it cannot order).
+  if (schedule === 'interleaved' && shown < m) shown = Math.min(m, Math.max(p, Math.floor(maxMicrobatches / p) * p));
   const tf = Number.isFinite(pipe?.t_fwd_s) && pipe.t_fwd_s > 0 ? pipe.t_fwd_s / v : 0;
   const tb = Number.isFinite(pipe?.t_bwd_s) && pipe.t_bwd_s > 0 ? pipe.t_bwd_s / v : 0;
   const result = { stages: p, microbatches: m, shown, truncated: shown < m, virtual_stages: v, schedule, ops: [], makespan: 0, busy: 0, deadlock: false };
