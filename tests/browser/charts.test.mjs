@@ -61,7 +61,12 @@ test('interleaved pipeline: the drawing keeps whole groups of pp micro-batches; 
   assert.doesNotMatch(await pfig.textContent(), /idle \(bubble\)/);
   assert.match(await part.page.locator('ul.warnings').textContent(), /needs micro-batches divisible by pp/);
   await part.page.close();
-  assert.deepEqual([...errors, ...part.errors], []);
+  // DualPipe needs at least 2 x pp micro-batches, an even count
+  const dual = await openPage('v=1&tp=2&pp=4&dp=1&gb=6&ps=dualpipe');
+  await waitEvaluated(dual.page);
+  assert.match(await dual.page.locator('figure.chart-pipeline').textContent(), /at least 8 micro-batches, an even count \(here 4 stages, 6 micro-batches\), so the schedule is not drawn\./);
+  await dual.page.close();
+  assert.deepEqual([...errors, ...part.errors, ...dual.errors], []);
 });
 
 test('ZB-H1 from the link: weight-gradient boxes fill the bubble, which shrinks against 1F1B', async () => {

@@ -50,7 +50,9 @@ function undrawable(sim, name) {
   const p = sim.stages, m = sim.microbatches;
   const why = sim.schedule === 'interleaved' && m > p && m % p !== 0
     ? `Megatron's interleaved order takes the micro-batches through the chunks in groups of ${p} (the stages); ${m} leave a part group, which that order cannot lay out, so the schedule is not drawn.`
-    : 'This schedule could not be laid out for drawing (too large or not a valid order).';
+    : sim.schedule === 'dualpipe' && (p % 2 !== 0 || sim.shown % 2 !== 0 || sim.shown < 2 * p)
+      ? `DualPipe's order feeds half the micro-batches from each end and needs an even count of stages and at least ${2 * p} micro-batches, an even count (here ${p} stages, ${m} micro-batches), so the schedule is not drawn.`
+      : 'This schedule could not be laid out for drawing (too large or not a valid order).';
   return el('figure', { class: 'chart-box chart-pipeline', 'data-view': 'pipeline', 'data-truncated': 'false' }, [
     el('figcaption', { text: `Pipeline schedule (${name})` }),
     el('p', { class: 'chart-note pipeline-note', text: why }),
