@@ -503,6 +503,12 @@ struct Reliability {
   double checkpoint_interval_s = 0;       // training time between checkpoints; 0: the best
 };
 
+// Micro-batches each data-parallel replica runs per iteration (the
+// gradient-accumulation steps; every pipeline stage sees them all).
+inline long long microbatches_per_replica(const Training& t, const Parallelism& p) {
+  return t.global_batch / (1LL * t.micro_batch * p.dp);
+}
+
 struct Scenario {
   Mode mode = Mode::training;
   Model model;

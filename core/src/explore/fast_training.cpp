@@ -111,7 +111,7 @@ FastTrainingResult FastTraining::evaluate(const Parallelism& par, int micro_batc
   I.s.train.recompute = rc;
   const Scenario& s = I.s;
   FastTrainingResult out;
-  const long long mb = s.train.global_batch / (1LL * micro_batch * par.dp);
+  const long long mb = microbatches_per_replica(s.train, s.par);
   out.memory = most_loaded_stage(s, I.cached_stage_params(), mb);
   IterationParts parts;
   parts.dense = &I.layers(false);

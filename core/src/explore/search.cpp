@@ -190,8 +190,8 @@ bool search_layout(const Scenario& base, const Fixed& f, Parallelism p, const Pl
     // (evaluate.cpp warns otherwise, and fewer than pp leave most of the
     // pipeline idle): the search offers no other, unless the scenario names
     // both the schedule and the micro-batch.
-    const long long microbatches = base.train.global_batch / (1LL * mb * p.dp);
-    if (p.schedule == PipeSchedule::interleaved && !(f.sched && f.mb) && microbatches % p.pp != 0) continue;
+    if (p.schedule == PipeSchedule::interleaved && !(f.sched && f.mb) && microbatches_per_replica(chk.train, p) % p.pp != 0)
+      continue;
     std::vector<int> zeros;  // the stages this plan allows (parameter offload needs 3, dualpipe at most 2)
     for (int z : choices.zeros) {
       chk.par.zero = z;

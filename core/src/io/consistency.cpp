@@ -38,7 +38,7 @@ std::optional<Inconsistency> training_inconsistency(const Scenario& s) {
   // pairs rank i with stage pp-1-i: both need halves (DeepSeek-V3 §3.2.1).
   if (p.schedule == PipeSchedule::dualpipe && (p.pp < 2 || p.pp % 2 != 0))
     return I{"parallelism.pp", "dualpipe needs an even number of pipeline stages (rank i also holds stage pp-1-i)"};
-  if (p.schedule == PipeSchedule::dualpipe && (t.global_batch / (1LL * t.micro_batch * p.dp)) % 2 != 0)
+  if (p.schedule == PipeSchedule::dualpipe && microbatches_per_replica(t, p) % 2 != 0)
     return I{"training.global_batch", "dualpipe sends half the micro-batches each way: global_batch / (micro_batch x dp) must be even"};
   if (p.schedule == PipeSchedule::dualpipe && p.zero >= 3)
     return I{"parallelism.zero", "dualpipe is modelled with zero 0-2 (a rank's two stages are not FSDP units here)"};

@@ -443,7 +443,7 @@ double host_share(const Scenario& s) {
 }
 
 TrainingMemory training_memory(const Scenario& s) {
-  const long long microbatches = s.train.global_batch / (static_cast<long long>(s.train.micro_batch) * s.par.dp);
+  const long long microbatches = microbatches_per_replica(s.train, s.par);
   return most_loaded_stage(s, stage_params(s.model, s.par, s.train), microbatches);
 }
 

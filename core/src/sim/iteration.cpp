@@ -148,7 +148,7 @@ MovableSlots movable_slots(const Scenario& s, const DpParts& dp, const StageWork
 Iteration compose_iteration(const Scenario& s, const IterationParts& parts) {
   const Parallelism& par = s.par;
   const Training& t = s.train;
-  const double mb = static_cast<double>(t.global_batch / (1LL * t.micro_batch * par.dp));
+  const double mb = static_cast<double>(microbatches_per_replica(t, par));
   const StageWork w = stage_work(s, parts);
   const DpCompute dc = dp_windows(w, mb);
   const DpParts& d = *parts.dp;

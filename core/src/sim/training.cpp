@@ -392,7 +392,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   const StageLayout layout = stage_layout(s.model, par);
   r.pipeline.layers_per_stage = layout.max_layers, r.pipeline.short_stages = layout.short_stages;
   r.pipeline.virtual_stages = par.schedule == PipeSchedule::interleaved ? par.virtual_stages : 1;
-  r.pipeline.microbatches = t.global_batch / (1LL * t.micro_batch * par.dp);
+  r.pipeline.microbatches = microbatches_per_replica(t, par);
   r.pipeline.schedule = par.schedule == PipeSchedule::gpipe ? "gpipe"
                         : par.schedule == PipeSchedule::interleaved ? "interleaved"
                         : par.schedule == PipeSchedule::zb_h1       ? "zb_h1"
