@@ -24,6 +24,15 @@ test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated pas
   await shot(page, 'training-pipeline');
   await page.close();
 
+  // One stage has no pipeline: the figure says so rather than naming a schedule.
+  const one = await openPage('v=1&gb=16');
+  await waitEvaluated(one.page);
+  const ofig = one.page.locator('figure.chart-pipeline');
+  assert.equal(await ofig.locator('figcaption').textContent(), 'Micro-batches of one iteration (no pipeline)');
+  assert.match(await ofig.textContent(), /No pipeline parallelism \(pp 1\): the 16 micro-batches of one iteration run back to back/);
+  assert.doesNotMatch(await ofig.textContent(), /idle \(bubble\)|point-to-point/);
+  await one.page.close();
+
   const big = await openPage('v=1&pp=8&gb=1536&ps=interleaved&vs=2');
   await waitEvaluated(big.page);
   const bfig = big.page.locator('figure.chart-pipeline');
@@ -38,7 +47,7 @@ test('pipeline schedule: one row per stage, F and B boxes, bubble; truncated pas
   await waitEvaluated(uneven.page);
   assert.match(await uneven.page.locator('figure.chart-pipeline').textContent(), /11 layers per stage, 10 on the one with the LM head\./);
   await uneven.page.close();
-  assert.deepEqual([...errors, ...big.errors, ...uneven.errors], []);
+  assert.deepEqual([...errors, ...one.errors, ...big.errors, ...uneven.errors], []);
 });
 
 // Megatron's interleaved order runs the micro-batches in groups of pp: a

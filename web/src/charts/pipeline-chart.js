@@ -76,16 +76,23 @@ export function pipelineChart(pipe) {
       marginTop: M.t,
       marginBottom: M.b,
       // about one tick label per 90 px; the long axis label only where it fits
-      x: { domain: [0, sim.makespan || 1], ticks: Math.max(2, Math.min(6, Math.floor(chartWidth() / 90))), tickFormat: fmt.seconds, label: chartWidth() < 480 ? 'time within one iteration' : 'time within one iteration (point-to-point transfers not drawn)', grid: true },
+      x: { domain: [0, sim.makespan || 1], ticks: Math.max(2, Math.min(6, Math.floor(chartWidth() / 90))), tickFormat: fmt.seconds, label: chartWidth() < 480 || p === 1 ? 'time within one iteration' : 'time within one iteration (point-to-point transfers not drawn)', grid: true },
       y: { type: 'band', domain: Array.from({ length: p }, (_, s) => s), paddingInner: 2 / rowH, paddingOuter: 0, ticks: Array.from({ length: p }, (_, s) => s).filter((s) => s % every === 0), tickFormat: (s) => `stage ${s}`, tickSize: 0, label: null },
       marks: opMarks(sim, rowH),
     },
-    { className: 'pipeline', label: `Pipeline schedule, ${name}: ${p} stage${p === 1 ? '' : 's'}, ${sim.shown} micro-batches drawn, idle share ${fmt.percent(idle)}` },
+    { className: 'pipeline', label: p === 1 ? `Micro-batches of one iteration, no pipeline: ${sim.shown} drawn` : `Pipeline schedule, ${name}: ${p} stages, ${sim.shown} micro-batches drawn, idle share ${fmt.percent(idle)}` },
   );
   const dual = sim.schedule === 'dualpipe';
   const zb = sim.schedule === 'zb_h1' || dual;
   const bwd = zb ? `backward ${fmt.seconds(pipe.t_bwd_s)} (of which weight gradient ${fmt.seconds(pipe.t_wgrad_s)}, run where the stage would idle)` : `backward ${fmt.seconds(pipe.t_bwd_s)}`;
-  const notes = [`${p} stage${p === 1 ? '' : 's'}, ${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, ${bwd} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`];
+  const mbs = `${sim.microbatches} micro-batch${sim.microbatches === 1 ? '' : 'es'}`;
+  // One stage has no pipeline: the figure shows gradient accumulation's
+  // passes back to back, and says so rather than naming a schedule.
+  const notes = [
+    p === 1
+      ? `No pipeline parallelism (pp 1): the ${mbs} of one iteration run back to back, forward ${fmt.seconds(pipe.t_fwd_s)} and ${bwd} each, with no bubble.`
+      : `${p} stages, ${mbs}, ${name}; forward ${fmt.seconds(pipe.t_fwd_s)}, ${bwd} per micro-batch and stage; idle (bubble) ${fmt.percent(idle)} of the time drawn.`,
+  ];
   // The layers of a stage (result.training.pipeline.layers_per_stage): when
   // pp does not divide them, short_stages hold one fewer, the end stages first.
   const L = pipe.layers_per_stage, short = pipe.short_stages || 0;
@@ -105,7 +112,7 @@ export function pipelineChart(pipe) {
     ...(zb ? [el('li', {}, [el('span', { class: 'swatch wgrad', 'aria-hidden': 'true' }), dual ? 'weight gradient run apart' : 'weight gradient'])] : []),
   ]);
   return el('figure', { class: 'chart-box chart-pipeline', 'data-view': 'pipeline', 'data-truncated': sim.truncated ? 'true' : 'false' }, [
-    el('figcaption', { text: `Pipeline schedule (${name})` }),
+    el('figcaption', { text: p === 1 ? 'Micro-batches of one iteration (no pipeline)' : `Pipeline schedule (${name})` }),
     root,
     leg,
     ...notes.map((t) => el('p', { class: 'chart-note pipeline-note', text: t })),
