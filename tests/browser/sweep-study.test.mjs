@@ -69,6 +69,10 @@ test('the default sweep (global batch, a quarter to 4x, 9 log steps) rounds to w
   assert.ok(xs >= 8, `${xs} points`);
   assert.equal(await page.locator('#sweep-out .sweep-errors').count(), 0, 'every point computed');
   assert.match(await page.locator('#sweep-out .sweep-rounded').textContent(), /rounded to multiples of 4 \(micro-batch × dp\)/);
+  // a count reads whole: the dots' tooltips say 64 and 1,024, not 64.0 and 1.02k
+  const tips = await fig.locator('svg circle.pt title').allTextContents();
+  assert.match(tips[0], /: 64 → /);
+  assert.match(tips.at(-1), /: 1,024 → /);
   await page.close();
   assert.deepEqual(errors, []);
 });

@@ -161,6 +161,8 @@ export class SweepView {
     const labels = new Map(sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t, f]) => [k, [t, f]]));
     const series = sw.series.map((s) => ({ ...s, name: s.name === 'base' ? String(state.system || 'scenario') : s.name }));
     const unit = systemsUnit(this.ctx.store.presets, series.map((s) => s.name));
+    // counts (a batch, GPUs, layers) read as whole numbers: 64 and 1,024, not 64.0 and 1.02k
+    const countX = sw.x.every((x) => Number.isInteger(x));
     const charts = sp.outputs.map((o) => {
       const [metric, f] = labels.get(o) || [o, fmt.num];
       const label = inUnit(metric, unit);
@@ -172,6 +174,7 @@ export class SweepView {
         xLog: sw.scale === 'log',
         yLog: logY(sw, values),
         xLabel: fieldName(sp.field),
+        xFmt: countX ? (x) => (Number.isInteger(x) ? fmt.int(x) : fmt.num(x)) : fmt.num,
         yLabel: label,
         yFmt: f,
         className: 'sweep-chart',
