@@ -210,6 +210,35 @@ TEST(Search, BeyondTheListAPlanOfATrustedKind) {
   EXPECT_TRUE(clean);
 }
 
+// When every listed plan carries a warning of its own, the search appends
+// the fastest plan without one and recommends it, so that the recommendation
+// does not hang on how many plans are asked for: Llama 3.1 70B on 1,024 H100
+// lists two plans at the memory ceiling and three ZeRO-3 plans at top 5.
+TEST(Search, BeyondTheListWhenEveryListedPlanIsWarned) {
+  json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+             {"parallelism", {{"tp", 1}}},
+             {"training", {{"global_batch", 2048}, {"seq_len", 8192}}}, {"search", {{"gpus", 1024}, {"top", 5}}}};
+  const json few = json::parse(search_json(in.dump()))["search"];
+  const json& best = few["best"];
+  const size_t pick = few.at("recommended").get<size_t>();
+  ASSERT_EQ(best.size(), 6u) << few.dump();
+  ASSERT_EQ(pick, 5u);
+  for (size_t i = 0; i < pick; ++i) {
+    EXPECT_TRUE(warned_alone(best[i], best)) << i;
+    EXPECT_LE(best[i]["iteration_time_s"].get<double>(), best[pick]["iteration_time_s"].get<double>());
+  }
+  EXPECT_TRUE(best[pick].value("beyond_top", false));
+  EXPECT_EQ(best[pick].value("beyond_top_why", ""), "warnings");
+  EXPECT_TRUE(best[pick]["warnings"].empty()) << best[pick].dump();
+  // A longer list holds that plan and recommends it in place.
+  in["search"]["top"] = 20;
+  const json many = json::parse(search_json(in.dump()))["search"];
+  const json& chosen = many["best"][many.at("recommended").get<size_t>()];
+  EXPECT_FALSE(chosen.value("beyond_top", false));
+  EXPECT_EQ(chosen["parallelism"], best[pick]["parallelism"]);
+  EXPECT_DOUBLE_EQ(chosen["iteration_time_s"].get<double>(), best[pick]["iteration_time_s"].get<double>());
+}
+
 // A warning every listed plan carries says nothing of a plan: interruptions
 // that leave a fifth of the time training (the same for every plan of a GPU
 // count) do not turn the recommendation back to the fastest plan, which

@@ -117,11 +117,14 @@ json entry_json(const Scenario& base, const Candidate& c) {
 
 // When the plan recommended among `best` carries a caution that some kind of
 // plan the search met escapes (every listed plan is then of a kind the model
-// has been optimistic about, or warned otherwise), the fastest plan without
-// such a caution is appended and recommended: a kind's best plans are costed
-// in turn and the first without a warning of its own taken. A caution no
-// kind escapes (every plan of an MoE model is MoE training) says nothing of
-// one plan against another. Returns the index.
+// has been optimistic about, or warned otherwise), or when every listed plan
+// carries a warning of its own (the fastest often fit with under 5% to
+// spare), the fastest plan without such a caution or warning is appended and
+// recommended: a kind's best plans are costed in turn and the first without a
+// warning of its own taken, so the recommendation does not hang on how many
+// plans were asked for. A caution no kind escapes (every plan of an MoE model
+// is MoE training) says nothing of one plan against another. The appended
+// plan's "beyond_top_why" says which: "kind" or "warnings". Returns the index.
 long long recommend_trusted_kind(const Scenario& base, const Collector& col, const char* metric, json& best) {
   const long long rec = recommended_plan(best);
   const auto kinds = col.best_by_kind();
@@ -139,21 +142,25 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
   for (const auto& kind : per_kind)
     for (const std::string& c : kind)
       if (std::find(warnings.begin(), warnings.end(), c) != warnings.end()) own.push_back(c);
-  if (std::none_of(own.begin(), own.end(), escapable)) return rec;
+  const bool cautioned = std::any_of(own.begin(), own.end(), escapable);
+  const bool all_warned = warned_alone(best[static_cast<size_t>(rec)], best);
+  if (!cautioned && !all_warned) return rec;
   std::optional<json> pick;
   double pick_score = 0;  // Candidate::score orders both modes, lower is better
   for (const auto& entry : kinds) {
     for (const Candidate& c : entry.second) {
       const std::vector<std::string> cs = cautions_of(c);
       if (std::any_of(cs.begin(), cs.end(), escapable)) break;  // the kind's plans share its cautions
+      if (pick && c.score >= pick_score) break;                 // the kind's later plans are slower still
       json e = entry_json(base, c);
       if (warned_alone(e, best)) continue;
-      if (!pick || c.score < pick_score) pick = std::move(e), pick_score = c.score;
+      pick = std::move(e), pick_score = c.score;
       break;
     }
   }
   if (!pick) return rec;
   (*pick)["beyond_top"] = true;
+  (*pick)["beyond_top_why"] = cautioned ? "kind" : "warnings";
   best.push_back(std::move(*pick));
   return static_cast<long long>(best.size()) - 1;
 }

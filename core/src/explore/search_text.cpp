@@ -89,10 +89,14 @@ std::string search_table(const json& out) {
     for (const auto& w : best[i].value("warnings", json::array())) notes.insert(w.get<std::string>());
     text += cell(std::to_string(i + 1) + (i == recommended ? ">" : warned ? "!" : ""), 3) + row(best[i], training) + "\n";
   }
-  text += best[recommended < best.size() ? recommended : 0].value("beyond_top", false)
-              ? "\n> the recommended plan: the plans above are all of kinds the model has been optimistic about; this is "
-                "the fastest of a kind it has been less optimistic about, found beyond them.\n"
-              : "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n";
+  const json& pick = best[recommended < best.size() ? recommended : 0];
+  text += !pick.value("beyond_top", false)
+              ? "\n> the recommended plan: the fastest without a warning (the fastest when every plan has one).\n"
+          : pick.value("beyond_top_why", "kind") == "warnings"
+              ? "\n> the recommended plan: the plans above all carry a warning; this is the fastest without one, found "
+                "beyond them.\n"
+              : "\n> the recommended plan: the plans above are all of kinds the model has been optimistic about; this is "
+                "the fastest of a kind it has been less optimistic about, found beyond them.\n";
   const bool named_etp = std::any_of(best.begin(), best.end(), [](const json& b) {
     return b.value("parallelism", json::object()).contains("etp");
   });

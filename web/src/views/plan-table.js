@@ -41,12 +41,17 @@ function planHeaders(mode, etp = false, unit = 'GPU') {
 }
 
 // "Best 10 plans; plan 8 is the fastest without a warning". A plan the core
-// appended beyond them (beyond_top: every listed plan was of a kind the model
-// has been more optimistic about than the appended one's) is named as such.
+// appended beyond them (beyond_top) is named as such: beyond_top_why "kind",
+// every listed plan was of a kind the model has been more optimistic about
+// than the appended one's; "warnings", every listed plan carried a warning.
 function planCaption(best, recommended) {
   const listed = best.filter((e) => !e.beyond_top).length;
-  const beyond = listed < best.length ? `, then plan ${best.length}, the fastest of a kind the model has been less optimistic about` : '';
-  return `Best ${listed} plan${listed === 1 ? '' : 's'}${beyond}${recommended > 0 ? `; plan ${recommended + 1} is the fastest without a warning` : ''}`;
+  const extra = best[best.length - 1];
+  const warned = extra?.beyond_top_why === 'warnings';
+  const why = warned ? 'the fastest without a warning, found beyond them' : 'the fastest of a kind the model has been less optimistic about';
+  const beyond = listed < best.length ? `, then plan ${best.length}, ${why}` : '';
+  const said = beyond && warned && recommended === best.length - 1;
+  return `Best ${listed} plan${listed === 1 ? '' : 's'}${beyond}${recommended > 0 && !said ? `; plan ${recommended + 1} is the fastest without a warning` : ''}`;
 }
 
 // The best plans, one row each; the recommended one (search.recommended: the
