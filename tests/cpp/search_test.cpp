@@ -213,7 +213,8 @@ TEST(Search, BeyondTheListAPlanOfATrustedKind) {
 // When every listed plan carries a warning of its own, the search appends
 // the fastest plan without one and recommends it, so that the recommendation
 // does not hang on how many plans are asked for: Llama 3.1 70B on 1,024 H100
-// lists two plans at the memory ceiling and three ZeRO-3 plans at top 5.
+// lists two plans at the memory ceiling and three ZeRO-3 plans at top 5, and
+// one at the ceiling at top 1.
 TEST(Search, BeyondTheListWhenEveryListedPlanIsWarned) {
   json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
              {"parallelism", {{"tp", 1}}},
@@ -230,6 +231,13 @@ TEST(Search, BeyondTheListWhenEveryListedPlanIsWarned) {
   EXPECT_TRUE(best[pick].value("beyond_top", false));
   EXPECT_EQ(best[pick].value("beyond_top_why", ""), "warnings");
   EXPECT_TRUE(best[pick]["warnings"].empty()) << best[pick].dump();
+  // A list of one recommends the same plan: its warning is its own, since
+  // the fastest plans of the other kinds do not carry it.
+  in["search"]["top"] = 1;
+  const json one = json::parse(search_json(in.dump()))["search"];
+  ASSERT_EQ(one["best"].size(), 2u) << one.dump();
+  EXPECT_EQ(one.at("recommended").get<size_t>(), 1u);
+  EXPECT_EQ(one["best"][1]["parallelism"], best[pick]["parallelism"]);
   // A longer list holds that plan and recommends it in place.
   in["search"]["top"] = 20;
   const json many = json::parse(search_json(in.dump()))["search"];

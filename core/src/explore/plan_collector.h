@@ -66,7 +66,10 @@ class BestOf {
 // is of a kind it has been optimistic about (search.cpp).
 class Collector {
  public:
-  explicit Collector(size_t top) : top_(top), best_(top) {}
+  // Each kind keeps at least kKindDepth plans, so that a short list (top 1)
+  // still finds the fastest plan without a warning beyond it.
+  static constexpr size_t kKindDepth = 10;
+  explicit Collector(size_t top) : kind_top_(std::max(top, kKindDepth)), best_(top) {}
   void offer(const Candidate& c) {
     best_.offer(c);
     kind(c.kind).offer(c);
@@ -95,7 +98,7 @@ class Collector {
   BestOf& kind(const char* id) {
     for (auto& [name, list] : kinds_)
       if (name == id) return list;
-    kinds_.emplace_back(id, BestOf(top_));
+    kinds_.emplace_back(id, BestOf(kind_top_));
     return kinds_.back().second;
   }
   // Front sorted by time, memory strictly decreasing along it.
@@ -109,7 +112,7 @@ class Collector {
     while (it != front_.end() && it->second.memory >= c.memory) it = front_.erase(it);
     front_.emplace(c.time, c);
   }
-  size_t top_;
+  size_t kind_top_;
   BestOf best_;
   std::vector<std::pair<const char*, BestOf>> kinds_;
   std::map<double, Candidate> front_;

@@ -143,7 +143,12 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
     for (const std::string& c : kind)
       if (std::find(warnings.begin(), warnings.end(), c) != warnings.end()) own.push_back(c);
   const bool cautioned = std::any_of(own.begin(), own.end(), escapable);
-  const bool all_warned = warned_alone(best[static_cast<size_t>(rec)], best);
+  // A warning is the plan's own unless every plan carries it: the listed
+  // ones and each kind's fastest (a list of one says nothing by itself).
+  json reference = best;
+  for (const auto& entry : kinds)
+    if (!entry.second.empty()) reference.push_back(entry_json(base, entry.second.front()));
+  const bool all_warned = warned_alone(best[static_cast<size_t>(rec)], reference);
   if (!cautioned && !all_warned) return rec;
   std::optional<json> pick;
   double pick_score = 0;  // Candidate::score orders both modes, lower is better
@@ -153,7 +158,7 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
       if (std::any_of(cs.begin(), cs.end(), escapable)) break;  // the kind's plans share its cautions
       if (pick && c.score >= pick_score) break;                 // the kind's later plans are slower still
       json e = entry_json(base, c);
-      if (warned_alone(e, best)) continue;
+      if (warned_alone(e, reference)) continue;
       pick = std::move(e), pick_score = c.score;
       break;
     }
