@@ -100,6 +100,10 @@ std::string search_table(const json& out) {
   const bool named_etp = std::any_of(best.begin(), best.end(), [](const json& b) {
     return b.value("parallelism", json::object()).contains("etp");
   });
+  if (!training)
+    text += "tokens/s: one replica's output (dp replicas run side by side); prefill: colocated, or the prefill "
+            "instances each replica keeps busy x their tp; per " + unit + ": tokens/s over the replica's decode and prefill " +
+            unit + "s\n";
   if (named_etp)
     text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep "
             "divides dp x cp, else 1)\n";
