@@ -347,6 +347,11 @@ test('disaggregated prefill from the link: a card says how many prefill instance
   assert.match(pool, /\d\.\d\d × 4 GPUs/);
   assert.match(pool, /KV transfer [\d.]+\s*ms/);
   assert.match(await page.locator('.card[data-key="output_tokens_per_s"]').textContent(), /per replica of [\d.]+ GPUs/);
+  // The GPU count is the decode instance's; the prefill pool it keeps busy is said beside it.
+  const [n, per] = pool.match(/(\d\.\d\d) × (\d) GPUs/).slice(1).map(Number);
+  const gpusCard = await page.locator('.card[data-key="gpus"]').textContent();
+  const more = Number(gpusCard.match(/^GPUs\s*8\s*decode, with ([\d.]+) more on prefill; H100/)?.[1]);
+  assert.ok(Math.abs(more - n * per) < 0.05, gpusCard);
   assert.match(await page.locator('.verdict').first().textContent(), /^Fits: .* per decode GPU .*Prefill fits: .* per prefill GPU/);
   const rows = await page.$$eval('table.ops tbody tr', (trs) => trs.map((r) => r.textContent));
   assert.ok(rows.some((t) => /kv_transfer/.test(t)), 'the op table has the KV transfer');

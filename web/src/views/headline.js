@@ -98,7 +98,14 @@ function commonCards(result, scenario) {
     const host = Number.isFinite(mem.offloaded) ? `; ${fmt.bytes(mem.offloaded)} in host memory (of ${fmt.bytes(mem.host_capacity)})` : '';
     cards.push(card(`Memory / ${unitName(result)}`, fmt.bytes(mem.total), of + host || null, 'memory'));
   }
-  cards.push(card(`${capital(unitName(result))}s`, fmt.int(gpus(result, scenario)), result.device?.name || null, 'gpus'));
+  // Disaggregated serving: the count is the decode instances'; the prefill
+  // instances they keep busy (a fractional pool) come on top.
+  const n = gpus(result, scenario);
+  const pool = result.inference?.disaggregation;
+  const replicas = n / (result.inference?.replica_gpus - (pool?.prefill_instances ?? 0) * (pool?.prefill_tp ?? 0) || n);
+  const prefill = pool ? replicas * pool.prefill_instances * pool.prefill_tp : 0;
+  const beside = prefill > 0 ? `decode, with ${fmt.num(prefill)} more on prefill; ` : '';
+  cards.push(card(`${capital(unitName(result))}s`, fmt.int(n), `${beside}${result.device?.name || ''}` || null, 'gpus'));
   const active = result.model?.parameters_active;
   const activeNote = Number.isFinite(active) && Number.isFinite(params) && active < params ? `${fmt.count(active)} active` : null;
   // LoRA: only the adapters train.
