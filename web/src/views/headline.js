@@ -102,8 +102,9 @@ function commonCards(result, scenario) {
   // instances they keep busy (a fractional pool) come on top.
   const n = gpus(result, scenario);
   const pool = result.inference?.disaggregation;
-  const replicas = n / (result.inference?.replica_gpus - (pool?.prefill_instances ?? 0) * (pool?.prefill_tp ?? 0) || n);
-  const prefill = pool ? replicas * pool.prefill_instances * pool.prefill_tp : 0;
+  const perReplica = pool ? pool.prefill_instances * pool.prefill_tp : 0;  // prefill GPUs of one replica
+  const decodePerReplica = (result.inference?.replica_gpus ?? 0) - perReplica;
+  const prefill = perReplica > 0 && decodePerReplica > 0 ? (n / decodePerReplica) * perReplica : 0;
   const beside = prefill > 0 ? `decode, with ${fmt.num(prefill)} more on prefill; ` : '';
   cards.push(card(`${capital(unitName(result))}s`, fmt.int(n), `${beside}${result.device?.name || ''}` || null, 'gpus'));
   const active = result.model?.parameters_active;
