@@ -437,3 +437,16 @@ test('the Search tab opens on the GPUs of the scenario on the left; a link witho
   assert.deepEqual(errors, []);
   assert.deepEqual(old.errors, []);
 });
+
+// When every listed plan carries a warning of its own (two serving plans at
+// the memory ceiling), the core appends the fastest plan without one and the
+// caption says so, once.
+test('a short list whose plans are all warned is followed by the fastest plan without a warning', async () => {
+  const { page, errors } = await openPage('v=1&mode=inference&m=llama3.1-70b&in=1024&out=256&view=search&qg=2&qt=2');
+  await searchDone(page);
+  assert.equal(await page.locator('table.plans caption').textContent(), 'Best 2 plans, then plan 3, the fastest without a warning, found beyond them');
+  const rows = await page.$$eval('table.plans tbody tr', (rs) => rs.map((r) => [r.classList.contains('recommended'), !!r.querySelector('.plan-flag')]));
+  assert.deepEqual(rows, [[false, true], [false, true], [true, false]]);
+  await page.close();
+  assert.deepEqual(errors, []);
+});

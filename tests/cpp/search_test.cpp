@@ -247,6 +247,22 @@ TEST(Search, BeyondTheListWhenEveryListedPlanIsWarned) {
   EXPECT_DOUBLE_EQ(chosen["iteration_time_s"].get<double>(), best[pick]["iteration_time_s"].get<double>());
 }
 
+// Two listed serving plans at the same memory ceiling carry the same
+// warning word for word; it is still theirs, not the run's, since plans the
+// search kept beyond them fit with room: Llama 3.1 70B on 2 H100, top 2.
+TEST(Search, AWarningTheListedPlansShareIsStillTheirOwn) {
+  const json in = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                   {"inference", {{"input_tokens", 1024}, {"output_tokens", 256}}}, {"search", {{"gpus", 2}, {"top", 2}}}};
+  const json s = json::parse(search_json(in.dump()))["search"];
+  const json& best = s["best"];
+  ASSERT_EQ(best.size(), 3u) << s.dump();
+  EXPECT_EQ(best[0]["warnings"], best[1]["warnings"]);
+  EXPECT_FALSE(best[0]["warnings"].empty());
+  EXPECT_EQ(s.at("recommended").get<size_t>(), 2u);
+  EXPECT_EQ(best[2].value("beyond_top_why", ""), "warnings");
+  EXPECT_TRUE(best[2]["warnings"].empty()) << best[2].dump();
+}
+
 // A warning every listed plan carries says nothing of a plan: interruptions
 // that leave a fifth of the time training (the same for every plan of a GPU
 // count) do not turn the recommendation back to the fastest plan, which

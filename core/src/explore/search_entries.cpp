@@ -115,6 +115,45 @@ json entry_json(const Scenario& base, const Candidate& c) {
   return j;
 }
 
+namespace {
+
+std::vector<std::string> warnings_of(const json& plan) {
+  std::vector<std::string> out;
+  for (const json& w : plan.value("warnings", json::array())) out.push_back(w.get<std::string>());
+  return out;
+}
+
+// The warnings every plan carries: those on the whole run (goodput at a GPU
+// count, a caution on every kind), which say nothing of one plan against
+// another. Taken over the listed plans and each kind's kept plans, costed
+// only until the set is empty (usually within a plan or two), so that a short
+// list, or one whose plans all sit at the memory ceiling, does not make a
+// plan's own warning look shared.
+std::vector<std::string> run_warnings(const Scenario& base, const std::map<std::string, std::vector<Candidate>>& kinds,
+                                      const json& best) {
+  std::vector<std::string> shared = warnings_of(best.front());
+  const auto keep_common = [&](const std::vector<std::string>& ws) {
+    shared.erase(std::remove_if(shared.begin(), shared.end(),
+                                [&](const std::string& w) { return std::find(ws.begin(), ws.end(), w) == ws.end(); }),
+                 shared.end());
+  };
+  for (const json& b : best) keep_common(warnings_of(b));
+  for (const auto& entry : kinds)
+    for (const Candidate& c : entry.second) {
+      if (shared.empty()) return shared;
+      keep_common(warnings_of(entry_json(base, c)));
+    }
+  return shared;
+}
+
+bool has_own_warning(const json& plan, const std::vector<std::string>& shared) {
+  const std::vector<std::string> ws = warnings_of(plan);
+  return std::any_of(ws.begin(), ws.end(),
+                     [&](const std::string& w) { return std::find(shared.begin(), shared.end(), w) == shared.end(); });
+}
+
+}  // namespace
+
 // When the plan recommended among `best` carries a caution that some kind of
 // plan the search met escapes (every listed plan is then of a kind the model
 // has been optimistic about, or warned otherwise), or when every listed plan
@@ -143,12 +182,8 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
     for (const std::string& c : kind)
       if (std::find(warnings.begin(), warnings.end(), c) != warnings.end()) own.push_back(c);
   const bool cautioned = std::any_of(own.begin(), own.end(), escapable);
-  // A warning is the plan's own unless every plan carries it: the listed
-  // ones and each kind's fastest (a list of one says nothing by itself).
-  json reference = best;
-  for (const auto& entry : kinds)
-    if (!entry.second.empty()) reference.push_back(entry_json(base, entry.second.front()));
-  const bool all_warned = warned_alone(best[static_cast<size_t>(rec)], reference);
+  const std::vector<std::string> shared = run_warnings(base, kinds, best);
+  const bool all_warned = has_own_warning(best[static_cast<size_t>(rec)], shared);
   if (!cautioned && !all_warned) return rec;
   std::optional<json> pick;
   double pick_score = 0;  // Candidate::score orders both modes, lower is better
@@ -158,7 +193,7 @@ long long recommend_trusted_kind(const Scenario& base, const Collector& col, con
       if (std::any_of(cs.begin(), cs.end(), escapable)) break;  // the kind's plans share its cautions
       if (pick && c.score >= pick_score) break;                 // the kind's later plans are slower still
       json e = entry_json(base, c);
-      if (warned_alone(e, reference)) continue;
+      if (has_own_warning(e, shared)) continue;
       pick = std::move(e), pick_score = c.score;
       break;
     }
