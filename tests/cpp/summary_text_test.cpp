@@ -94,6 +94,22 @@ TEST(SummaryText, ThroughputLineSaysWhatOneReplicaAndAllServe) {
   EXPECT_TRUE(has(evaluate_text(scenario.dump()), " per replica of 1 GPU · ")) << evaluate_text(scenario.dump());
 }
 
+// Disaggregated serving: the plan line names the prefill instances, the
+// replica's GPUs are a fractional count (its share of the prefill pool), and
+// a line says how many prefill instances keep a decode instance fed.
+TEST(SummaryText, DisaggregatedServingSaysItsPrefillInstances) {
+  const json scenario = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                         {"parallelism", {{"tp", 2}}},
+                         {"inference", {{"batch", 128}, {"input_tokens", 2048}, {"output_tokens", 512}, {"prefill_tp", 1}}}};
+  const json i = eval_ok(scenario).at("inference");
+  const double instances = i.at("disaggregation").at("prefill_instances").get<double>();
+  ASSERT_GT(instances, 1.0);
+  const std::string text = evaluate_text(scenario.dump());
+  EXPECT_TRUE(has(text, "static batching · prefill on instances of tp 1, 1 prompt at a time")) << text;
+  EXPECT_TRUE(has(text, " per replica of " + number_text("%.2f", i.at("replica_gpus").get<double>()) + " GPUs · ")) << text;
+  EXPECT_TRUE(has(text, "prefill instances       " + number_text("%.2f", instances) + " of 1 GPU per decode instance")) << text;
+}
+
 // A device that is no GPU is counted in its vendor's word (system.device.
 // unit_name: a Cloud TPU's chips), and a compiled step has no PyTorch-eager
 // what-if (the compiler fuses element-wise work on a scratchpad device).

@@ -72,8 +72,12 @@ std::string plan_text(const Scenario& s) {
   if (p.ep > 1) t += " · ep " + std::to_string(p.ep);
   if (s.mode == Mode::inference) {
     const Inference& in = s.infer;
+    const std::string prefill = in.disaggregated() ? " · prefill on instances of tp " + std::to_string(in.prefill_tp) +
+                                                         ", " + std::to_string(in.prefill_batch) + " prompt" +
+                                                         (in.prefill_batch == 1 ? "" : "s") + " at a time"
+                                                   : "";
     return t + " · batch " + std::to_string(in.batch) + " · " + count_text(in.input_tokens) + " + " +
-           count_text(in.output_tokens) + " tokens · " + name_of(batching_names(), in.inflight) + " batching";
+           count_text(in.output_tokens) + " tokens · " + name_of(batching_names(), in.inflight) + " batching" + prefill;
   }
   if (p.sp) t += " · sp";
   if (p.zero > 0) t += " · ZeRO " + std::to_string(p.zero);
@@ -213,9 +217,20 @@ std::string inference_text(const Scenario& s, const Result& r) {
   // Speculative decoding emits more than one token per sequence and step.
   const std::string per_step = i.tokens_per_step > 1 ? " · " + sig3(i.tokens_per_step) + " tokens per decode step" : "";
   const std::string all = all_replicas_text(s, i);
+  // A disaggregated replica holds a share of a prefill pool: a fractional count.
+  const std::string replica = i.disaggregated ? sig3(i.replica_gpus) + " " + s.system.device.unit_name + "s"
+                                              : units_text(s.system.device, i.replica_gpus);
   out += line(output("inference.output_tokens_per_s").label,
-              count_text(i.output_tokens_per_s) + " per replica of " + units_text(s.system.device, i.replica_gpus) + all + " · " +
+              count_text(i.output_tokens_per_s) + " per replica of " + replica + all + " · " +
                   count_text(i.concurrency) + " sequences in flight" + (all.empty() ? "" : " per replica") + per_step);
+  if (i.disaggregated) {
+    const PrefillPool& pool = i.prefill_pool;
+    out += line("prefill instances", sig3(pool.instances) + " of " + units_text(s.system.device, s.infer.prefill_tp) +
+                                         " per decode instance · a prefill batch in " + seconds_text(pool.prefill_time_s) +
+                                         ", its KV sent in " + seconds_text(pool.kv_transfer_s) + " · " +
+                                         bytes_text(pool.memory.total) + " of " + bytes_text(pool.memory.capacity) + " per " +
+                                         s.system.device.unit_name + (pool.fits ? ", fits" : ", does not fit"));
+  }
   const InferenceMemory& m = i.memory;
   out += line("memory per " + s.system.device.unit_name, memory_text(m.total, m.capacity, i.fits,
                                             {{"inference.memory_bytes.weights", m.weights},
