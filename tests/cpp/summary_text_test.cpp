@@ -110,6 +110,24 @@ TEST(SummaryText, DisaggregatedServingSaysItsPrefillInstances) {
   EXPECT_TRUE(has(text, "prefill instances       " + number_text("%.2f", instances) + " of 1 GPU per decode instance")) << text;
 }
 
+// Chunked prefill: the plan line names the token budget and a line gives the
+// steady engine step (the page's "Step (token budget)" card).
+TEST(SummaryText, ChunkedPrefillSaysItsEngineStep) {
+  const json scenario = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                         {"inference", {{"batch", 64}, {"input_tokens", 2048}, {"output_tokens", 256},
+                                        {"batching", "inflight"}, {"token_budget", 2048}}}};
+  const json c = eval_ok(scenario).at("inference").at("chunked_prefill");
+  const std::string text = evaluate_text(scenario.dump());
+  EXPECT_TRUE(has(text, "inflight batching, chunked prefill under 2,048 tokens a step")) << text;
+  EXPECT_TRUE(has(text, "engine step             " + count_text(c.at("decode_rows_per_step").get<double>()) + " decode rows + ")) << text;
+  EXPECT_TRUE(has(text, " steps to a prompt's first token")) << text;
+  // A cached shared prefix and speculative decoding are named on the plan line too.
+  const json spec_decode = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                            {"inference", {{"batch", 8}, {"shared_prefix_tokens", 1024}, {"draft_tokens", 4}}}};
+  EXPECT_TRUE(has(evaluate_text(spec_decode.dump()), " · 1,024-token shared prefix cached · speculative decoding, 4 draft tokens a step\n"))
+      << evaluate_text(spec_decode.dump());
+}
+
 // A device that is no GPU is counted in its vendor's word (system.device.
 // unit_name: a Cloud TPU's chips), and a compiled step has no PyTorch-eager
 // what-if (the compiler fuses element-wise work on a scratchpad device).

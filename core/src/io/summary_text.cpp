@@ -76,8 +76,12 @@ std::string plan_text(const Scenario& s) {
                                                          ", " + std::to_string(in.prefill_batch) + " prompt" +
                                                          (in.prefill_batch == 1 ? "" : "s") + " at a time"
                                                    : "";
+    const std::string budget = in.token_budget > 0 ? ", chunked prefill under " + count_text(in.token_budget) + " tokens a step" : "";
+    const std::string prefix = in.shared_prefix_tokens > 0 ? " · " + count_text(in.shared_prefix_tokens) + "-token shared prefix cached" : "";
+    const std::string draft = in.draft_tokens > 0 ? " · speculative decoding, " + std::to_string(in.draft_tokens) + " draft tokens a step" : "";
     return t + " · batch " + std::to_string(in.batch) + " · " + count_text(in.input_tokens) + " + " +
-           count_text(in.output_tokens) + " tokens · " + name_of(batching_names(), in.inflight) + " batching" + prefill;
+           count_text(in.output_tokens) + " tokens · " + name_of(batching_names(), in.inflight) + " batching" + budget + prefill +
+           prefix + draft;
   }
   if (p.sp) t += " · sp";
   if (p.zero > 0) t += " · ZeRO " + std::to_string(p.zero);
@@ -223,6 +227,12 @@ std::string inference_text(const Scenario& s, const Result& r) {
   out += line(output("inference.output_tokens_per_s").label,
               count_text(i.output_tokens_per_s) + " per replica of " + replica + all + " · " +
                   count_text(i.concurrency) + " sequences in flight" + (all.empty() ? "" : " per replica") + per_step);
+  if (i.chunked) {
+    const ChunkedStep& c = i.chunked_step;
+    const auto rows = [](double v) { return v == std::floor(v) ? count_text(v) : sig3(v); };
+    out += line("engine step", rows(c.decode_rows) + " decode rows + " + rows(c.prompt_tokens) + " prompt tokens · " +
+                                   sig3(c.steps_per_prompt) + " steps to a prompt's first token");
+  }
   if (i.disaggregated) {
     const PrefillPool& pool = i.prefill_pool;
     out += line("prefill instances", sig3(pool.instances) + " of " + units_text(s.system.device, s.infer.prefill_tp) +
