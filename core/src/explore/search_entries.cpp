@@ -4,6 +4,7 @@
 #include "search_entries.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
