@@ -55,10 +55,17 @@ test('interleaved: a shortened drawing keeps whole groups of p', () => {
     assert.equal(r.deadlock, false);
     assert.equal(r.ops.length, p * shown * 2 * 2);
   }
+  // A count that leaves a part group is not laid out, whether or not the
+  // order would run to the end (Megatron needs micro-batches divisible by pp).
+  for (const [p, m] of [[4, 6], [4, 7], [8, 9], [8, 20]]) {
+    const r = simulatePipeline({ stages: p, microbatches: m, schedule: 'interleaved', virtual_stages: 2, t_fwd_s: 1, t_bwd_s: 2 });
+    assert.equal(r.deadlock, true, `p ${p} m ${m}`);
+    assert.equal(r.ops.length, 0);
+  }
 });
 
 test('dependencies hold: a forward follows the previous stage, a backward the next', () => {
-  const r = simulatePipeline({ stages: 3, microbatches: 5, schedule: 'interleaved', virtual_stages: 3, t_fwd_s: 1.5, t_bwd_s: 3 });
+  const r = simulatePipeline({ stages: 3, microbatches: 6, schedule: 'interleaved', virtual_stages: 3, t_fwd_s: 1.5, t_bwd_s: 3 });
   assert.equal(r.deadlock, false);
   const at = new Map(r.ops.map((o) => [`${o.kind}${o.stage}.${o.chunk}.${o.mb}`, o]));
   for (const o of r.ops) {

@@ -243,7 +243,10 @@ export function simulatePipeline(pipe, { maxMicrobatches = MAX_DRAWN_MICROBATCHE
   const tf = Number.isFinite(pipe?.t_fwd_s) && pipe.t_fwd_s > 0 ? pipe.t_fwd_s / v : 0;
   const tb = Number.isFinite(pipe?.t_bwd_s) && pipe.t_bwd_s > 0 ? pipe.t_bwd_s / v : 0;
   const result = { stages: p, microbatches: m, shown, truncated: shown < m, virtual_stages: v, schedule, ops: [], makespan: 0, busy: 0, deadlock: false };
-  if (p * shown * v * 3 > maxOps) {
+  // A part group past the first (m > p, p not dividing m) is no order
+  // Megatron runs: it needs micro-batches divisible by pp, as the core warns.
+  const partGroup = schedule === 'interleaved' && shown > p && shown % p !== 0;
+  if (partGroup || p * shown * v * 3 > maxOps) {
     result.deadlock = true;
     return result;
   }
