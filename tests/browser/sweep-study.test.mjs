@@ -290,6 +290,41 @@ test('the systems study runs the scenario on the left on every system preset, wi
   assert.deepEqual(fp8.errors, []);
 });
 
+// Llama 3.1 8B's training state fits no 80 GB GPU alone: with the scenario
+// on one H100 the bars are over the slowest system that holds a plan (drawn
+// as the base, every other bar at or above 1×), and a note says why; the
+// scaling study's shares start at 2 GPUs, the fewest that fit.
+test('where no plan fits on the scenario’s system or count, the speed-ups are over the slowest system or the fewest GPUs that fit', async () => {
+  const { page, errors, rows } = await openStudy('v=1&view=study&study=systems&m=llama3.1-8b&tp=1&dp=1&gb=64&sl=4096', 'systems');
+  assert.match(await rows.first().locator('td').last().textContent(), /^needs \d+ GiB of 80\.0 GiB$|^does not fit/);
+  assert.equal(await rows.first().locator('td').nth(3).textContent(), '–');
+  const note = await page.locator('#study-out p.reference-note').textContent();
+  const slowest = note.match(/the speed-ups are over (\S+), the slowest system that holds one\.$/);
+  assert.ok(slowest, note);
+  assert.match(note, /^No plan fits on this scenario’s system \(dgx-h100\)/);
+  assert.match(await page.locator('figure:has(svg.factor-bars) figcaption').textContent(), new RegExp(`^Speed-up over ${slowest[1]} `));
+  const reference = rows.filter({ has: page.locator('th', { hasText: new RegExp(`^${slowest[1]}$`) }) });
+  assert.equal(await reference.locator('td').nth(3).textContent(), '1.00×');
+  assert.equal(await page.locator('svg.factor-bars rect.wf-bar.base').count(), 1);
+  const speedups = (await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll('td')[3].textContent))).filter((t) => t !== '–').map(parseFloat);
+  assert.ok(speedups.length >= 3 && speedups.every((v) => v >= 1), speedups.join(' '));
+  assert.equal(await page.locator('svg.factor-bars rect.wf-bar').count(), speedups.length);
+  await shot(page, 'study-systems-reference');
+  await page.close();
+  assert.deepEqual(errors, []);
+  const scaling = await openStudy('v=1&view=study&study=scaling&m=llama3.1-8b&tp=1&dp=1&gb=64&sl=4096', 'scaling');
+  assert.match(await scaling.page.locator('#study-out p.reference-note').textContent(), /^No plan fits on the scenario’s 1 GPU, so the speed-ups and shares of linear scaling are from 2 GPUs, the fewest that hold one\.$/);
+  assert.match(await scaling.page.locator('figure:has(svg.scaling-chart) figcaption').textContent(), /^Share of linear scaling from 2 GPUs /);
+  const second = scaling.rows.nth(1);
+  assert.equal(await second.locator('th').textContent(), '2 (the fewest that fit)');
+  // columns: global batch, iteration, tokens/s, MFU, speed-up, share of linear
+  assert.equal(await second.locator('td').nth(4).textContent(), '1.00×');
+  assert.equal(await second.locator('td').nth(5).textContent(), '100%');
+  assert.equal(await scaling.rows.first().locator('td').nth(4).textContent(), '–');
+  await scaling.page.close();
+  assert.deepEqual(scaling.errors, []);
+});
+
 test('"Every system" and "Every model" under the result open the systems and models studies of the scenario shown', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-8b&dp=8&gb=64&sl=4096');
   await page.locator('#every-system:not([disabled])').click();

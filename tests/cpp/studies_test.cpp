@@ -1,4 +1,5 @@
 // Studies: every one runs, gives finite numbers, and the physics holds.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -135,6 +136,7 @@ TEST(Studies, SystemsRunsTheScenarioOnEveryPreset) {
   EXPECT_TRUE(rows[0].value("own", false));
   EXPECT_EQ(rows[0].at("system"), "dgx-h100");
   EXPECT_NEAR(rows[0].at("speedup").get<double>(), 1.0, 1e-12);
+  EXPECT_TRUE(rows[0].value("reference", false));  // the speed-ups are over the scenario's own system
   std::map<std::string, json> by;
   for (const json& row : rows) by[row.at("system").get<std::string>()] = row;
   EXPECT_EQ(by.size(), rows.size());  // no system twice
@@ -238,6 +240,86 @@ TEST(Studies, SystemsServesFromACustomSystem) {
     if (row.at("fits").get<bool>()) EXPECT_GT(row.at("plan").at("output_tokens_per_s_per_gpu").get<double>(), 0);
 }
 
+// Llama 3.1 8B's training state (about 142 GiB) fits no 80 GiB GPU alone:
+// the speed-ups are then over the slowest system that holds a plan, marked
+// as the reference, so the others still rank (none is below 1x); the text
+// says so and gives each row that does not fit what it needs. Where no
+// system holds a plan there is no reference and no speed-up.
+TEST(Studies, SystemsSpeedUpsOverTheSlowestThatFitsWhenTheScenariosDoesNot) {
+  json one = eight_b("dgx-h100", "bf16");
+  one["parallelism"] = {{"dp", 1}};
+  const json r = json::parse(study_request_json(systems_request(one).dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  const json& rows = r.at("rows");
+  EXPECT_FALSE(rows[0].at("fits").get<bool>());
+  EXPECT_FALSE(rows[0].contains("speedup"));
+  EXPECT_FALSE(rows[0].contains("reference"));
+  const json* reference = nullptr;
+  double slowest = 1e300;
+  for (const json& row : rows) {
+    if (row.value("reference", false)) {
+      EXPECT_EQ(reference, nullptr) << "one reference";
+      reference = &row;
+    }
+    if (!row.at("fits").get<bool>()) {
+      EXPECT_FALSE(row.contains("speedup")) << row.at("system");
+      continue;
+    }
+    slowest = std::min(slowest, 1 / row.at("plan").at("iteration_time_s").get<double>());  // steps per second
+    EXPECT_GE(row.at("speedup").get<double>(), 1.0 - 1e-12) << row.at("system");
+  }
+  ASSERT_NE(reference, nullptr);
+  EXPECT_NEAR(reference->at("speedup").get<double>(), 1.0, 1e-12);
+  EXPECT_NEAR(1 / reference->at("plan").at("iteration_time_s").get<double>(), slowest, 1e-12 * slowest);
+  const std::string text = study_request_text(systems_request(one).dump());
+  EXPECT_NE(text.find("Speed-ups are over " + reference->at("system").get<std::string>() + ", the slowest system that holds a plan"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("\ndgx-h100 "), std::string::npos) << text;
+  EXPECT_NE(text.find("does not fit (needs 14"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0.00x"), std::string::npos) << text;
+  // Llama 3.1 405B on one GPU: nothing holds it.
+  one["model"] = "llama3.1-405b";
+  const json none = json::parse(study_request_json(systems_request(one).dump()));
+  for (const json& row : none.at("rows")) {
+    EXPECT_FALSE(row.contains("reference")) << row.at("system");
+    EXPECT_FALSE(row.contains("speedup")) << row.at("system");
+  }
+  EXPECT_NE(study_request_text(systems_request(one).dump()).find("No system holds a plan: no speed-ups."), std::string::npos);
+}
+
+// The scaling study of Llama 3.1 8B training on one H100, which cannot hold
+// it: the speed-ups and shares of linear scaling are from 2 GPUs, the fewest
+// that fit, in both series; the text names that count.
+TEST(Studies, ScalingFromTheFewestThatFitWhenTheScenariosCountDoesNot) {
+  json one = eight_b("dgx-h100", "bf16");
+  one["parallelism"] = {{"dp", 1}};
+  const json request = {{"name", "scaling"}, {"params", one}};
+  const json r = json::parse(study_request_json(request.dump()));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  for (const char* series : {"rows", "weak"}) {
+    const json& rows = r.at(series);
+    ASSERT_EQ(rows.size(), 4u) << series;  // 1, 2, 4, 8
+    EXPECT_TRUE(rows[0].value("own", false));
+    EXPECT_FALSE(rows[0].at("fits").get<bool>());
+    EXPECT_FALSE(rows[0].contains("speedup"));
+    const json& two = rows[1];
+    ASSERT_TRUE(two.at("fits").get<bool>()) << series;
+    EXPECT_TRUE(two.value("reference", false)) << series;
+    EXPECT_NEAR(two.at("speedup").get<double>(), 1.0, 1e-12);
+    EXPECT_NEAR(two.at("efficiency").get<double>(), 1.0, 1e-12);
+    for (size_t i = 2; i < rows.size(); ++i) {
+      const double n = rows[i].at("gpus").get<double>();
+      const double speedup = rows[i].at("throughput").get<double>() / two.at("throughput").get<double>();
+      EXPECT_NEAR(rows[i].at("speedup").get<double>(), speedup, 1e-12 * speedup);
+      EXPECT_NEAR(rows[i].at("efficiency").get<double>(), speedup * 2 / n, 1e-12 * speedup);
+      EXPECT_FALSE(rows[i].contains("reference"));
+    }
+  }
+  const std::string text = study_request_text(request.dump());
+  EXPECT_NE(text.find("are over 2 GPUs, the fewest that hold a plan (none fits on the scenario's 1 GPU)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0.00x"), std::string::npos) << text;
+}
+
 // The scaling study: 1 to 64 GPUs around the scenario's 8, the plan searched
 // at each; the scenario's own count is 1x and 100%; data parallelism over
 // NVLink and InfiniBand keeps Llama 3.1 8B near linear from 8 to 64 GPUs,
@@ -254,6 +336,7 @@ TEST(Studies, ScalingSearchesEachGpuCount) {
   EXPECT_TRUE(own.value("own", false));
   EXPECT_NEAR(own.at("speedup").get<double>(), 1.0, 1e-12);
   EXPECT_NEAR(own.at("efficiency").get<double>(), 1.0, 1e-12);
+  EXPECT_TRUE(own.value("reference", false));
   for (size_t i = 4; i < rows.size(); ++i) {
     const json& row = rows[i];
     ASSERT_TRUE(row.at("fits").get<bool>()) << row.dump().substr(0, 300);

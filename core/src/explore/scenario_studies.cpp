@@ -1,7 +1,6 @@
 #include "scenario_studies.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <utility>
 #include <vector>
@@ -144,6 +143,17 @@ std::string own_label(const json& own, const Scenario& base) {
   return own.is_string() ? own.get<std::string>() : "this scenario's system (" + base.system.name + ")";
 }
 
+// The row the systems' speed-ups are over: the scenario's own (the first)
+// where a plan fits there; otherwise the slowest system that fits, so the
+// bars still rank the systems; null when none fits.
+json* speed_reference(json& rows) {
+  if (rows.at(0).contains("speed")) return &rows.at(0);
+  json* slowest = nullptr;
+  for (json& r : rows)
+    if (r.contains("speed") && (!slowest || r.at("speed").get<double>() < slowest->at("speed").get<double>())) slowest = &r;
+  return slowest;
+}
+
 }  // namespace
 
 json systems_study(const json& params) {
@@ -152,13 +162,14 @@ json systems_study(const json& params) {
   const json own = own_system(params);
   const std::string own_id = own.is_string() ? own.get<std::string>() : "";
   json rows = json::array();
-  // The scenario's own system first: the others' speed-ups are against it.
+  // The scenario's own system first: the speed-ups are over it where it fits.
   rows.push_back(system_row(own_label(own, base), own, params, gpus, base.mode));
   rows.back()["own"] = true;
   for (const auto& item : all_presets().at("systems").items())
     if (item.key() != own_id) rows.push_back(system_row(item.key(), item.key(), params, gpus, base.mode));
-  const json& first = rows.at(0);
-  const double base_speed = first.value("speed", 0.0);
+  json* reference = speed_reference(rows);
+  const double base_speed = reference ? reference->at("speed").get<double>() : 0.0;
+  if (reference) (*reference)["reference"] = true;
   for (json& r : rows) {
     if (base_speed > 0 && r.contains("speed")) r["speedup"] = r.at("speed").get<double>() / base_speed;
     r.erase("speed");
@@ -186,8 +197,8 @@ std::vector<long long> scaling_counts(long long own) {
 }
 
 // The scenario at each GPU count: its rows with throughput, speed-up over
-// the scenario's own count and the share of linear scaling kept (1: each GPU
-// does as much as at that count). `global_batch(n)`: the training global
+// the reference count (the scenario's own, or the fewest GPUs that fit) and
+// the share of linear scaling kept (1: each GPU does as much as there). `global_batch(n)`: the training global
 // batch at n GPUs, or 0 to skip that count. `searched`: rows already searched,
 // by (GPUs, global batch), shared by the strong and weak passes (they meet at
 // the scenario's own count).
@@ -208,7 +219,6 @@ json scaling_rows(const json& params, const Scenario& base, const std::vector<lo
   const long long own_gpus = base.par.gpus();
   const json own = own_system(params);
   json rows = json::array();
-  double own_rate = 0;
   for (long long n : counts) {
     json run = params;
     const long long gb = global_batch(n);
@@ -224,17 +234,28 @@ json scaling_rows(const json& params, const Scenario& base, const std::vector<lo
     row.erase("speed");
     if (row.contains("plan")) row["throughput"] = throughput(row.at("plan"), base.mode, n);
     if (base.mode == Mode::training) row["goodput"] = goodput_on(base, n);
-    if (n == own_gpus) {
-      row["own"] = true;
-      own_rate = row.value("throughput", 0.0);
-    }
+    if (n == own_gpus) row["own"] = true;
     rows.push_back(row);
   }
+  // The reference count: the scenario's own, or where no plan fits there
+  // the fewest GPUs that hold one (the usual base of a scaling curve).
+  json* reference = nullptr;
+  for (json& r : rows) {
+    if (!r.contains("throughput")) continue;
+    if (r.value("own", false)) {
+      reference = &r;
+      break;
+    }
+    if (!reference) reference = &r;
+  }
+  if (!reference) return rows;
+  (*reference)["reference"] = true;
+  const double base_rate = reference->at("throughput").get<double>(), base_gpus = reference->at("gpus").get<double>();
   for (json& r : rows)
-    if (own_rate > 0 && r.contains("throughput")) {
-      const double speedup = r.at("throughput").get<double>() / own_rate;
+    if (r.contains("throughput")) {
+      const double speedup = r.at("throughput").get<double>() / base_rate;
       r["speedup"] = speedup;
-      r["efficiency"] = speedup * static_cast<double>(own_gpus) / r.at("gpus").get<double>();
+      r["efficiency"] = speedup * base_gpus / r.at("gpus").get<double>();
     }
   return rows;
 }
@@ -322,139 +343,6 @@ json models_study(const json& params) {
                            (training ? ", micro-batch and recompute" : "") +
                            " searched for each and the fastest plan without a warning taken; the rest of the scenario kept"},
           {"rows", rows}};
-}
-
-// A parameter count in billions or trillions: "8.03B", "1.03T".
-std::string param_text(double n) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, n >= 1e12 ? "%.3gT" : "%.3gB", n >= 1e12 ? n / 1e12 : n / 1e9);
-  return buf;
-}
-
-namespace {
-
-// The plan's columns in the three studies' tables: its parallel degrees (an
-// expert tp the plan names after its ep, "8/1", as search --text writes it),
-// and in training its ZeRO stage (plans of equal degrees differ by it).
-std::string plan_header(bool training) { return training ? "tp pp dp cp ep[/etp] zero" : "tp pp dp cp ep[/etp]"; }
-std::string plan_cells(const json& par, bool training) {
-  std::string out;
-  for (const char* k : {"tp", "pp", "dp", "cp"}) out += (out.empty() ? "" : " ") + std::to_string(par.value(k, 1));
-  out += " " + ep_text(par);
-  if (training) out += " " + std::to_string(par.value("zero", 0));
-  return out;
-}
-
-}  // namespace
-
-std::string models_study_text(const json& r) {
-  const bool training = r.at("mode") == "training";
-  const std::string unit = r.value("unit_name", std::string("GPU"));
-  std::string out = "Models: " + r.at("workload").get<std::string>() + "\n\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-28s %8s %8s %12s %7s %10s %10s  %s\n", "model", "params", "active",
-                training ? "iteration s" : ("tok/s/" + unit).c_str(), training ? "MFU" : "TPOT ms", ("GiB/" + unit).c_str(),
-                (unit + "-h/Mtok").c_str(), plan_header(training).c_str());
-  out += line;
-  for (const json& row : r.at("rows")) {
-    const std::string name = row.at("model").get<std::string>().substr(0, 28);
-    std::snprintf(line, sizeof line, "%-28s %8s %8s ", name.c_str(), param_text(row.value("parameters", 0.0)).c_str(),
-                  param_text(row.value("parameters_active", 0.0)).c_str());
-    out += line;
-    if (row.contains("error")) {
-      out += "error: " + row.at("error").get<std::string>() + "\n";
-      continue;
-    }
-    if (!row.at("fits").get<bool>()) {
-      std::snprintf(line, sizeof line, "does not fit (needs %.1f GiB per %s)\n", row.value("closest_memory_bytes", 0.0) / (1024.0 * 1024 * 1024),
-                    unit.c_str());
-      out += line;
-      continue;
-    }
-    const json& p = row.at("plan");
-    const json& par = p.at("parallelism");
-    const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
-    const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, "%12.4g %7.3g %10.1f %10.3g  %s\n", figure, third,
-                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
-                  row.at("per_million_tokens").at("gpu_hours").get<double>(), plan_cells(par, training).c_str());
-    out += line;
-  }
-  return out;
-}
-
-// One table of scaling rows (strong or weak), a line per GPU count; `unit`
-// the system's word for a device ("GPU", "chip").
-std::string scaling_table(const json& rows, bool training, const std::string& unit) {
-  char line[256];
-  // The GPU count, and for training the global batch at it.
-  auto lead = [training](const std::string& gpus, const std::string& batch) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, training ? "%8s %12s" : "%8s", gpus.c_str(), batch.c_str());
-    return std::string(buf);
-  };
-  std::snprintf(line, sizeof line, " %12s %12s %9s %10s %10s  %s\n", training ? "iteration s" : "TPOT ms",
-                training ? "tokens/s" : "out tok/s", "speed-up", "efficiency", ("GiB/" + unit).c_str(), plan_header(training).c_str());
-  std::string out = lead(unit + "s", "global batch") + line;
-  for (const json& row : rows) {
-    const long long n = row.at("gpus").get<long long>();
-    out += lead(std::to_string(n), std::to_string(row.value("global_batch", 0LL)));
-    if (row.contains("error") || !row.at("fits").get<bool>()) {
-      out += "  " + (row.contains("error") ? "error: " + row.at("error").get<std::string>() : std::string("does not fit")) + "\n";
-      continue;
-    }
-    const json& p = row.at("plan");
-    const json& par = p.at("parallelism");
-    const double first = training ? p.at("iteration_time_s").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, " %12.4g %12.4g %8.2fx %9.0f%% %10.1f  %s\n", first,
-                  row.at("throughput").get<double>(), row.value("speedup", 0.0), 100 * row.value("efficiency", 0.0),
-                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024), plan_cells(par, training).c_str());
-    out += line;
-  }
-  return out;
-}
-
-std::string scaling_study_text(const json& r) {
-  const bool training = r.at("mode") == "training";
-  const std::string unit = r.value("unit_name", std::string("GPU"));
-  std::string out = "Scaling: " + r.at("workload").get<std::string>() + "\n\n";
-  if (training) out += "Global batch kept (strong scaling)\n\n";
-  out += scaling_table(r.at("rows"), training, unit);
-  if (r.contains("weak"))
-    out += "\nGlobal batch grown with the " + unit + "s (weak scaling)\n\n" + scaling_table(r.at("weak"), training, unit);
-  return out;
-}
-
-std::string systems_study_text(const json& r) {
-  const bool training = r.at("mode") == "training";
-  std::string out = "Systems: " + r.at("workload").get<std::string>() + "\n\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%-34s %12s %9s %7s %10s %10s  %s\n", "system", training ? "iteration s" : "tok/s/GPU",
-                "speed-up", training ? "MFU" : "TPOT ms", "GiB/GPU", "GPU-h/Mtok", plan_header(training).c_str());
-  out += line;
-  for (const json& row : r.at("rows")) {
-    std::string name = row.at("system").get<std::string>();
-    if (row.contains("precision")) name += " (" + row.at("precision").at("run").get<std::string>() + ")";
-    name = name.substr(0, 34);
-    const std::string padded = name + std::string(35 - name.size(), ' ');
-    if (row.contains("error")) {
-      out += padded + "error: " + row.at("error").get<std::string>() + "\n";
-      continue;
-    }
-    if (!row.at("fits").get<bool>()) {
-      out += padded + "does not fit\n";
-      continue;
-    }
-    const json& p = row.at("plan");
-    const json& par = p.at("parallelism");
-    const double figure = training ? p.at("iteration_time_s").get<double>() : p.at("output_tokens_per_s_per_gpu").get<double>();
-    const double third = training ? p.at("mfu").get<double>() : 1e3 * p.at("tpot_s").get<double>();
-    std::snprintf(line, sizeof line, "%-34s %12.4g %8.2fx %7.3g %10.1f %10.3g  %s\n", name.c_str(), figure,
-                  row.value("speedup", 0.0), third, p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
-                  row.at("per_million_tokens").at("gpu_hours").get<double>(), plan_cells(par, training).c_str());
-    out += line;
-  }
-  return out;
 }
 
 }  // namespace llmcalc

@@ -214,19 +214,35 @@ function systems(d) {
   // The speed-up after the figure it is taken from (iteration time or tokens/s per GPU).
   const figures = planFigures(training);
   figures.splice(training ? 2 : 1, 0, ['speed-up', (r) => fmt.times(r.speedup)]);
-  const bars = rows.filter((r) => Number.isFinite(r.speedup)).sort((a, b) => b.speedup - a.speedup).map((r) => ({ label: name(r), value: r.speedup, own: r.own }));
+  // the bar the others are measured against: the scenario's system, or where
+  // no plan fits there the slowest system that holds one (core: speed_reference)
+  const bars = rows.filter((r) => Number.isFinite(r.speedup)).sort((a, b) => b.speedup - a.speedup).map((r) => ({ label: name(r), value: r.speedup, own: r.reference }));
+  const reference = rows.find((r) => r.reference);
   const what = training ? 'iteration time' : 'output tokens/s per GPU';
+  const over = !reference || reference.own ? 'this scenario’s system' : reference.system;
   return [
-    bars.length ? factorBars({ title: `Speed-up over this scenario's system (${what}, each system's best plan on ${fmt.int(d.gpus)} GPU${d.gpus === 1 ? '' : 's'})`, bars }) : null,
+    bars.length ? factorBars({ title: `Speed-up over ${over} (${what}, each system's best plan on ${fmt.many(d.gpus, 'GPU')})`, bars }) : null,
+    systemsReferenceNote(rows, reference),
     table('Each system’s best plan', rows, [['system', name], ['device', (r) => str(r.device)], ...figures, ...tailColumns(training)], 'systems'),
   ];
+}
+
+// Why the speed-ups are not over the scenario's own system: no plan fits
+// there (or anywhere); null when they are.
+function systemsReferenceNote(rows, reference) {
+  if (reference?.own) return null;
+  const own = rows.find((r) => r.own);
+  const text = reference
+    ? `No plan fits on this scenario’s system (${own?.system}), so the speed-ups are over ${reference.system}, the slowest system that holds one.`
+    : 'No system holds a plan of this scenario, so there are no speed-ups; the table gives the memory the leanest plan needs on each.';
+  return el('p', { class: 'chart-note reference-note', text });
 }
 
 // Why a share of linear scaling can pass 100%: more GPUs leave each one less
 // to hold, so plans the scenario's count cannot fit run there. Named when the
 // recompute policy is what changed; null when no share passes 100%.
 function superlinearNote(d, rows, unit) {
-  const base = rows.find((r) => r.own);
+  const base = rows.find((r) => r.reference) ?? rows.find((r) => r.own);
   // the kept global batch first, then the grown one (the chart's two lines)
   const above = [...rows, ...(d.weak || [])].find((r) => r.gpus > (base?.gpus ?? Infinity) && r.efficiency > 1.005);
   if (!above) return null;
@@ -237,8 +253,18 @@ function superlinearNote(d, rows, unit) {
     : ` (compare the plans and their memory per ${unit})`;
   return el('p', {
     class: 'chart-note superlinear-note',
-    text: `Above 100%: each ${unit} holds less when there are more, so plans too large for ${fmt.many(d.gpus, unit)} run on more${why}.`,
+    text: `Above 100%: each ${unit} holds less when there are more, so plans too large for ${fmt.many(base?.gpus ?? d.gpus, unit)} run on more${why}.`,
   });
+}
+
+// Why the shares are not from the scenario's own count: no plan fits there
+// (or at any count); null when they are.
+function scalingReferenceNote(d, reference, unit) {
+  if (reference?.own) return null;
+  const text = reference
+    ? `No plan fits on the scenario’s ${fmt.many(d.gpus, unit)}, so the speed-ups and shares of linear scaling are from ${fmt.many(reference.gpus, unit)}, the fewest that hold one.`
+    : `No ${unit} count here holds a plan of this scenario, so there are no speed-ups; the table gives the memory the leanest plan needs at each.`;
+  return el('p', { class: 'chart-note reference-note', text });
 }
 
 // The scenario at ⅛× to 8× its GPUs: a line of the share of linear scaling
@@ -248,7 +274,10 @@ function scaling(d) {
   const weak = new Map((d.weak || []).map((r) => [r.gpus, r]));
   const training = d.mode === 'training';
   const unit = fmt.unitWord(d.unit_name);  // the system's word for a device: "GPU", a TPU's "chip"
-  const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario’s count)' : ''}`;
+  const gpus = (r) => `${fmt.int(r.gpus)}${r.own ? ' (this scenario’s count)' : r.reference ? ' (the fewest that fit)' : ''}`;
+  // the count the shares are over: the scenario's, or where no plan fits
+  // there the fewest GPUs that hold one (core: scaling_rows)
+  const reference = rows.find((r) => r.reference);
   const share = (r) => (Number.isFinite(r?.efficiency) ? fmt.percent(r.efficiency) : '–');
   // Serving: the whole run's output tokens/s, not per GPU (the GPU count varies).
   const figures = planFigures(training, unit);
@@ -268,7 +297,7 @@ function scaling(d) {
   return [
     xs.length
       ? lineChart({
-          title: `Share of linear scaling from ${fmt.many(d.gpus, unit)} (${training ? 'tokens/s' : 'output tokens/s'} per ${unit} against the scenario's; 100% = linear)`,
+          title: `Share of linear scaling from ${fmt.many(reference?.gpus ?? d.gpus, unit)} (${training ? 'tokens/s' : 'output tokens/s'} per ${unit} against ${reference && !reference.own ? 'theirs' : 'the scenario’s'}; 100% = linear)`,
           // GPU counts a factor of two apart, evenly spaced: x is log2 of the count
           xs: xs.map((n) => Math.log2(n)),
           series,
@@ -280,6 +309,7 @@ function scaling(d) {
           className: 'scaling-chart',
         })
       : null,
+    scalingReferenceNote(d, reference, unit),
     superlinearNote(d, rows, unit),
     table(`The best plan at each ${unit} count`, rows, [
       [`${fmt.capital(unit)}s`, gpus],
