@@ -453,6 +453,33 @@ TEST(Search, CountsTheDevicesInTheSystemsWord) {
   EXPECT_NE(search_table(gpu).find(" GiB/GPU "), std::string::npos);
 }
 
+// A run's own warnings count in the system's word too: Llama 3.1 70B with
+// tp 16 does not fit on TPU v5p chips, and spans more than a node of Gaudi 3
+// HPUs (8), and no warning says GPU; the same run on H100s says GPU.
+TEST(Search, ARunsWarningsCountTheDevicesInTheSystemsWord) {
+  json in = {{"mode", "training"}, {"model", "llama3.1-70b"}, {"system", "tpu-v5p"},
+             {"parallelism", {{"tp", 16}}}, {"training", {{"global_batch", 64}, {"seq_len", 8192}, {"recompute", "none"}}}};
+  const auto words = [](const json& scenario) {
+    const json out = eval_ok(scenario);
+    std::string all;
+    for (const json& w : out.at("warnings")) all += w.get<std::string>() + "\n";
+    return all;
+  };
+  const std::string tpu = words(in);
+  EXPECT_NE(tpu.find("does not fit: "), std::string::npos) << tpu;
+  EXPECT_NE(tpu.find(" needed per chip, "), std::string::npos) << tpu;
+  EXPECT_NE(tpu.find(" GiB per chip"), std::string::npos) << tpu;  // the recompute-to-fit warning
+  EXPECT_EQ(tpu.find("GPU"), std::string::npos) << tpu;
+  in["system"] = "intel-gaudi3";
+  const std::string hpu = words(in);
+  EXPECT_NE(hpu.find("tp spans more HPUs than a node"), std::string::npos) << hpu;
+  EXPECT_EQ(hpu.find("GPU"), std::string::npos) << hpu;
+  in["system"] = "dgx-h100";
+  const std::string gpu = words(in);
+  EXPECT_NE(gpu.find(" needed per GPU, "), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("tp spans more GPUs than a node"), std::string::npos) << gpu;
+}
+
 TEST(Search, LimitTruncates) {
   const json out = search_scenario(small_search(), 100);
   EXPECT_EQ(out["search"]["evaluated"].get<long long>(), 100);

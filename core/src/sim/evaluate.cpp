@@ -42,19 +42,22 @@ void warn_if_tight(std::vector<std::string>& w, double total, double capacity) {
 std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
   std::vector<std::string> w;
   const Parallelism& p = s.par;
+  // The system's word for a device: a TPU's chip, a Gaudi's HPU.
+  const std::string& unit = s.system.device.unit_name;
+  const std::string per_unit = " needed per " + unit + ", ";
   if (p.tp > s.system.gpus_per_node)
-    w.push_back("tp spans more GPUs than a node: tensor-parallel traffic crosses the slower network tier");
+    w.push_back("tp spans more " + unit + "s than a node: tensor-parallel traffic crosses the slower network tier");
   if (s.model.kv_heads < p.tp)
     w.push_back("tp exceeds kv_heads: K/V heads are replicated across tensor-parallel ranks");
   if (s.mode == Mode::training) {
     const TrainingResult& t = r.training;
     if (t.memory.total > t.memory.capacity)  // (a host that is short is said below)
-      w.push_back("does not fit: " + gib(t.memory.total) + " needed per GPU, " + gib(t.memory.capacity) + " available");
+      w.push_back("does not fit: " + gib(t.memory.total) + per_unit + gib(t.memory.capacity) + " available");
     else
       warn_if_tight(w, t.memory.total, t.memory.capacity);
     if (host_short(t.memory))
-      w.push_back("what is offloaded does not fit in host memory: " + gib(t.memory.offloaded) + " needed per GPU, " +
-                  gib(t.memory.host_capacity) + " available (the host's CPU memory over the run's GPUs that share it)");
+      w.push_back("what is offloaded does not fit in host memory: " + gib(t.memory.offloaded) + per_unit +
+                  gib(t.memory.host_capacity) + " available (the host's CPU memory over the run's " + unit + "s that share it)");
     if (p.pp > 1 && t.pipeline.microbatches < p.pp && p.schedule != PipeSchedule::interleaved)
       w.push_back("fewer micro-batches than pipeline stages: the bubble dominates");
     // DeepSpeed's pipeline engine asserts ZeRO stage < 2 ("ZeRO-2 and ZeRO-3
@@ -100,12 +103,12 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
   } else {
     const InferenceResult& i = r.inference;
     if (i.memory.total > i.memory.capacity)
-      w.push_back("does not fit: " + gib(i.memory.total) + " needed per GPU, " + gib(i.memory.capacity) +
+      w.push_back("does not fit: " + gib(i.memory.total) + per_unit + gib(i.memory.capacity) +
                   " available; largest batch that fits: " + std::to_string(i.memory.max_batch));
     else
       warn_if_tight(w, i.memory.total, i.memory.capacity);
     if (i.disaggregated && !i.prefill_pool.fits)
-      w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + " needed per GPU, " +
+      w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + per_unit +
                   gib(i.prefill_pool.memory.capacity) + " available (inference.prefill_tp, prefill_batch)");
     if (i.concurrency < s.infer.batch)
       w.push_back("in-flight batching: the KV cache holds " + std::to_string(static_cast<long long>(i.concurrency)) +
@@ -191,7 +194,8 @@ Result evaluate(const Scenario& given) {
                                    "checkpoint every block"
                                  : std::to_string(fit_layers) + " layers per stage are recomputed whole to fit";
     r.warnings.push_back("recompute " + given_policy + " does not fit: " + what + " (training.recompute_to_fit): " +
-                         gib(fit.memory_total) + " per GPU" + (fit.fits ? "" : ", which does not fit either"));
+                         gib(fit.memory_total) + " per " + given.system.device.unit_name +
+                         (fit.fits ? "" : ", which does not fit either"));
   }
   return r;
 }
