@@ -1,4 +1,5 @@
 // Sweeps: shape of the output, per-point errors, and monotone physics.
+#include "sweep.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -166,6 +167,29 @@ TEST(Sweep, EachPointSaysWhetherItFits) {
   json bad = training_base();
   bad["sweep"] = {{"input", "parallelism.tp"}, {"from", 1}, {"to", 4}, {"steps", 4}, {"outputs", {"training.mfu"}}};
   EXPECT_TRUE(sweep(bad)["series"][0]["fits"][2].is_null());  // tp 3 does not divide 32 heads
+}
+
+// Each series names its system's word for a device, and the text table
+// labels its outputs in it: chips on a TPU, GPUs on a DGX, and "device"
+// memory in the note when the series' systems differ.
+TEST(Sweep, EachSeriesCountsInItsSystemsWord) {
+  json in = training_base();
+  in["sweep"] = {{"input", "training.global_batch"}, {"from", 64}, {"to", 128}, {"steps", 2},
+                 {"outputs", {"training.memory_bytes.total", "training.tflops_per_gpu"}},
+                 {"series", {{"system", {"tpu-v5p", "dgx-h100"}}}}};
+  const json out = json::parse(sweep_json(in.dump()));
+  ASSERT_FALSE(out.contains("error")) << out.dump().substr(0, 300);
+  EXPECT_EQ(out["sweep"]["series"][0]["unit_name"], "chip");
+  EXPECT_EQ(out["sweep"]["series"][1]["unit_name"], "GPU");
+  const std::string text = sweep_table(out);
+  EXPECT_NE(text.find("memory per chip  TFLOP/s per chip"), std::string::npos) << text;
+  EXPECT_NE(text.find("memory per GPU  TFLOP/s per GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("does not fit in device memory"), std::string::npos) << text;
+  in["sweep"].erase("series");
+  in["system"] = "tpu-v5p";
+  const std::string tpu = sweep_table(json::parse(sweep_json(in.dump())));
+  EXPECT_NE(tpu.find("does not fit in chip memory"), std::string::npos) << tpu;
+  EXPECT_EQ(tpu.find("GPU"), std::string::npos) << tpu;
 }
 
 // The value at a dotted path of a resolved scenario (arrays by element

@@ -88,6 +88,7 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
   // fits[i]: whether the plan at x[i] fits in GPU memory (null where it
   // could not be evaluated), so a chart can mark the points past the limit.
   json values = json::object(), errors = json::array(), fits = json::array();
+  std::string unit;  // the series system's word for a device ("GPU", a TPU's "chip")
   for (const std::string& out : sp.outputs) values[out] = json::array();
   for (double x : sp.x) {
     const json xv = sp.integer ? json(static_cast<long long>(x)) : json(x);
@@ -109,6 +110,7 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
       continue;
     }
     fits.push_back(sc.mode == Mode::training ? result.training.fits : result.inference.fits);
+    unit = sc.system.device.unit_name;
     // Outputs come from the output table (typed); the result JSON is built
     // only if an output outside the table (a per-op figure, ...) asks for it.
     std::optional<json> full;
@@ -127,7 +129,9 @@ json run_series(const json& scenario, const SweepSpec& sp, const std::string& na
       values[out].push_back(v);
     }
   }
-  return {{"name", name}, {"values", values}, {"fits", fits}, {"errors", errors}};
+  json series = {{"name", name}, {"values", values}, {"fits", fits}, {"errors", errors}};
+  if (!unit.empty()) series["unit_name"] = unit;
+  return series;
 }
 
 // A global batch is a whole number of micro-batches on every replica

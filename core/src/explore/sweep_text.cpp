@@ -35,24 +35,43 @@ std::string x_text(const json& x) {
   return number_text("%.4g", x.get<double>());
 }
 
-std::string column_label(const std::string& key) {
+// The output table's labels say GPU; a table of a TPU's series says chip.
+std::string in_unit(std::string label, const std::string& unit) {
+  for (size_t at = label.find("GPU"); at != std::string::npos; at = label.find("GPU", at + unit.size()))
+    label.replace(at, 3, unit);
+  return label;
+}
+
+std::string column_label(const std::string& key, const std::string& unit) {
   const OutputSpec* o = find_output(key);
-  return o ? o->label : key;
+  return o ? in_unit(o->label, unit) : key;
+}
+
+// The word for a device of every series, or "device" where they differ.
+std::string common_unit(const json& series) {
+  std::string unit;
+  for (const json& one : series) {
+    const std::string u = one.value("unit_name", std::string("GPU"));
+    if (!unit.empty() && u != unit) return "device";
+    unit = u;
+  }
+  return unit.empty() ? "GPU" : unit;
 }
 
 std::string series_table(const json& x, const json& series, const std::string& input) {
+  const std::string unit = series.value("unit_name", std::string("GPU"));
   const json& values = series.value("values", json::object());
   std::vector<std::string> keys;
   for (const auto& [key, _] : values.items()) keys.push_back(key);
   // Widths: each column as wide as its label or its widest cell.
   std::vector<size_t> width(keys.size() + 1, input.size());
-  for (size_t c = 0; c < keys.size(); ++c) width[c + 1] = column_label(keys[c]).size();
+  for (size_t c = 0; c < keys.size(); ++c) width[c + 1] = column_label(keys[c], unit).size();
   for (size_t i = 0; i < x.size(); ++i) {
     width[0] = std::max(width[0], x_text(x[i]).size());
     for (size_t c = 0; c < keys.size(); ++c) width[c + 1] = std::max(width[c + 1], value_text(keys[c], values[keys[c]][i]).size() + 1);
   }
   std::string head = cell(input, width[0]);
-  for (size_t c = 0; c < keys.size(); ++c) head += cell(column_label(keys[c]), width[c + 1]);
+  for (size_t c = 0; c < keys.size(); ++c) head += cell(column_label(keys[c], unit), width[c + 1]);
   std::string out = head.substr(0, head.find_last_not_of(' ') + 1) + "\n";
   const json& fits = series.value("fits", json::array());
   for (size_t i = 0; i < x.size(); ++i) {
@@ -76,7 +95,7 @@ std::string sweep_table(const json& out) {
   const json& series = s.value("series", json::array());
   std::string text = "Sweep of " + input + " (" + s.value("scale", "") + "), " + std::to_string(x.size()) + " values";
   if (series.size() > 1) text += ", one table per " + s.value("series_input", std::string("series"));
-  text += "; * = the plan does not fit in GPU memory.\n";
+  text += "; * = the plan does not fit in " + common_unit(series) + " memory.\n";
   for (const auto& one : series) {
     text += "\n";
     if (series.size() > 1) text += one.value("name", "") + "\n";
