@@ -360,6 +360,7 @@ function memoryBar(scenario, result) {
 // Training: the iteration time's breakdown; serving: a request's prefill and decode.
 function timeBar(scenario, result) {
   const sec = modeSection(scenario, result);
+  const note = `Communication, offload copies and the host are counted where the ${unitName(result)} waits on them: the part compute does not hide. The operations table gives each collective its whole time.`;
   if (scenario.mode === 'training' && sec?.time_breakdown_s) {
     return stackedBar({
       title: `Iteration time breakdown (${fmt.seconds(sec.iteration_time_s)})`,
@@ -367,7 +368,7 @@ function timeBar(scenario, result) {
       format: fmt.seconds,
       unit: 'seconds',
       className: 'chart-time',
-      note: 'Communication, offload copies and the host are counted where the GPU waits on them: the part compute does not hide. The operations table gives each collective its whole time.',
+      note,
     });
   }
   if (scenario.mode === 'inference' && sec && Number.isFinite(sec.ttft_s) && Number.isFinite(sec.e2e_latency_s)) {
@@ -380,7 +381,7 @@ function timeBar(scenario, result) {
       format: fmt.seconds,
       unit: 'seconds',
       className: 'chart-time',
-      note: 'Communication, offload copies and the host are counted where the GPU waits on them: the part compute does not hide. The operations table gives each collective its whole time.',
+      note,
     });
   }
   return null;
