@@ -45,6 +45,9 @@ test('Llama 3.1 8B serving on a TPU v6e pod (tp 4): evaluates with the ICI as th
   assert.match(await page.textContent('.card[data-key="output_tokens_per_s"]'), /per replica \(4 chips\)/);
   assert.match(await page.textContent('.verdict'), /^Fits: .* per chip /);
   assert.doesNotMatch(await page.textContent('.summary'), /GPU/);
+  // nor do the charts' notes (the request's time, the KV cache per layer type)
+  assert.match(await page.textContent('figure.kv-box .chart-note'), /^One chip of the most loaded stage/);
+  assert.doesNotMatch(await page.textContent('#results'), /GPU/);
   assert.deepEqual(errors, []);
   await page.close();
 });

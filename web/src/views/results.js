@@ -318,7 +318,7 @@ export function kvTable(result) {
   return el('figure', { class: 'chart-box kv-box', 'data-view': 'kv' }, [
     el('figcaption', { text: 'KV cache per layer type' }),
     table,
-    el('p', { class: 'chart-note', text: 'One GPU of the most loaded stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state, sparse-attention layers every token and its indexer key.' }),
+    el('p', { class: 'chart-note', text: `One ${unitName(result)} of the most loaded stage, one sequence at its full length; local layers keep at most their window or chunk, linear-attention layers a fixed state, sparse-attention layers every token and its indexer key.` }),
   ]);
 }
 
