@@ -198,10 +198,10 @@ std::vector<long long> scaling_counts(long long own) {
 
 // The scenario at each GPU count: its rows with throughput, speed-up over
 // the reference count (the scenario's own, or the fewest GPUs that fit) and
-// the share of linear scaling kept (1: each GPU does as much as there). `global_batch(n)`: the training global
-// batch at n GPUs, or 0 to skip that count. `searched`: rows already searched,
-// by (GPUs, global batch), shared by the strong and weak passes (they meet at
-// the scenario's own count).
+// the share of linear scaling kept (1: each GPU does as much as there).
+// `global_batch(n)`: the training global batch at n GPUs, or 0 to skip that
+// count. `searched`: rows already searched, by (GPUs, global batch), shared
+// by the strong and weak passes (they meet at the scenario's own count).
 using SearchedRows = std::map<std::pair<long long, long long>, json>;
 
 // Goodput of the scenario's training on `gpus` GPUs: interruptions come as
