@@ -319,7 +319,10 @@ test('GLM-4.5: 96 query heads on a 5120 hidden size, leading dense layers, a sha
   };
   const r = importHfConfig(cfg);
   assert.equal(r.family, 'glm4_moe');
-  assert.deepEqual(r.warnings, []);
+  // a 131,072-token window with no pre-training length named: the training
+  // sequences default to the whole window, and the report says so
+  assert.equal(r.model.seq_len, 131072);
+  assert.deepEqual(r.warnings, ['max_position_embeddings 131072: the context window, also taken as the training sequence length (config.json names no shorter pre-training length, rope_scaling.original_max_position_embeddings); set seq len to the length you train at']);
   asPreset(r, 'glm4.5');
   assert.deepEqual(r.unknown, []);
   assert.equal(await closest(r.model), 'glm4.5');

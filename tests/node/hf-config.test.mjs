@@ -24,6 +24,7 @@ test('Llama 3.1 8B maps to the preset architecture', () => {
   // the context window, and the pre-training length Llama 3.1's RoPE scaling extended
   assert.equal(r.model.context, 131072);
   assert.equal(r.model.seq_len, 8192);
+  assert.doesNotMatch(r.warnings.join(' '), /max_position_embeddings/, 'the extension names the pre-training length');
   assert.deepEqual(r.unknown, []);
   assert.ok(r.ignored.includes('rope_theta'));
   const out = evaluates(r.model);

@@ -271,7 +271,13 @@ function readNormAndEmbeddings(r, fam, family, m) {
   const original = scaling && typeof scaling === 'object' ? scaling.original_max_position_embeddings : undefined;
   if (seq) {
     m.context = seq;
-    m.seq_len = Number.isInteger(original) && original >= 1 && original < seq ? original : seq;
+    const extended = Number.isInteger(original) && original >= 1 && original < seq;
+    m.seq_len = extended ? original : seq;
+    // Pre-training runs take 2,048-8,192 tokens (GPT-3 2,048, Llama 2 4,096,
+    // Llama 3 8,192); a longer window with no extension named (Qwen3's
+    // 40,960) is most likely not the length its training steps ran at.
+    if (!extended && seq > 8192)
+      r.warnings.push(`max_position_embeddings ${seq}: the context window, also taken as the training sequence length (config.json names no shorter pre-training length, rope_scaling.original_max_position_embeddings); set seq len to the length you train at`);
   }
   const tied = r.get('tie_word_embeddings');
   m.tied_embeddings = typeof tied === 'boolean' ? tied : fam.tied;
