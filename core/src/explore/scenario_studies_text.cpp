@@ -21,15 +21,7 @@ std::string param_text(double n) {
 // A row's speed-up, "2.31x", or "-" where it has none (no plan fits there,
 // or none fits at the reference either).
 std::string times_cell(const json& row) {
-  if (!row.contains("speedup")) return "-";
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%.2fx", row.at("speedup").get<double>());
-  return buf;
-}
-std::string percent_cell(double share) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * share);
-  return buf;
+  return row.contains("speedup") ? number_text("%.2fx", row.at("speedup").get<double>()) : "-";
 }
 
 // The plan's columns in the three studies' tables: its parallel degrees (an
@@ -67,9 +59,10 @@ std::string scaling_table(const json& rows, bool training, const std::string& un
     const json& p = row.at("plan");
     const json& par = p.at("parallelism");
     const double first = training ? p.at("iteration_time_s").get<double>() : 1e3 * p.at("tpot_s").get<double>();
+    const std::string share = row.contains("efficiency") ? number_text("%.0f%%", 100 * row.at("efficiency").get<double>()) : "-";
     std::snprintf(line, sizeof line, " %12.4g %12.4g %9s %10s %10.1f  %s\n", first, row.at("throughput").get<double>(),
-                  times_cell(row).c_str(), row.contains("efficiency") ? percent_cell(row.at("efficiency").get<double>()).c_str() : "-",
-                  p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024), plan_cells(par, training).c_str());
+                  times_cell(row).c_str(), share.c_str(), p.at("memory_bytes_total").get<double>() / (1024.0 * 1024 * 1024),
+                  plan_cells(par, training).c_str());
     out += line;
   }
   return out;
