@@ -37,8 +37,16 @@ test('Llama 3.1 8B serving on a TPU v6e pod (tp 4): evaluates with the ICI as th
   assert.match(await page.textContent('.verdict'), /^Fits/);
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
   const span = await systemField(page, 'system.nvlink_span');
-  assert.equal(span.label, 'scale-up domain (GPUs)');
+  assert.equal(span.label, 'scale-up domain (chips)');
   assert.equal(span.value, '256');
+  // The form's texts that say GPU for any device say chip here (schema device_words).
+  assert.equal((await systemField(page, 'system.gpus_per_node')).label, 'chips per node');
+  assert.match(await page.textContent('[data-key="system.nvlink_GBps"] .help'), /^Scale-up bandwidth per chip, /);
+  assert.match(await page.textContent('[data-key="system.nvlink_span"] .help'), /^Chips in one scale-up domain/);
+  const marked = await page.$$eval('[data-key="system.nvlink_GBps"], [data-key="system.nvlink_span"], [data-key="system.ib_GBps"], [data-key="system.gpus_per_node"], [data-key="inference.prefill_tp"], [data-key="cost.gpu_hour_usd"]', (rows) => rows.map((r) => r.textContent).join(' '));
+  assert.doesNotMatch(marked, /GPU/);
+  // the attention kernel's help is about GPUs as such and keeps their name
+  assert.match(await page.textContent('[data-key="training.attention_kernel"] .help'), /best on the GPU/);
   // A TPU is counted in chips, as Google counts it, not in GPUs.
   assert.equal((await page.textContent('.card[data-key="gpus"] dt')).trim(), 'Chips');
   assert.match(await page.textContent('.card[data-key="memory"] dt'), /^Memory \/ chip$/);
@@ -48,6 +56,11 @@ test('Llama 3.1 8B serving on a TPU v6e pod (tp 4): evaluates with the ICI as th
   // nor do the charts' notes (the request's time, the KV cache per layer type)
   assert.match(await page.textContent('figure.kv-box .chart-note'), /^One chip of the most loaded stage/);
   assert.doesNotMatch(await page.textContent('#results'), /GPU/);
+  // back on a GPU system the form says GPU again
+  await page.selectOption('[data-key="system"] select', 'dgx-h100');
+  await page.waitForFunction(() => document.querySelector('[data-key="system.nvlink_span"] label')?.textContent.includes('GPUs'));
+  assert.equal((await systemField(page, 'system.nvlink_span')).label, 'scale-up domain (GPUs)');
+  assert.equal((await systemField(page, 'system.gpus_per_node')).label, 'GPUs per node');
   assert.deepEqual(errors, []);
   await page.close();
 });

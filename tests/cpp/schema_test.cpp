@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 #include "llmcalc/api.h"
@@ -70,6 +71,28 @@ TEST(Schema, AdvancedFieldsAreOptionalRunSettings) {
   }
   for (const auto& f : schema.at("fields"))
     EXPECT_EQ(f.value("advanced", false), advanced.count(f.at("key").get<std::string>()) == 1) << f.at("key");
+}
+
+// A text that says GPU about any device is marked device_words, so that the
+// page writes a TPU's "chip" there; the unmarked ones that name GPUs are
+// about GPUs as such (their attention kernels, their launch cost). A new
+// "per GPU" help without the mark fails.
+TEST(Schema, TextsThatSayGpuForAnyDeviceAreMarked) {
+  const std::regex gpu("\\bGPUs?\\b");
+  const std::set<std::string> about_gpus = {"training.attention_kernel", "training.host_overhead_us"};
+  int marked = 0;
+  for (const auto& f : schema_fields()) {
+    const bool says = std::regex_search(f.help + " " + f.unit + " " + f.label, gpu);
+    if (f.device_words) {
+      ++marked;
+      EXPECT_TRUE(says) << f.key << " is marked but says no GPU";
+    } else {
+      EXPECT_TRUE(!says || about_gpus.count(f.key)) << f.key << " says GPU but is not marked device_words";
+    }
+  }
+  EXPECT_GE(marked, 10);
+  for (const auto& f : nlohmann::json::parse(schema_json()).at("fields"))
+    EXPECT_EQ(f.value("device_words", false), field_spec(f.at("key").get<std::string>()).device_words) << f.at("key");
 }
 
 // The table's defaults are the parser's: a scenario field set to its default

@@ -7,6 +7,7 @@ import { decodeState, encodeState } from '../../web/src/state/url-state.js';
 import { buildScenario, baseline, parseNumber } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { fieldForPath } from '../../web/src/form/schema-form.js';
+import { deviceWords, inDeviceWords, labelFor, unitFor } from '../../web/src/state/fields.js';
 import { pageContext } from './wasm.mjs';
 
 let mod, schema, presets, defaults;
@@ -109,6 +110,29 @@ test('the 16-bit precisions are fp16 by default on a device without bf16 (V100),
   // a bf16 peak set on the system makes bf16 the default again
   state.values['system.peak_bf16_tflops'] = '125';
   assert.equal(baseline(field('training.precision'), state, presets), 'bf16');
+});
+
+test('device words: a marked field says the system\'s word for a device, capitalised only to start a sentence of help', () => {
+  const field = (key) => schema.fields.find((f) => f.key === key);
+  const span = inDeviceWords(field('system.nvlink_span'), 'chip');
+  assert.equal(`${labelFor(span)} (${unitFor(span)})`, 'scale-up domain (chips)');
+  assert.match(span.help, /^Chips in one scale-up domain/);
+  const node = inDeviceWords(field('system.gpus_per_node'), 'HPU');
+  assert.equal(labelFor(node), 'HPUs per node');
+  assert.equal(unitFor(node), '', 'the label names the unit');
+  assert.equal(unitFor(field('system.gpus_per_node')), '');
+  const price = inDeviceWords(field('cost.gpu_hour_usd'), 'chip');
+  assert.equal(labelFor(price), 'price per chip-hour');
+  assert.match(price.help, /^Price of one chip-hour .* H100 on-demand/);
+  const hours = inDeviceWords(field('reliability.gpu_hours_per_interruption'), 'chip');
+  assert.equal(unitFor(hours), 'chip-hours');
+  assert.match(hours.help, /^Chip-hours between interruptions .* a job of N chips stops/);
+  // an unmarked field, or the GPU word itself, comes back as it is
+  const kernel = field('training.attention_kernel');
+  assert.equal(inDeviceWords(kernel, 'chip'), kernel);
+  assert.equal(inDeviceWords(field('system.nvlink_span'), 'GPU'), field('system.nvlink_span'));
+  assert.equal(deviceWords('memory per GPU. GPUs idle', 'chip', true), 'memory per chip. Chips idle');
+  assert.equal(deviceWords('GPUs per node', 'chip'), 'chips per node');
 });
 
 test('error paths map to the closest field', () => {

@@ -122,7 +122,7 @@ void system_fields(Fields& f) {
   add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "Scale-up bandwidth per GPU, one direction: the innermost network tier (NVLink, Infinity Fabric, TPU ICI).", "network.0.bandwidth_GBps", {}, "scale-up link");
   add("system.nvlink_span", "sns", "int", "GPUs", 1, 1 << 30, "GPUs in one scale-up domain (NVLink, Infinity Fabric, ICI slice).", "network.0.span_gpus", {}, "scale-up domain");
   add("system.ib_GBps", "sib", "number", "GB/s", 0.001, 1e6, "Scale-out bandwidth per GPU, one direction: the second network tier (InfiniBand, Ethernet, TPU DCN).", "network.1.bandwidth_GBps", {}, "scale-out link");
-  add("system.gpus_per_node", "sgn", "int", "GPUs", 1, 1 << 20, "GPUs per node.", "gpus_per_node");
+  add("system.gpus_per_node", "sgn", "int", "GPUs", 1, 1 << 20, "GPUs per node.", "gpus_per_node", {}, "GPUs per node");
   // The host side per GPU, for offload (a system without one needs all three).
   add("system.host_link_GBps", "shl", "number", "GB/s", 0.1, 1e5, "Host-device copy rate per GPU, one direction (PCIe, NVLink-C2C): what offload copies (gradients, weights, activations).", "host.link_GBps", {}, "host link");
   add("system.host_memory_GBps", "shm", "number", "GB/s", 1, 1e6, "CPU memory bandwidth per GPU (the node's over its GPUs): optimizer offload's step streams through it.", "host.memory_GBps", {}, "host memory bandwidth");
@@ -219,7 +219,9 @@ std::vector<std::string> technology_keys(const char* table) {
 // GPU-hour is the user's; the power and grid defaults are cited typical values.
 void cost_fields(Fields& f) {
   auto add = [&](FieldSpec s) { f.push_back(std::move(s)); };
-  add({"cost.gpu_hour_usd", "cgh", "number", "USD", 0, 0, 1e6, {}, "Price of one GPU-hour (cloud on-demand or reserved, or ownership); 0: no dollar figures. H100 on-demand was $2-4 in 2025-26, A100 $1-4 (Epoch AI price archive).", "cost", kBoth});
+  FieldSpec price{"cost.gpu_hour_usd", "cgh", "number", "USD", 0, 0, 1e6, {}, "Price of one GPU-hour (cloud on-demand or reserved, or ownership); 0: no dollar figures. H100 on-demand was $2-4 in 2025-26, A100 $1-4 (Epoch AI price archive).", "cost", kBoth};
+  price.label = "price per GPU-hour";
+  add(price);
   add({"cost.power_fraction", "cpf", "number", "", 0.75, 0.01, 1.5, {}, "Average node power over its maximum (devices, host, NICs) while running: 0.75 (Epoch AI default; 0.76 measured on an 8x H100 node in training).", "cost", kBoth});
   add({"cost.pue", "cpu", "number", "", 1.25, 1, 3, {}, "Facility power / IT power: 1.25 (Epoch AI default outside hyperscalers; those run ~1.1, the industry average is 1.58).", "cost", kBoth});
   add({"cost.usd_per_kwh", "cek", "number", "USD", 0.0806, 0, 10, {}, "Electricity price per kWh: 0.0806 (US industrial, 2023, EIA).", "cost", kBoth});
@@ -300,6 +302,20 @@ void mark_advanced(Fields& fields) {
   }
 }
 
+// Fields whose texts say "GPU" for the system's device (FieldSpec::device_words).
+void mark_device_words(Fields& fields) {
+  static const char* const kDeviceWords[] = {
+      "system.nvlink_GBps", "system.nvlink_span", "system.ib_GBps", "system.gpus_per_node", "system.host_link_GBps",
+      "system.host_memory_GBps", "system.host_memory_GiB", "training.offload", "inference.prefill_tp",
+      "inference.prefill_batch", "inference.target_requests_per_s", "cost.gpu_hour_usd",
+      "reliability.gpu_hours_per_interruption", "reliability.storage_GBps_per_gpu", "search.gpus", "study.name"};
+  for (const char* key : kDeviceWords) {
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.key == key; });
+    if (it == fields.end()) throw std::logic_error(std::string("device-word field not in the schema: ") + key);
+    it->device_words = true;
+  }
+}
+
 Fields build() {
   Fields f;
   scenario_fields(f);
@@ -312,6 +328,7 @@ Fields build() {
   reliability_fields(f);
   request_fields(f);
   mark_advanced(f);
+  mark_device_words(f);
   return f;
 }
 
@@ -329,6 +346,7 @@ json field_json(const FieldSpec& f) {
   if (!f.label.empty()) j["label"] = f.label;
   if (!f.request.empty()) j["request"] = f.request;
   if (f.advanced) j["advanced"] = true;
+  if (f.device_words) j["device_words"] = true;
   return j;
 }
 

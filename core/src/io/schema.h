@@ -39,6 +39,11 @@ struct FieldSpec {
   // collective precisions, kernel choices, MoE routing details, cost rates):
   // the page folds these under "more settings" until one is set.
   bool advanced = false;
+  // Its help, unit and label say "GPU" for whatever device the system has:
+  // the page writes the system's own word there (a TPU's "chip", a Gaudi's
+  // "HPU"). Texts about GPUs as such (their kernels, their launch cost) are
+  // not marked.
+  bool device_words = false;
 };
 
 const std::vector<FieldSpec>& schema_fields();

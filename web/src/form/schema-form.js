@@ -4,7 +4,8 @@
 // The same table drives the URL codec and the scenario (state/).
 import { el, clear } from '../dom.js';
 import { baseline } from '../state/scenario.js';
-import { fieldApplies, isRequestField, isSystemField, labelFor, unitFor } from '../state/fields.js';
+import { fieldApplies, inDeviceWords, isRequestField, isSystemField, labelFor, unitFor } from '../state/fields.js';
+import { unitWord } from '../format.js';
 
 const GROUPS = [
   ['model', 'Model'],
@@ -256,18 +257,32 @@ export class SchemaForm {
     if (field.type === 'int' || field.type === 'number') input.setAttribute('title', `${field.min} to ${field.max}`);
     const help = el('p', { class: 'help', id: `h-${s}`, text: field.help || '' });
     const error = el('p', { class: 'error', id: `e-${s}`, hidden: true, 'aria-live': 'polite' });
-    const unit = unitFor(field);
-    const label = el('label', { for: id }, [labelFor(field), unit ? el('span', { class: 'unit', text: ` (${unit})` }) : null]);
+    const label = el('label', { for: id });
+    this.nameRow(label, help, field);
     const row = el('div', { class: `field type-${field.type}${field.advanced ? ' advanced' : ''}`, 'data-key': field.key }, [label, input, help, error]);
-    this.rows.set(field.key, { field, row, input, help, error });
+    this.rows.set(field.key, { field, row, input, help, error, label });
     return row;
+  }
+
+  // The row's label, unit and help, in `shown`'s words (a field as
+  // inDeviceWords gives it).
+  nameRow(label, help, shown) {
+    const unit = unitFor(shown);
+    label.replaceChildren(labelFor(shown), ...(unit ? [el('span', { class: 'unit', text: ` (${unit})` })] : []));
+    help.textContent = shown.help || '';
   }
 
   // Brings every control in line with the state (values, placeholders, visibility).
   render(state) {
     this.state = state;
+    // The system's word for a device, which texts marked device_words use ("chip" on a TPU).
+    const word = unitWord(this.presets?.systems?.[state.system]?.system?.device?.unit_name);
     for (const [key, r] of this.rows) {
       const f = r.field;
+      if (f.device_words && r.label && r.word !== word) {
+        this.nameRow(r.label, r.help, inDeviceWords(f, word));
+        r.word = word;
+      }
       if (key === 'mode') {
         for (const radio of r.radios) radio.checked = radio.value === state.mode;
         continue;

@@ -117,9 +117,27 @@ export function labelFor(field) {
   return field.label || labelWords(field).join(' ');
 }
 
-// The bracketed unit, unless the label already ends with it ("input tokens");
-// microseconds read µs.
+// The bracketed unit, unless the label already names it ("input tokens",
+// "GPUs per node"); microseconds read µs.
 export function unitFor(field) {
-  const unit = field.unit && labelFor(field).split(' ').at(-1) !== field.unit ? field.unit : '';
+  const unit = field.unit && !labelFor(field).split(' ').includes(field.unit) ? field.unit : '';
   return unit === 'us' ? 'µs' : unit;
+}
+
+// `text` with "GPU" and "GPUs" (a GPU-hour too) in the system's word for a
+// device, `word` ("chip" on a TPU, "HPU" on a Gaudi); `sentences`: the text
+// is prose (a help text), so the word is capitalised where it starts one.
+export function deviceWords(text, word, sentences = false) {
+  if (typeof text !== 'string' || !word || word === 'GPU') return text;
+  const starts = (at) => sentences && (at === 0 || text.slice(Math.max(0, at - 2), at) === '. ');
+  const capital = word.charAt(0).toUpperCase() + word.slice(1);
+  return text.replace(/\bGPU(s?)\b/g, (_, s, at) => `${starts(at) ? capital : word}${s}`);
+}
+
+// The field as the form shows it on a system whose devices are `word`: a
+// field marked device_words (its texts say GPU for any device) gets its
+// help, label and unit in that word; any other comes back as it is.
+export function inDeviceWords(field, word) {
+  if (!field?.device_words || !word || word === 'GPU') return field;
+  return { ...field, help: deviceWords(field.help, word, true), label: deviceWords(labelFor(field), word), unit: deviceWords(field.unit, word) };
 }

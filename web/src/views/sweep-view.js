@@ -5,7 +5,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { baseline } from '../state/scenario.js';
-import { fieldApplies, isNumeric, isScenarioField, labelFor, parseNumber, unitFor } from '../state/fields.js';
+import { deviceWords, fieldApplies, inDeviceWords, isNumeric, isScenarioField, labelFor, parseNumber, unitFor } from '../state/fields.js';
 import { lineChart } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { list } from '../state/explore-state.js';
@@ -25,16 +25,19 @@ const DEFAULT_INPUT = { training: 'training.global_batch', inference: 'inference
 const DEFAULT_STEPS = 9;
 const DEFAULT_SCALE = 'log';
 const SCALE_LABELS = { log: 'logarithmic', lin: 'linear' };
-// An input as the form names it, with its group and unit: "training: global batch (sequences)".
 // The outputs' labels say GPU; `unit` is the word of the systems swept
 // ("chip" on TPUs; "device" when the lines are of systems that differ).
-const inUnit = (label, unit) => label.replace(/\bGPU(s?)\b/g, (_, s) => `${unit}${s}`);
 function systemsUnit(presets, ids) {
   const words = new Set(ids.map((id) => fmt.unitWord(presets?.systems?.[id]?.system?.device?.unit_name)));
   return words.size === 1 ? [...words][0] : 'device';
 }
 
-const fieldName = (f) => `${f.group ? `${f.group}: ` : ''}${labelFor(f)}${unitFor(f) ? ` (${unitFor(f)})` : ''}`;
+// An input as the form names it, with its group and unit: "training: global batch (sequences)",
+// "system: chips per node" on a TPU.
+const fieldName = (field, unit) => {
+  const f = inDeviceWords(field, unit);
+  return `${f.group ? `${f.group}: ` : ''}${labelFor(f)}${unitFor(f) ? ` (${unitFor(f)})` : ''}`;
+};
 
 // Every numeric scenario field of the mode, system figures included: the
 // core's sweep takes any of them by key and sets it where it lives.
@@ -112,7 +115,7 @@ export class SweepView {
         id: 'sweep-input',
         label: 'input',
         value: sp.field.key,
-        options: sp.inputs.map((f) => [f.key, fieldName(f)]),
+        options: sp.inputs.map((f) => [f.key, fieldName(f, systemsUnit(store.presets, [state.system]))]),
         onChange: (v) => {
           store.setX('sweep.input', v === DEFAULT_INPUT[state.mode] ? '' : v, true);
           store.setX('sweep.from', '');
@@ -124,7 +127,7 @@ export class SweepView {
       numberInput({ id: 'sweep-to', label: 'to', value: x['sweep.to'], placeholder: String(sp.hi), onInput: set('to') }),
       numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(DEFAULT_STEPS), onInput: set('steps') }),
       selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === DEFAULT_SCALE ? '' : v, true) }),
-      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, inUnit(t, systemsUnit(store.presets, [state.system]))]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
+      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, deviceWords(t, systemsUnit(store.presets, [state.system]))]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
       checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(store.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => store.setX('sweep.series', vs.join(','), true) }),
     );
   }
@@ -163,24 +166,25 @@ export class SweepView {
     const unit = systemsUnit(this.ctx.store.presets, series.map((s) => s.name));
     // counts (a batch, GPUs, layers) read as whole numbers: 64 and 1,024, not 64.0 and 1.02k
     const countX = sw.x.every((x) => Number.isInteger(x));
+    const input = labelFor(inDeviceWords(sp.field, unit));
     const charts = sp.outputs.map((o) => {
       const [metric, f] = labels.get(o) || [o, fmt.num];
-      const label = inUnit(metric, unit);
+      const label = deviceWords(metric, unit);
       const values = series.map((s) => (s.values[o] || []).map((v) => (typeof v === 'number' ? v : null)));
       return lineChart({
-        title: `${label} vs ${labelFor(sp.field)}`,
+        title: `${label} vs ${input}`,
         xs: sw.x,
         series: series.map((s, i) => ({ name: s.name, values: values[i], fits: s.fits })),
         xLog: sw.scale === 'log',
         yLog: logY(sw, values),
-        xLabel: fieldName(sp.field),
+        xLabel: fieldName(sp.field, unit),
         xFmt: countX ? (x) => (Number.isInteger(x) ? fmt.int(x) : fmt.num(x)) : fmt.num,
         yLabel: label,
         yFmt: f,
         className: 'sweep-chart',
       });
     });
-    const errs = sw.series.flatMap((s) => (s.errors || []).map((e) => `${s.name === 'base' ? '' : `${s.name}, `}${labelFor(sp.field)} = ${e.x}: ${e.message}`));
+    const errs = sw.series.flatMap((s) => (s.errors || []).map((e) => `${s.name === 'base' ? '' : `${s.name}, `}${input} = ${e.x}: ${e.message}`));
     charts.forEach((c, i) => {
       c.dataset.output = sp.outputs[i];
     });
