@@ -141,6 +141,10 @@ test('on a TPU v5p the search and the fit button count chips, not GPUs', async (
   assert.doesNotMatch(status, /GPU/);
   // a TPU slice doubles (its node is the whole ICI torus, 6,144 chips): 16 hold the leanest plan
   assert.equal(await button.textContent(), 'Find a plan that fits on 16 chips');
+  // the Studies view's introduction and its scaling study's button
+  await page.locator('#tab-study').click();
+  assert.equal((await page.locator('button.study-link[data-study="scaling"]').textContent()).trim(), 'Chip count, ⅛× to 8×');
+  assert.match(await page.locator('[data-explore="study"] > p.chart-note').textContent(), /at ⅛× to 8× its chips,/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -39,10 +39,15 @@ function studyTitle(name, d) {
 // (the titles above stay the results' headings).
 const LINK_LABELS = {
   systems: 'Every system preset',
-  scaling: 'GPU count, ⅛× to 8×',
+  scaling: (unit) => `${fmt.capital(unit)} count, ⅛× to 8×`,
   models: 'Every model preset',
   'published-runs': 'Published runs: the model against measurements',
 };
+
+// The view's introduction, counting the scenario's devices in `unit` ("chips" on a TPU).
+function studiesNote(unit) {
+  return `What-if analyses built into the core (same as llmcalc study NAME). The first three run the scenario on the left on every system preset, at ⅛× to 8× its ${unit}s, or with every model preset in its place; the fixed examples ignore it, and Published runs checks the model against every published measurement of the validation set.`;
+}
 
 // How the technology budget's fields are shown (the fields are the schema's
 // derive request): label, and names for enum values.
@@ -381,7 +386,7 @@ export class StudyView {
       id: 'study',
       label: 'Studies',
       title: 'Studies',
-      note: 'What-if analyses built into the core (same as llmcalc study NAME). The first three run the scenario on the left on every system preset, at ⅛× to 8× its GPUs, or with every model preset in its place; the fixed examples ignore it, and Published runs checks the model against every published measurement of the validation set.',
+      note: studiesNote('GPU'),
       runLabel: 'Run again',
       onRun: () => this.run(),
       jobs: ctx.jobs,
@@ -392,13 +397,20 @@ export class StudyView {
   render(state) {
     const current = state.x?.['study.name'];
     const { store } = this.ctx;
+    // The scenario's word for a device: "Chip count" on a TPU.
+    const unit = fmt.unitWord(store.presets.systems?.[state.system]?.system?.device?.unit_name);
+    this.root.querySelector('.chart-note').textContent = studiesNote(unit);
+    const label = (name) => {
+      const text = LINK_LABELS[name] || TITLES[name] || name;
+      return typeof text === 'function' ? text(unit) : text;
+    };
     const link = (name) =>
       el('button', {
         type: 'button',
         class: `study-link${name === current ? ' active' : ''}`,
         'data-study': name,
         'aria-pressed': name === current ? 'true' : 'false',
-        text: LINK_LABELS[name] || TITLES[name] || name,
+        text: label(name),
         onclick: () => {
           store.setX('study.name', name, true);
           this.render(store.state);
