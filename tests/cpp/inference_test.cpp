@@ -51,10 +51,12 @@ TEST(Inference, Int4WeightsCutMemoryBoundDecode) {
   const json i4 = eval_ok(llama7b_a100(1, "int4"))["inference"];
   EXPECT_EQ(i4["bound"]["decode"], "hbm");
   // Weight bytes fall 2 -> 0.5 (+ scales): a ratio of ~0.26 on the weights,
-  // diluted by the unchanged KV cache and fixed per-kernel costs.
+  // diluted by the unchanged KV cache, the dequantising kernels' slower
+  // stream and their fixed per-kernel costs (gpt-fast's README measures
+  // 104.9 and 196.8 tokens/s on this A100: 0.53).
   const double ratio = i4["tpot_s"].get<double>() / b16["tpot_s"].get<double>();
   EXPECT_GT(ratio, 0.25);
-  EXPECT_LT(ratio, 0.5);
+  EXPECT_LT(ratio, 0.6);
 }
 
 TEST(Inference, Int8WeightsCutMemoryBoundDecode) {

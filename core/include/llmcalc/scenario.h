@@ -260,6 +260,10 @@ struct DeviceEfficiency {
   // kernels stream their weights at this fraction of the bandwidth a 16-bit
   // GEMV reaches (indexed by weight precision; 1 for formats never dequantised).
   std::array<double, kPrecisionCount> weight_only_stream{1, 1, 1, 1, 1, 1, 1, 1};
+  // Fixed time a dequantising kernel takes beyond the launch before it
+  // streams (its unpack-convert-scale pipeline filling): the intercept of its
+  // time against the bytes it reads.
+  double weight_only_setup_s = 0;
   // Per kernel generation {fwd, bwd} efficiency at head dim 128 (0: the
   // kernel does not run on this device); index AttentionKernel.
   std::array<std::array<double, 2>, kAttentionKernels> attention_kernel{};

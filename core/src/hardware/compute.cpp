@@ -164,7 +164,7 @@ void finish_cost(const Device& d, OpCost& c, double compute_time, double dram_ef
 }
 
 // The memo: every field of the shape, bit for bit, is the key.
-using GemmKey = std::array<unsigned long long, 11>;
+using GemmKey = std::array<unsigned long long, 12>;
 struct GemmKeyHash {
   size_t operator()(const GemmKey& k) const {
     unsigned long long h = 1469598103934665603ULL;  // FNV-1a over the words
@@ -185,7 +185,7 @@ thread_local const Device* memo_device = nullptr;
 
 GemmKey key_of(const GemmShape& g) {
   const double fields[] = {g.m,       g.n,       g.k,         g.batch,    g.a_bytes, g.b_bytes,
-                           g.c_bytes, static_cast<double>(g.math), g.dequant_ops, g.dram_eff, g.mma_eff};
+                           g.c_bytes, static_cast<double>(g.math), g.dequant_ops, g.dram_eff, g.mma_eff, g.setup_s};
   static_assert(sizeof fields == sizeof(GemmKey), "one key word per shape field");
   GemmKey k;
   std::memcpy(k.data(), fields, sizeof fields);
@@ -236,7 +236,7 @@ OpCost price_gemm(const Device& d, const GemmShape& shape) {
   }
   c.bytes.assign(best.bytes.begin(), best.bytes.begin() + static_cast<long>(std::min(d.memory.size(), kMaxLevels)));
   finish_cost(d, c, best.compute_time, g.dram_eff);  // the bound
-  c.time_s = best.time + d.efficiency.launch_overhead_s;  // the tile's ridge-blended time
+  c.time_s = best.time + d.efficiency.launch_overhead_s + g.setup_s;  // the tile's ridge-blended time
   return c;
 }
 }  // namespace

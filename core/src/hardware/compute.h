@@ -36,6 +36,9 @@ struct GemmShape {
   // Fraction of the device's matmul rate the kernel's MMA instructions reach
   // (Ampere-generation mma.sync kernels on Hopper: efficiency.legacy_mma).
   double mma_eff = 1;
+  // Fixed time beyond the launch (a dequantising kernel's setup:
+  // efficiency.weight_only_setup_s).
+  double setup_s = 0;
 };
 
 OpCost gemm_cost(const Device& d, const GemmShape& g);

@@ -118,6 +118,7 @@ DeviceEfficiency parse_efficiency(StrictObject& dev) {
   if (o.has("weight_only")) {
     StrictObject wo(o.raw("weight_only"), o.child_path("weight_only"));
     for (const auto& [p, name] : all_precision_names()) e.weight_only_stream[static_cast<size_t>(p)] = wo.number(name, 1, 0.01, 1);
+    e.weight_only_setup_s = wo.number("setup_us", 0, 0, 1e4) * 1e-6;
     wo.finish();
   }
   // "elementwise": {"norm": .., "activation": ..}: device-memory rate of

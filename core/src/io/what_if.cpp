@@ -109,11 +109,13 @@ std::vector<Part> parts_of(const Scenario& s) {
                      [i](Scenario& x) { x.system.network[i].bandwidth_Bps *= 2; }});
     inner = t.span_gpus > 0 ? t.span_gpus : gpus;
   }
-  // Fixed costs that do not shrink with bandwidth or FLOPs: a kernel's launch,
-  // a collective step's latency, a serving step's scheduling and sampling.
+  // Fixed costs that do not shrink with bandwidth or FLOPs: a kernel's launch
+  // (and a dequantising kernel's setup), a collective step's latency, a
+  // serving step's scheduling and sampling.
   parts.push_back({"latency", "latencies (halved)", [](Scenario& x) {
                      DeviceEfficiency& e = x.system.device.efficiency;
                      e.launch_overhead_s /= 2;
+                     e.weight_only_setup_s /= 2;
                      e.decode_step_overhead_s /= 2;
                      for (NetworkTier& t : x.system.network) t.latency_s /= 2, t.nvls_latency_s /= 2;
                    }});

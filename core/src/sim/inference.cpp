@@ -86,7 +86,10 @@ std::vector<OpSpec> serving_layer_ops(const Scenario& s, const LayerPass& p) {
   std::vector<OpSpec> ops = layer_forward(s.model, p);
   add_input_casts(ops, 3);
   for (OpSpec& op : ops) {
-    if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) op.gemm.dram_eff = stream;
+    if (op.kind == OpKind::gemm && op.gemm.dequant_ops > 0) {
+      op.gemm.dram_eff = stream;
+      op.gemm.setup_s = s.system.device.efficiency.weight_only_setup_s;
+    }
     // Serving engines run their own fused norm and activation kernels
     // (TensorRT-LLM's residual-add + RMSNorm and gated-activation plugins,
     // vLLM's fused_add_rms_norm): taken at the copy rate. The slower

@@ -39,6 +39,7 @@ double gemm_time(const Device& d, const json& k) {
     g.b_bytes = stored_weight_bytes(w, k.value("group", 0));
     g.dequant_ops = dequant_ops_per_weight(g.b_bytes, g.a_bytes);
     g.dram_eff = d.efficiency.weight_only_stream[static_cast<size_t>(w)];
+    g.setup_s = d.efficiency.weight_only_setup_s;
   }
   return gemm_cost(d, g).time_s;
 }
