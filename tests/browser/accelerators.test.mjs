@@ -103,6 +103,10 @@ test('Llama 3.1 8B served on an L4: the GDDR6 device memory is called GDDR6, not
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
   const head = await page.$$eval('table.ops thead th', (ths) => ths.map((t) => t.textContent));
   assert.ok(head.some((h) => h.includes('bytes (GDDR6)')), head.join(' | '));
+  // and the form's system figures (schema device_words)
+  assert.equal((await systemField(page, 'system.hbm_GiB')).label, 'GDDR6 (GiB)');
+  assert.equal((await systemField(page, 'system.hbm_GBps')).label, 'GDDR6 (GB/s)');
+  assert.equal(await page.textContent('[data-key="system.hbm_GBps"] .help'), 'Device memory (GDDR6) bandwidth.');
   await shot(page, 'accelerators-l4');
   assert.deepEqual(errors, []);
   await page.close();

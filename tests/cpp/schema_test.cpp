@@ -74,18 +74,19 @@ TEST(Schema, AdvancedFieldsAreOptionalRunSettings) {
 }
 
 // A text that says GPU about any device is marked device_words, so that the
-// page writes a TPU's "chip" there; the unmarked ones that name GPUs are
+// page writes a TPU's "chip" there (and an L4's "GDDR6" for HBM); the unmarked ones that name GPUs are
 // about GPUs as such (their attention kernels, their launch cost). A new
 // "per GPU" help without the mark fails.
 TEST(Schema, TextsThatSayGpuForAnyDeviceAreMarked) {
-  const std::regex gpu("\\bGPUs?\\b");
+  const std::regex gpu("\\bGPUs?\\b"), hbm("\\bHBM\\b");
   const std::set<std::string> about_gpus = {"training.attention_kernel", "training.host_overhead_us"};
   int marked = 0;
   for (const auto& f : schema_fields()) {
-    const bool says = std::regex_search(f.help + " " + f.unit + " " + f.label, gpu);
+    const std::string text = f.help + " " + f.unit + " " + f.label;
+    const bool says = std::regex_search(text, gpu);
     if (f.device_words) {
       ++marked;
-      EXPECT_TRUE(says) << f.key << " is marked but says no GPU";
+      EXPECT_TRUE(says || std::regex_search(text, hbm)) << f.key << " is marked but says no GPU or HBM";
     } else {
       EXPECT_TRUE(!says || about_gpus.count(f.key)) << f.key << " says GPU but is not marked device_words";
     }

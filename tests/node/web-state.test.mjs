@@ -7,7 +7,7 @@ import { decodeState, encodeState } from '../../web/src/state/url-state.js';
 import { buildScenario, baseline, parseNumber } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { fieldForPath } from '../../web/src/form/schema-form.js';
-import { deviceWords, inDeviceWords, labelFor, unitFor } from '../../web/src/state/fields.js';
+import { deviceWords, inDeviceWords, labelFor, systemWords, unitFor } from '../../web/src/state/fields.js';
 import { pageContext } from './wasm.mjs';
 
 let mod, schema, presets, defaults;
@@ -133,6 +133,14 @@ test('device words: a marked field says the system\'s word for a device, capital
   assert.equal(inDeviceWords(field('system.nvlink_span'), 'GPU'), field('system.nvlink_span'));
   assert.equal(deviceWords('memory per GPU. GPUs idle', 'chip', true), 'memory per chip. Chips idle');
   assert.equal(deviceWords('GPUs per node', 'chip'), 'chips per node');
+  // the device memory by its label: an L4's GDDR6, an H100's HBM3
+  assert.deepEqual(systemWords(presets, 'l4'), { unit: 'GPU', memory: 'GDDR6' });
+  assert.deepEqual(systemWords(presets, 'tpu-v5p'), { unit: 'chip', memory: 'HBM2e' });
+  const capacity = inDeviceWords(field('system.hbm_GiB'), 'GPU', 'GDDR6');
+  assert.equal(`${labelFor(capacity)} (${unitFor(capacity)})`, 'GDDR6 (GiB)');
+  assert.equal(capacity.help, 'Device memory (GDDR6) capacity.');
+  assert.equal(labelFor(inDeviceWords(field('system.hbm_GBps'), 'chip', 'HBM2e')), 'HBM2e');
+  assert.equal(inDeviceWords(field('system.hbm_GBps'), 'GPU', ''), field('system.hbm_GBps'));
 });
 
 test('error paths map to the closest field', () => {

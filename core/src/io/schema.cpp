@@ -115,8 +115,8 @@ void system_fields(Fields& f) {
   add("system.peak_bf16_tflops", "sbf", "number", "TFLOP/s", 0.001, 1e6, "Device dense bf16 matmul peak.", "device.matmul_tflops.bf16");
   add("system.peak_fp8_tflops", "sf8", "number", "TFLOP/s", 0, 1e6, "Device dense fp8 matmul peak (0: none).", "device.matmul_tflops.fp8");
   add("system.matmul_eff", "sme", "number", "", 0.01, 1, "Sustained 16-bit GEMM throughput / peak (library ceiling).", "device.efficiency.matmul.bf16");
-  add("system.hbm_GiB", "shc", "number", "GiB", 1e-9, 1e6, "Device memory (HBM) capacity.", "device.memory.hbm.capacity_GiB", {"capacity_MiB"});
-  add("system.hbm_GBps", "shb", "number", "GB/s", 0.001, 1e7, "Device memory (HBM) bandwidth.", "device.memory.hbm.bandwidth_GBps");
+  add("system.hbm_GiB", "shc", "number", "GiB", 1e-9, 1e6, "Device memory (HBM) capacity.", "device.memory.hbm.capacity_GiB", {"capacity_MiB"}, "HBM");
+  add("system.hbm_GBps", "shb", "number", "GB/s", 0.001, 1e7, "Device memory (HBM) bandwidth.", "device.memory.hbm.bandwidth_GBps", {}, "HBM");
   add("system.l2_MiB", "sl2", "number", "MiB", 1e-6, 1e5, "L2 cache capacity.", "device.memory.l2.capacity_MiB", {"capacity_GiB"});
   add("system.l2_GBps", "slb", "number", "GB/s", 0.001, 1e7, "L2 cache bandwidth.", "device.memory.l2.bandwidth_GBps");
   add("system.nvlink_GBps", "snv", "number", "GB/s", 0.001, 1e6, "Scale-up bandwidth per GPU, one direction: the innermost network tier (NVLink, Infinity Fabric, TPU ICI).", "network.0.bandwidth_GBps", {}, "scale-up link");
@@ -302,10 +302,11 @@ void mark_advanced(Fields& fields) {
   }
 }
 
-// Fields whose texts say "GPU" for the system's device (FieldSpec::device_words).
+// Fields whose texts say "GPU" for the system's device, or "HBM" for its
+// device memory (FieldSpec::device_words).
 void mark_device_words(Fields& fields) {
   static const char* const kDeviceWords[] = {
-      "system.nvlink_GBps", "system.nvlink_span", "system.ib_GBps", "system.gpus_per_node", "system.host_link_GBps",
+      "system.hbm_GiB", "system.hbm_GBps", "system.nvlink_GBps", "system.nvlink_span", "system.ib_GBps", "system.gpus_per_node", "system.host_link_GBps",
       "system.host_memory_GBps", "system.host_memory_GiB", "training.offload", "inference.prefill_tp",
       "inference.prefill_batch", "inference.target_requests_per_s", "cost.gpu_hour_usd",
       "reliability.gpu_hours_per_interruption", "reliability.storage_GBps_per_gpu", "search.gpus", "study.name"};

@@ -39,10 +39,11 @@ struct FieldSpec {
   // collective precisions, kernel choices, MoE routing details, cost rates):
   // the page folds these under "more settings" until one is set.
   bool advanced = false;
-  // Its help, unit and label say "GPU" for whatever device the system has:
-  // the page writes the system's own word there (a TPU's "chip", a Gaudi's
-  // "HPU"). Texts about GPUs as such (their kernels, their launch cost) are
-  // not marked.
+  // Its help, unit and label say "GPU" for whatever device the system has,
+  // and "HBM" for whatever its device memory is: the page writes the
+  // system's own words there (a TPU's "chip", a Gaudi's "HPU"; an L4's
+  // "GDDR6", an H100's "HBM3"). Texts about GPUs as such (their kernels,
+  // their launch cost) are not marked.
   bool device_words = false;
 };
 

@@ -4,8 +4,7 @@
 // The same table drives the URL codec and the scenario (state/).
 import { el, clear } from '../dom.js';
 import { baseline } from '../state/scenario.js';
-import { fieldApplies, inDeviceWords, isRequestField, isSystemField, labelFor, unitFor } from '../state/fields.js';
-import { unitWord } from '../format.js';
+import { fieldApplies, inDeviceWords, isRequestField, isSystemField, labelFor, systemWords, unitFor } from '../state/fields.js';
 
 const GROUPS = [
   ['model', 'Model'],
@@ -275,13 +274,14 @@ export class SchemaForm {
   // Brings every control in line with the state (values, placeholders, visibility).
   render(state) {
     this.state = state;
-    // The system's word for a device, which texts marked device_words use ("chip" on a TPU).
-    const word = unitWord(this.presets?.systems?.[state.system]?.system?.device?.unit_name);
+    // The system's words for a device and its memory, which texts marked
+    // device_words use ("chip" on a TPU, "GDDR6" on an L4).
+    const { unit, memory } = systemWords(this.presets, state.system);
     for (const [key, r] of this.rows) {
       const f = r.field;
-      if (f.device_words && r.label && r.word !== word) {
-        this.nameRow(r.label, r.help, inDeviceWords(f, word));
-        r.word = word;
+      if (f.device_words && r.label && r.words !== `${unit}/${memory}`) {
+        this.nameRow(r.label, r.help, inDeviceWords(f, unit, memory));
+        r.words = `${unit}/${memory}`;
       }
       if (key === 'mode') {
         for (const radio of r.radios) radio.checked = radio.value === state.mode;

@@ -134,10 +134,27 @@ export function deviceWords(text, word, sentences = false) {
   return text.replace(/\bGPU(s?)\b/g, (_, s, at) => `${starts(at) ? capital : word}${s}`);
 }
 
-// The field as the form shows it on a system whose devices are `word`: a
-// field marked device_words (its texts say GPU for any device) gets its
-// help, label and unit in that word; any other comes back as it is.
-export function inDeviceWords(field, word) {
-  if (!field?.device_words || !word || word === 'GPU') return field;
-  return { ...field, help: deviceWords(field.help, word, true), label: deviceWords(labelFor(field), word), unit: deviceWords(field.unit, word) };
+// The field as the form shows it on a system whose devices are `word` and
+// whose device memory is `memory` (its label: "GDDR6", "HBM3"): a field
+// marked device_words (its texts say GPU for any device, HBM for any device
+// memory) gets its help, label and unit in those words; any other comes back
+// as it is.
+export function inDeviceWords(field, word, memory = '') {
+  if (!field?.device_words) return field;
+  const words = (text, sentences = false) => {
+    const t = word && word !== 'GPU' ? deviceWords(text, word, sentences) : text;
+    return memory && memory !== 'HBM' && typeof t === 'string' ? t.replace(/\bHBM\b/g, memory) : t;
+  };
+  const shown = { ...field, help: words(field.help, true), label: words(labelFor(field)), unit: words(field.unit) };
+  return shown.help === field.help && shown.label === labelFor(field) && shown.unit === field.unit ? field : shown;
+}
+
+// The system's words for a device and its memory, from its preset: a TPU's
+// "chip" (system.device.unit_name, else "GPU") and the device memory's label
+// ("GDDR6" on an L4; "" when the preset names none).
+export function systemWords(presets, id) {
+  const device = presets?.systems?.[id]?.system?.device;
+  const memories = Array.isArray(device?.memory) ? device.memory : [];
+  const dram = memories.at(-1);
+  return { unit: typeof device?.unit_name === 'string' && device.unit_name ? device.unit_name : 'GPU', memory: typeof dram?.label === 'string' ? dram.label : '' };
 }

@@ -5,7 +5,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { baseline } from '../state/scenario.js';
-import { deviceWords, fieldApplies, inDeviceWords, isNumeric, isScenarioField, labelFor, parseNumber, unitFor } from '../state/fields.js';
+import { deviceWords, fieldApplies, inDeviceWords, isNumeric, isScenarioField, labelFor, parseNumber, systemWords, unitFor } from '../state/fields.js';
 import { lineChart } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { list } from '../state/explore-state.js';
@@ -31,11 +31,16 @@ function systemsUnit(presets, ids) {
   const words = new Set(ids.map((id) => fmt.unitWord(presets?.systems?.[id]?.system?.device?.unit_name)));
   return words.size === 1 ? [...words][0] : 'device';
 }
+// Their device memory's label when they share one ("GDDR6"), else none (HBM stays).
+function systemsMemory(presets, ids) {
+  const labels = new Set(ids.map((id) => systemWords(presets, id).memory));
+  return labels.size === 1 ? [...labels][0] : '';
+}
 
 // An input as the form names it, with its group and unit: "training: global batch (sequences)",
 // "system: chips per node" on a TPU.
-const fieldName = (field, unit) => {
-  const f = inDeviceWords(field, unit);
+const fieldName = (field, unit, memory) => {
+  const f = inDeviceWords(field, unit, memory);
   return `${f.group ? `${f.group}: ` : ''}${labelFor(f)}${unitFor(f) ? ` (${unitFor(f)})` : ''}`;
 };
 
@@ -115,7 +120,7 @@ export class SweepView {
         id: 'sweep-input',
         label: 'input',
         value: sp.field.key,
-        options: sp.inputs.map((f) => [f.key, fieldName(f, systemsUnit(store.presets, [state.system]))]),
+        options: sp.inputs.map((f) => [f.key, fieldName(f, systemsUnit(store.presets, [state.system]), systemsMemory(store.presets, [state.system]))]),
         onChange: (v) => {
           store.setX('sweep.input', v === DEFAULT_INPUT[state.mode] ? '' : v, true);
           store.setX('sweep.from', '');
@@ -166,7 +171,8 @@ export class SweepView {
     const unit = systemsUnit(this.ctx.store.presets, series.map((s) => s.name));
     // counts (a batch, GPUs, layers) read as whole numbers: 64 and 1,024, not 64.0 and 1.02k
     const countX = sw.x.every((x) => Number.isInteger(x));
-    const input = labelFor(inDeviceWords(sp.field, unit));
+    const memory = systemsMemory(this.ctx.store.presets, series.map((s) => s.name));
+    const input = labelFor(inDeviceWords(sp.field, unit, memory));
     const charts = sp.outputs.map((o) => {
       const [metric, f] = labels.get(o) || [o, fmt.num];
       const label = deviceWords(metric, unit);
@@ -177,7 +183,7 @@ export class SweepView {
         series: series.map((s, i) => ({ name: s.name, values: values[i], fits: s.fits })),
         xLog: sw.scale === 'log',
         yLog: logY(sw, values),
-        xLabel: fieldName(sp.field, unit),
+        xLabel: fieldName(sp.field, unit, memory),
         xFmt: countX ? (x) => (Number.isInteger(x) ? fmt.int(x) : fmt.num(x)) : fmt.num,
         yLabel: label,
         yFmt: f,
