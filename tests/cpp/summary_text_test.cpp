@@ -92,6 +92,12 @@ TEST(SummaryText, ThroughputLineSaysWhatOneReplicaAndAllServe) {
                             " sequences in flight per replica")) << text;
   scenario["parallelism"] = {{"tp", 1}};
   EXPECT_TRUE(has(evaluate_text(scenario.dump()), " per replica of 1 GPU · ")) << evaluate_text(scenario.dump());
+  // one sequence is one, in the line and in the in-flight warning
+  scenario["inference"]["batch"] = 1;
+  EXPECT_TRUE(has(evaluate_text(scenario.dump()), " · 1 sequence in flight")) << evaluate_text(scenario.dump());
+  json held = {{"mode", "inference"}, {"model", "deepseek-v3"}, {"system", "dgx-h100"},
+               {"inference", {{"batch", 2}, {"input_tokens", 1}, {"output_tokens", 64}, {"batching", "inflight"}}}};
+  EXPECT_TRUE(has(evaluate_text(held.dump()), "the KV cache holds 1 sequence, fewer than the batch limit")) << evaluate_text(held.dump());
 }
 
 // Disaggregated serving: the plan line names the prefill instances, the
@@ -252,6 +258,13 @@ TEST(SearchText, RowsAreTheBestPlansInOrder) {
                            std::to_string(p.at("dp").get<int>())))
         << l;
   }
+  // A search with one plan to cost says "1 plan".
+  const json one = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                    {"parallelism", {{"tp", 1}, {"pp", 1}, {"dp", 1}, {"cp", 1}, {"zero", 1}, {"sp", false}}},
+                    {"training", {{"global_batch", 8}, {"micro_batch", 1}, {"recompute", "full"}}},
+                    {"search", {{"top", 1}}}};
+  EXPECT_EQ(search_of(one).at("search").at("evaluated"), 1);
+  EXPECT_EQ(lines_of(search_text(one.dump())).at(0).rfind("Searched 1 plan on 1 GPU in ", 0), 0u) << search_text(one.dump());
 }
 
 TEST(SearchText, NoPlanNamesTheClosestAndWhatItMisses) {

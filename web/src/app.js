@@ -199,7 +199,7 @@ export class App {
         (narrowTried.length ? `, also with ${narrowTried.join(' and then ')} weights` : '');
       const more = `More ${unit}s${up.atLeast > gpus + 1 ? ` (at least ${fmt.int(up.atLeast)} to hold that memory)` : ''}`;
       const host = hostShort ? ` ${fmt.int(hostShort)} of them fit in ${unit} memory but offload more than the host memory holds.` : '';
-      status.textContent = `No plan fits on ${count(gpus)} (${fmt.int(evaluated)} plans tried${also}).${host}${closest} ${more}, a smaller batch or a shorter sequence would help.`;
+      status.textContent = `No plan fits on ${count(gpus)} (${fmt.many(evaluated, 'plan')} tried${also}).${host}${closest} ${more}, a smaller batch or a shorter sequence would help.`;
     } catch (err) {
       if (err && err.cancelled) return;
       status.textContent = `The search failed: ${err.message || err}`;

@@ -71,7 +71,7 @@ std::string search_table(const json& out) {
   const json& best = s.value("best", json::array());
   const bool training = (best.empty() ? s.value("closest", json::object()) : best[0]).contains("training");
   const std::string unit = s.value("unit_name", std::string("GPU"));
-  std::string text = "Searched " + count_text(s.value("evaluated", 0.0)) + " plans on " + units_text(unit, s.value("gpus", 0.0)) +
+  std::string text = "Searched " + units_text("plan", s.value("evaluated", 0.0)) + " on " + units_text(unit, s.value("gpus", 0.0)) +
                      " in " + seconds_text(s.value("elapsed_s", 0.0)) + "; " + count_text(s.value("feasible", 0.0)) + " fit.\n";
   for (const auto& w : s.value("warnings", json::array())) text += "warning: " + w.get<std::string>() + "\n";
   if (best.empty()) {

@@ -227,7 +227,8 @@ std::string inference_text(const Scenario& s, const Result& r) {
                                               : units_text(s.system.device, i.replica_gpus);
   out += line(output("inference.output_tokens_per_s").label,
               count_text(i.output_tokens_per_s) + " per replica of " + replica + all + " · " +
-                  count_text(i.concurrency) + " sequences in flight" + (all.empty() ? "" : " per replica") + per_step);
+                  llmcalc::units_text("sequence", i.concurrency) + " in flight" +
+                  (all.empty() ? "" : " per replica") + per_step);
   if (i.chunked) {
     const ChunkedStep& c = i.chunked_step;
     const auto rows = [](double v) { return v == std::floor(v) ? count_text(v) : sig3(v); };

@@ -110,9 +110,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (i.disaggregated && !i.prefill_pool.fits)
       w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + per_unit +
                   gib(i.prefill_pool.memory.capacity) + " available (inference.prefill_tp, prefill_batch)");
-    if (i.concurrency < s.infer.batch)
-      w.push_back("in-flight batching: the KV cache holds " + std::to_string(static_cast<long long>(i.concurrency)) +
-                  " sequences, fewer than the batch limit");
+    if (i.concurrency < s.infer.batch) {
+      const long long held = static_cast<long long>(i.concurrency);
+      w.push_back("in-flight batching: the KV cache holds " + std::to_string(held) + (held == 1 ? " sequence" : " sequences") +
+                  ", fewer than the batch limit");
+    }
     if (1.0 * s.infer.input_tokens + s.infer.output_tokens > static_cast<double>(s.model.context))
       w.push_back("input + output tokens exceed the model's context window (model.context, " +
                   std::to_string(s.model.context) + " tokens)");

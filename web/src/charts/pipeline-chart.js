@@ -98,10 +98,10 @@ export function pipelineChart(pipe) {
   const L = pipe.layers_per_stage, short = pipe.short_stages || 0;
   if (L > 0 && p > 1)
     notes.push(
-      short === 0 ? `${L} layers per stage.`
-      : short === 1 ? `${L} layers per stage, ${L - 1} on the one with the LM head.`
-      : short === 2 ? `${L} layers per stage, ${L - 1} on the end stages, with the embedding and the LM head.`
-      : `${L} layers per stage, ${L - 1} on ${short} of them, the end stages (embedding, LM head) among them.`,
+      short === 0 ? `${fmt.many(L, 'layer')} per stage.`
+      : short === 1 ? `${fmt.many(L, 'layer')} per stage, ${L - 1} on the one with the LM head.`
+      : short === 2 ? `${fmt.many(L, 'layer')} per stage, ${L - 1} on the end stages, with the embedding and the LM head.`
+      : `${fmt.many(L, 'layer')} per stage, ${L - 1} on ${short} of them, the end stages (embedding, LM head) among them.`,
     );
   if (dual)
     notes.push('DualPipe: half the micro-batches enter at stage 0, half at the last stage (lighter); rank i holds stage i and stage p-1-i (twice the weights), and a forward runs beside another micro-batch\'s backward, hiding their all-to-alls.');

@@ -93,7 +93,7 @@ function verdict(result, scenario, onFit) {
   // training.recompute_to_fit: the time is for the plan that recomputes to fit.
   const fit = scenario.mode === 'training' ? sec.recompute_to_fit : null;
   if (fit && fit.layers > 0) {
-    const which = fit.layers >= (sec.pipeline?.layers_per_stage || Infinity) ? 'every layer' : `${fmt.int(fit.layers)} layers per stage`;
+    const which = fit.layers >= (sec.pipeline?.layers_per_stage || Infinity) ? 'every layer' : `${fmt.many(fit.layers, 'layer')} per stage`;
     bits.push(`The time shown recomputes ${which} whole, as a framework would to fit: that needs ${fmt.bytes(fit.memory_bytes_total)} per ${u}${fit.fits ? '.' : ', which does not fit either.'}`);
   }
   // Serving that does not fit: how far the batch must come down (0: not one sequence).

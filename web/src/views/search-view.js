@@ -301,7 +301,7 @@ export class SearchView {
         await this.compareOwnPlan(call, scenario, s, mode);
         await this.fillHeatmap(call, scenario, search, mode);
         const trunc = s.truncated ? ` (stopped at the ${fmt.int(s.limit)}-plan limit)` : '';
-        this.bar.finish(`Searched ${fmt.int(s.evaluated)} plans in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
+        this.bar.finish(`Searched ${fmt.many(s.evaluated, 'plan')} in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
         this.ran(scenario, { file: `llmcalc-search-${scenario.mode}`, request: { ...scenario, search }, output: out });
       });
     } catch (err) {
