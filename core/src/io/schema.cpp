@@ -280,6 +280,17 @@ void request_fields(Fields& f) {
   add("derive", {"budget.hbm", "th", "enum", "", nullptr, 0, 0, technology_keys("hbm"), "HBM generation. Default: the node's."});
 }
 
+// Sets `flag` on each field `keys` names (a key the table lacks is a
+// programming error).
+template <size_t N>
+void mark(Fields& fields, const char* const (&keys)[N], bool FieldSpec::*flag, const char* what) {
+  for (const char* key : keys) {
+    auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.key == key; });
+    if (it == fields.end()) throw std::logic_error(std::string(what) + " field not in the schema: " + key);
+    (*it).*flag = true;
+  }
+}
+
 // The settings most runs leave at their defaults; the page shows them on
 // request (a set one always shows), so the form opens with what describes
 // the run: its parallelism, batch, sequence, precision and recompute.
@@ -295,26 +306,19 @@ void mark_advanced(Fields& fields) {
       "inference.prefill_tp", "inference.prefill_batch", "inference.draft_layers", "inference.draft_acceptance",
       "inference.moe_gemm", "cost.power_fraction", "cost.pue", "cost.usd_per_kwh", "cost.g_co2_per_kwh",
       "reliability.storage_GBps_per_gpu", "reliability.restart_s", "reliability.checkpoint_interval_s"};
-  for (const char* key : kAdvanced) {
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.key == key; });
-    if (it == fields.end()) throw std::logic_error(std::string("advanced field not in the schema: ") + key);
-    it->advanced = true;
-  }
+  mark(fields, kAdvanced, &FieldSpec::advanced, "advanced");
 }
 
 // Fields whose texts say "GPU" for the system's device, or "HBM" for its
 // device memory (FieldSpec::device_words).
 void mark_device_words(Fields& fields) {
   static const char* const kDeviceWords[] = {
-      "system.hbm_GiB", "system.hbm_GBps", "system.nvlink_GBps", "system.nvlink_span", "system.ib_GBps", "system.gpus_per_node", "system.host_link_GBps",
-      "system.host_memory_GBps", "system.host_memory_GiB", "training.offload", "inference.prefill_tp",
-      "inference.prefill_batch", "inference.target_requests_per_s", "cost.gpu_hour_usd",
-      "reliability.gpu_hours_per_interruption", "reliability.storage_GBps_per_gpu", "search.gpus", "study.name"};
-  for (const char* key : kDeviceWords) {
-    auto it = std::find_if(fields.begin(), fields.end(), [&](const FieldSpec& f) { return f.key == key; });
-    if (it == fields.end()) throw std::logic_error(std::string("device-word field not in the schema: ") + key);
-    it->device_words = true;
-  }
+      "system.hbm_GiB", "system.hbm_GBps", "system.nvlink_GBps", "system.nvlink_span", "system.ib_GBps",
+      "system.gpus_per_node", "system.host_link_GBps", "system.host_memory_GBps", "system.host_memory_GiB",
+      "training.offload", "inference.prefill_tp", "inference.prefill_batch", "inference.target_requests_per_s",
+      "cost.gpu_hour_usd", "reliability.gpu_hours_per_interruption", "reliability.storage_GBps_per_gpu",
+      "search.gpus", "study.name"};
+  mark(fields, kDeviceWords, &FieldSpec::device_words, "device-word");
 }
 
 Fields build() {

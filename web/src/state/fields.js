@@ -140,13 +140,14 @@ export function deviceWords(text, word, sentences = false) {
 // memory) gets its help, label and unit in those words; any other comes back
 // as it is.
 export function inDeviceWords(field, word, memory = '') {
-  if (!field?.device_words) return field;
+  const unit = word && word !== 'GPU' ? word : '';
+  const dram = memory && memory !== 'HBM' ? memory : '';
+  if (!field?.device_words || (!unit && !dram)) return field;
   const words = (text, sentences = false) => {
-    const t = word && word !== 'GPU' ? deviceWords(text, word, sentences) : text;
-    return memory && memory !== 'HBM' && typeof t === 'string' ? t.replace(/\bHBM\b/g, memory) : t;
+    const t = unit ? deviceWords(text, unit, sentences) : text;
+    return dram && typeof t === 'string' ? t.replace(/\bHBM\b/g, dram) : t;
   };
-  const shown = { ...field, help: words(field.help, true), label: words(labelFor(field)), unit: words(field.unit) };
-  return shown.help === field.help && shown.label === labelFor(field) && shown.unit === field.unit ? field : shown;
+  return { ...field, help: words(field.help, true), label: words(labelFor(field)), unit: words(field.unit) };
 }
 
 // The system's words for a device and its memory, from its preset: a TPU's

@@ -14,7 +14,7 @@ import { str, table } from './study-table.js';
 import { explorePanel } from './explore-panel.js';
 import { planText } from './plan-words.js';
 import { studyNames, technologyParams } from '../state/explore-state.js';
-import { isNumeric, requestFields } from '../state/fields.js';
+import { isNumeric, requestFields, systemWords } from '../state/fields.js';
 import { numberInput, selectInput } from '../form/explore-inputs.js';
 
 const TITLES = {
@@ -398,7 +398,7 @@ export class StudyView {
     const current = state.x?.['study.name'];
     const { store } = this.ctx;
     // The scenario's word for a device: "Chip count" on a TPU.
-    const unit = fmt.unitWord(store.presets.systems?.[state.system]?.system?.device?.unit_name);
+    const { unit } = systemWords(store.presets, state.system);
     this.root.querySelector('.chart-note').textContent = studiesNote(unit);
     const label = (name) => {
       const text = LINK_LABELS[name] || TITLES[name] || name;

@@ -28,7 +28,7 @@ const SCALE_LABELS = { log: 'logarithmic', lin: 'linear' };
 // The outputs' labels say GPU; `unit` is the word of the systems swept
 // ("chip" on TPUs; "device" when the lines are of systems that differ).
 function systemsUnit(presets, ids) {
-  const words = new Set(ids.map((id) => fmt.unitWord(presets?.systems?.[id]?.system?.device?.unit_name)));
+  const words = new Set(ids.map((id) => systemWords(presets, id).unit));
   return words.size === 1 ? [...words][0] : 'device';
 }
 // Their device memory's label when they share one ("GDDR6"), else none (HBM stays).
