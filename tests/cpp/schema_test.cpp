@@ -92,7 +92,8 @@ TEST(Schema, TextsThatSayGpuForAnyDeviceAreMarked) {
     }
   }
   EXPECT_GE(marked, 10);
-  for (const auto& f : nlohmann::json::parse(schema_json()).at("fields"))
+  const nlohmann::json schema = nlohmann::json::parse(schema_json());  // named: the loop below reads into it
+  for (const auto& f : schema.at("fields"))
     EXPECT_EQ(f.value("device_words", false), field_spec(f.at("key").get<std::string>()).device_words) << f.at("key");
 }
 
