@@ -74,9 +74,9 @@ TEST(Schema, AdvancedFieldsAreOptionalRunSettings) {
 }
 
 // A text that says GPU about any device is marked device_words, so that the
-// page writes a TPU's "chip" there (and an L4's "GDDR6" for HBM); the unmarked ones that name GPUs are
-// about GPUs as such (their attention kernels, their launch cost). A new
-// "per GPU" help without the mark fails.
+// page writes a TPU's "chip" there (and an L4's "GDDR6" for HBM); the
+// unmarked ones that name GPUs are about GPUs as such (their attention
+// kernels, their launch cost). A new "per GPU" help without the mark fails.
 TEST(Schema, TextsThatSayGpuForAnyDeviceAreMarked) {
   const std::regex gpu("\\bGPUs?\\b"), hbm("\\bHBM\\b");
   const std::set<std::string> about_gpus = {"training.attention_kernel", "training.host_overhead_us"};

@@ -8,7 +8,7 @@ import * as fmt from '../format.js';
 import { heatmap, scatter } from '../charts/explore-charts.js';
 import { explorePanel } from './explore-panel.js';
 import { numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
-import { fieldApplies, requestFields } from '../state/fields.js';
+import { fieldApplies, requestFields, systemWords } from '../state/fields.js';
 import { accuracySummary, listText, unvalidatedKinds } from './results.js';
 import { closestText, narrowerWeights, planText, planWarnings, sharedWarnings } from './plan-words.js';
 import { planTable, planTime, training } from './plan-table.js';
@@ -251,7 +251,7 @@ export class SearchView {
     const x = state.x || {};
     const { store } = this.ctx;
     // The count is of the system's devices: "Chips" on a TPU.
-    const unit = fmt.unitWord(store.presets.systems?.[state.system]?.system?.device?.unit_name);
+    const { unit } = systemWords(store.presets, state.system);
     this.root.querySelector('.chart-note').textContent = searchNote(unit);
     this.controls.replaceChildren(
       ...searchFields(store.schema, state.mode).map((f) => {
