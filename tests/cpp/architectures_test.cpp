@@ -239,6 +239,34 @@ TEST(Architectures, SparseAttentionCapsTheCoreAndIndexesEveryToken) {
   EXPECT_EQ(eval(bad)["error"]["path"], "model.sparse_attention.index_heads");
 }
 
+// The indexer scores in fp8 in every run, so at long sequences a 16-bit
+// run's model FLOPs outpace its 16-bit peak: MFU and HFU count the indexer's
+// FLOPs at the fp8 peak (at the 16-bit one on a device without fp8, such
+// as an A100 in an fp32 run), and stay at most 1.
+TEST(Architectures, SparseAttentionIndexerCountsAtItsOwnPeakInUtilisation) {
+  const Model v32 = parse_model("deepseek-v3.2", "model");
+  const double seq = 131072, batch = 64;
+  for (const auto& [system, precision] : {std::pair{"dgx-h100", "bf16"}, {"dgx-a100-80gb", "fp32"}}) {
+    const json t = eval_ok({{"mode", "training"}, {"model", "deepseek-v3.2"}, {"system", system},
+                            {"parallelism", {{"dp", 8}}},
+                            {"training", {{"global_batch", batch}, {"micro_batch", 1}, {"seq_len", seq},
+                                          {"precision", precision}}}})["training"];
+    EXPECT_LE(t["hfu"].get<double>(), 1.0) << system;
+    EXPECT_LE(t["mfu"].get<double>(), t["hfu"].get<double>()) << system;
+    // MFU = model FLOPs / (time x GPUs x P), P weighing the indexer's FLOPs N
+    // at the fast peak: P = F / ((F - N) / peak + N / fast).
+    const Device d = parse_system(std::string(system), "system").device;
+    const bool h100 = std::string(system) == "dgx-h100";
+    const double peak = d.matmul_flops[static_cast<int>(h100 ? Precision::bf16 : Precision::fp32)];
+    const double fast = d.matmul_flops[static_cast<int>(h100 ? Precision::fp8 : Precision::bf16)];
+    const double F = t["flops"]["model_per_iteration"].get<double>();
+    const double N = 3.0 * (v32.layers + v32.mtp_layers) * seq * indexer_pair_flops(v32) * batch * seq;
+    ASSERT_LT(N, F);
+    const double P = F / ((F - N) / peak + N / fast);
+    EXPECT_NEAR(t["mfu"].get<double>(), F / (t["iteration_time_s"].get<double>() * 8 * P), 1e-9) << system;
+  }
+}
+
 double iteration(const std::string& model, const std::string& precision, int seq, int tp) {
   const json r = eval_ok({{"mode", "training"}, {"model", model}, {"system", "dgx-b200"},
                           {"parallelism", {{"tp", tp}, {"dp", 8 / tp}, {"sp", tp > 1}}},

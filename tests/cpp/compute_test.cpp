@@ -273,6 +273,23 @@ TEST(Compute, AttentionKernelGenerations) {
   EXPECT_NEAR(fa1 / fa2, 2.0, 0.01);
 }
 
+// FlashAttention's kernels are 16-bit (and fp8) only: an fp32 run's fused
+// attention computes at the fp32 peak, a tf32 run's at the tf32 peak, and an
+// fp16 run's at the 16-bit rate like bf16. Same FLOPs, efficiency and keys,
+// so the times scale with the peaks.
+TEST(Compute, FusedAttentionRunsAtTheRunsOwnFormatWhenWiderThan16Bit) {
+  Device d = h100();
+  d.efficiency.launch_overhead_s = 0;  // the launch does not scale with the peak
+  const double flops = 1e12, kv = 4096;
+  auto at = [&](Precision p) { return fused_attention_cost(d, flops, 0, p, false, kv).time_s; };
+  const double peak16 = d.matmul_flops[bf16];
+  for (Precision wide : {Precision::fp32, Precision::tf32}) {
+    ASSERT_GT(d.matmul_flops[static_cast<int>(wide)], 0);
+    EXPECT_NEAR(at(wide) / at(Precision::bf16), peak16 / d.matmul_flops[static_cast<int>(wide)], 1e-9);
+  }
+  EXPECT_DOUBLE_EQ(at(Precision::fp16), at(Precision::bf16));
+}
+
 // The search's memo of GEMM costs (GemmMemoScope) answers what gemm_cost()
 // computes, shape for shape: every field of the shape is in its key, and a
 // device other than the scope's is priced afresh, not from the memo.

@@ -261,6 +261,33 @@ double model_flops_of(const Scenario& s, double recomputed_layer_flops, double a
   return model;
 }
 
+// Model FLOPs that run in a narrower format than the training precision:
+// DeepSeek Sparse Attention's indexer scores in fp8 whatever the run's
+// precision (sparse_attention.cpp), in every layer and MTP block, three
+// times its forward as model_flops_of counts it.
+double narrow_model_flops(const Scenario& s) {
+  const Model& m = s.model;
+  if (!m.sparse.on()) return 0;
+  const double tokens = static_cast<double>(s.train.global_batch) * s.train.seq_len;
+  return 3 * (m.layers + m.mtp_layers) * s.train.seq_len * indexer_pair_flops(m) * tokens;
+}
+
+// What MFU and HFU divide by: the device's matmul peak in the training
+// precision (PaLM, Chowdhery et al. 2022, App. B), except that the FLOPs
+// which run in a faster, narrower format count at that format's peak (the
+// fp8 indexer in a 16-bit run), so a run at or below every peak stays at or
+// below 100%. Without such FLOPs it is the plain peak.
+double utilisation_peak(const Scenario& s, double flops, double narrow) {
+  const auto& peaks = s.system.device.matmul_flops;
+  const double peak = peaks[static_cast<int>(s.train.precision)];
+  // fp8 where the device has it, else its 16-bit rate (fused_attention_cost)
+  const double fp8 = peaks[static_cast<int>(Precision::fp8)];
+  const double half = std::max(peaks[static_cast<int>(Precision::bf16)], peaks[static_cast<int>(Precision::fp16)]);
+  const double fast = std::max(peak, fp8 > 0 ? fp8 : half);
+  if (narrow <= 0 || flops <= narrow || fast <= peak) return peak;
+  return flops / ((flops - narrow) / peak + narrow / fast);
+}
+
 // The ops table: per-occurrence costs, counted per iteration on the slowest stage.
 void fill_ops(const Scenario& s, const IterationParts& parts, const std::vector<Op>& edge_list, TrainingResult& r) {
   const Model& m = s.model;
@@ -380,7 +407,7 @@ TrainingResult evaluate_training(const Scenario& s) {
   double active_adapters = 0;
   r.trainable_params = trainable_params(s.model, s.train, &active_adapters);
   r.model_flops = model_flops_of(s, rec_all, t.lora() ? active_adapters : 0.0, &r.hardware_flops);
-  const double peak = s.system.device.matmul_flops[static_cast<int>(t.precision)];
+  const double peak = utilisation_peak(s, r.model_flops, narrow_model_flops(s));
   r.tflops_per_gpu = r.model_flops / r.iteration_time_s / gpus / 1e12;
   r.mfu = r.model_flops / (r.iteration_time_s * gpus * peak);
   r.hfu = r.hardware_flops / (r.iteration_time_s * gpus * peak);
