@@ -173,6 +173,20 @@ test('log axes: decades, else 1-2-5 steps, labelled without trailing zeros', asy
   assert.deepEqual([0.1, 0.25].map(fmt.trimmed(fmt.percent)), ['10%', '25%']);
 });
 
+test('log axes of durations tick at round values of the unit each label is in', async () => {
+  const fmt = await import('../../web/src/format.js');
+  const { durationLogTicks } = await import('../../web/src/charts/plot-kit.js');
+  const labels = (d) => durationLogTicks(d).map(fmt.trimmed(fmt.seconds)).map((t) => t.replace('\u00a0', ' '));
+  // a sweep's iteration time from 4 to 62 minutes: 1-2-5 seconds would read 8.33 min, 16.7 min, 33.3 min
+  assert.deepEqual(labels([240, 3700]), ['5 min', '10 min', '20 min', '50 min']);
+  // below two minutes, decades of seconds as before; then whole minutes
+  assert.deepEqual(labels([0.3, 2000]), ['1 s', '10 s', '100 s', '10 min']);
+  assert.deepEqual(labels([1e-4, 0.05]), ['100 µs', '1 ms', '10 ms']);
+  // one decade tick (10 h) is too few: 1-2-5 hours
+  assert.deepEqual(labels([3 * 3600, 40 * 3600]), ['5 h', '10 h', '20 h']);
+  assert.equal(durationLogTicks([130, 170]), undefined);  // Plot picks its own
+});
+
 test('counts read in the singular for one: a one-point sweep says "1 value"', async () => {
   const fmt = await import('../../web/src/format.js');
   assert.deepEqual([0, 1, 2, 1500].map((n) => fmt.many(n, 'value')), ['0 values', '1 value', '2 values', '1,500 values']);

@@ -4,7 +4,7 @@
 // see plot-kit.js.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { Plot, chartWidth, logTicks, octaveTicks, plotSvg, tag, thinTicks } from './plot-kit.js';
+import { Plot, chartWidth, durationLogTicks, logTicks, octaveTicks, plotSvg, tag, thinTicks } from './plot-kit.js';
 
 const padded = ([a, b], log) => {
   if (a === b) return log ? [a / 2, b * 2] : [a - (Math.abs(a) || 1) * 0.1, b + (Math.abs(b) || 1) * 0.1];
@@ -16,8 +16,8 @@ const padded = ([a, b], log) => {
 // A position scale: log with decade ticks where there are two, else linear.
 // On a linear axis durations and sizes get every tick in one unit at whole
 // steps (fmt.axisTicks), not 100 s next to 3.33 min or 9.31 GiB next to
-// 18.6 GiB, and shares at whole or decimal percents; decade ticks keep each
-// value's own unit (10 s, 100 s, 16.7 min).
+// 18.6 GiB, and shares at whole or decimal percents; log ticks keep each
+// value's own unit and are round in it (10 s, 100 s, 10 min).
 const AXIS_KIND = new Map([
   [fmt.seconds, 'seconds'],
   [fmt.bytes, 'bytes'],
@@ -42,7 +42,8 @@ function axis({ log, domain, tickFormat: format, label, nice = false, ticks = nu
     const octaves = ticks ?? octaveTicks(domain, most);
     if (octaves) return { type: 'log', base: 2, domain, ticks: octaves, tickFormat: wholeBytes, label, grid: true };
   }
-  if (log) return { type: 'log', domain, nice, ticks: ticks ?? thinTicks(logTicks(domain, least) ?? logTicks(domain), most) ?? 6, tickFormat: fmt.trimmed(tickFormat), label, grid: true };
+  const round = tickFormat === fmt.seconds ? durationLogTicks : logTicks;  // 10 min, not 600 s as "10 min" and 500 s as "8.33 min"
+  if (log) return { type: 'log', domain, nice, ticks: ticks ?? thinTicks(round(domain, least) ?? round(domain), most) ?? 6, tickFormat: fmt.trimmed(tickFormat), label, grid: true };
   // Whole-step ticks start at zero or above: an axis reaching below zero keeps Plot's.
   const units = AXIS_KIND.has(tickFormat) && domain[0] >= 0 ? fmt.axisTicks(AXIS_KIND.get(tickFormat), domain[1], count ?? 5, domain[0]) : null;
   return { type: 'linear', domain, nice: nice && !units, ticks: ticks ?? units?.ticks ?? (count ?? 5) + 1, tickFormat: units?.format ?? tickFormat, label, grid: true };

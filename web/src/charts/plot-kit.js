@@ -95,6 +95,36 @@ export function logTicks([lo, hi], least = 2) {
   return undefined;
 }
 
+// Ticks for a log axis of durations, round in the unit fmt.seconds writes
+// each in: 5 min, 10 min, 20 min, where the seconds' 1-2-5 steps would read
+// 8.33 min, 16.7 min, 33.3 min. Each unit ticks the stretch it labels
+// (seconds and below to 2 min, minutes to 2 h, hours to 3 days, days to
+// 3 years, then years), at decades of that unit first, then 1-2-5, then
+// every whole mantissa, whichever first gives `least` ticks.
+const DURATION_UNITS = [
+  [1, 0, 120],
+  [60, 120, 7200],
+  [3600, 7200, 3 * 86400],
+  [86400, 3 * 86400, 3 * 365.25 * 86400],
+  [365.25 * 86400, 3 * 365.25 * 86400, Infinity],
+];
+export function durationLogTicks([lo, hi], least = 2) {
+  for (const mantissas of [[1], [1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+    const out = [];
+    for (const [size, from, to] of DURATION_UNITS) {
+      const a = Math.max(lo, from), b = Math.min(hi * (1 + 1e-9), to);
+      if (!(a < b)) continue;
+      for (let e = Math.floor(Math.log10(a / size)) - 1; e <= Math.ceil(Math.log10(b / size)); e++)
+        for (const m of mantissas) {
+          const v = Number((m * 10 ** e * size).toPrecision(12));
+          if (v >= a * (1 - 1e-9) && v < b) out.push(v);
+        }
+    }
+    if (out.length >= least) return out;
+  }
+  return undefined;
+}
+
 // Ticks for a log axis of bytes: whole powers of two (4 GiB, 8 GiB, 16 GiB;
 // decades of bytes read 4.66 GiB, 9.31 GiB), every k-th octave where more
 // than `most` would crowd the axis; undefined when fewer than two fall inside.
