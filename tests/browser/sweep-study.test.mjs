@@ -55,9 +55,22 @@ test('a sweep on TPUs labels its outputs per chip; across a TPU and a GPU, per d
   const mixed = await openPage(`${hash}&wr=tpu-v5p,dgx-h100`);
   await done(mixed.page, 'sweep');
   assert.equal(await mixed.page.locator('#sweep-out figure.sweep-chart figcaption').textContent(), 'TFLOP/s per device vs global batch');
+  // the controls take the swept systems' words as the chart does
+  assert.ok((await mixed.page.locator('#sweep-outputs').textContent()).includes('memory per device'));
   await mixed.page.close();
   assert.deepEqual(errors, []);
   assert.deepEqual(mixed.errors, []);
+});
+
+// The device memory's word across the swept systems: an H100's HBM3 beside
+// an L4's GDDR6 is DRAM, in the input list and on the chart's axis.
+test('a sweep of an HBM and a GDDR system names their memory DRAM', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-8b&s=dgx-h100&view=sweep&wi=system.hbm_GBps&wf=1000&wt=4000&wn=3&wr=dgx-h100,l4');
+  await done(page, 'sweep');
+  assert.equal((await page.locator('#sweep-input option:checked').textContent()).replace(/\u00a0/g, ' '), 'system: DRAM (GB/s)');
+  assert.equal(await page.locator('#sweep-out figure.sweep-chart figcaption').textContent(), 'iteration time vs DRAM');
+  await page.close();
+  assert.deepEqual(errors, []);
 });
 
 test('the default sweep (global batch, a quarter to 4x, 9 log steps) rounds to whole micro-batches: no invalid point', async () => {

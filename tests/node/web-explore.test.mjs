@@ -10,7 +10,7 @@ import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { heatmapAxes, ownPlanText, releasePlan, searchSpec } from '../../web/src/views/search-view.js';
 import { narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
-import { sweepInputs } from '../../web/src/views/sweep-view.js';
+import { sweepInputs, systemsMemory } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
 let mod, schema, presets, defaults;
@@ -173,10 +173,16 @@ test('log axes: decades, else 1-2-5 steps, labelled without trailing zeros', asy
   assert.deepEqual([0.1, 0.25].map(fmt.trimmed(fmt.percent)), ['10%', '25%']);
 });
 
+test("a sweep's memory word: the systems' own when they share it, HBM across HBMs, DRAM across HBM and GDDR", () => {
+  assert.equal(systemsMemory(presets, ['l4']), 'GDDR6');
+  assert.equal(systemsMemory(presets, ['dgx-h100', 'dgx-h200']), '');  // HBM3 and HBM3e: HBM stays
+  assert.equal(systemsMemory(presets, ['dgx-h100', 'l4']), 'DRAM');
+});
+
 test('log axes of durations tick at round values of the unit each label is in', async () => {
   const fmt = await import('../../web/src/format.js');
   const { durationLogTicks } = await import('../../web/src/charts/plot-kit.js');
-  const labels = (d) => durationLogTicks(d).map(fmt.trimmed(fmt.seconds)).map((t) => t.replace('\u00a0', ' '));
+  const labels = (d, least = 2) => durationLogTicks(d, least).map(fmt.trimmed(fmt.seconds)).map((t) => t.replace('\u00a0', ' '));
   // a sweep's iteration time from 4 to 62 minutes: 1-2-5 seconds would read 8.33 min, 16.7 min, 33.3 min
   assert.deepEqual(labels([240, 3700]), ['5 min', '10 min', '20 min', '50 min']);
   // below two minutes, decades of seconds as before; then whole minutes
@@ -184,6 +190,10 @@ test('log axes of durations tick at round values of the unit each label is in', 
   assert.deepEqual(labels([1e-4, 0.05]), ['100 µs', '1 ms', '10 ms']);
   // one decade tick (10 h) is too few: 1-2-5 hours
   assert.deepEqual(labels([3 * 3600, 40 * 3600]), ['5 h', '10 h', '20 h']);
+  // where seconds meet minutes no tick crowds the one before (100 s, 2 min)
+  assert.deepEqual(labels([100, 400]), ['100 s', '5 min']);
+  // three at least (a y axis): 1-2-5 gives 50 s and 100 s only, so every mantissa, none crowding
+  assert.deepEqual(labels([25, 190], 3), ['30 s', '50 s', '80 s', '2 min', '3 min']);
   assert.equal(durationLogTicks([130, 170]), undefined);  // Plot picks its own
 });
 

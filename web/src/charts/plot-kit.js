@@ -100,7 +100,10 @@ export function logTicks([lo, hi], least = 2) {
 // 8.33 min, 16.7 min, 33.3 min. Each unit ticks the stretch it labels
 // (seconds and below to 2 min, minutes to 2 h, hours to 3 days, days to
 // 3 years, then years), at decades of that unit first, then 1-2-5, then
-// every whole mantissa, whichever first gives `least` ticks.
+// every whole mantissa, whichever first gives `least` ticks. A tick within
+// a factor 1.5 of the one before is left out, where one unit's ticks meet
+// the next's (100 s, then 3 min, not 2 min beside it) and among whole
+// mantissas (30 s, 50 s, 80 s).
 const DURATION_UNITS = [
   [1, 0, 120],
   [60, 120, 7200],
@@ -117,7 +120,8 @@ export function durationLogTicks([lo, hi], least = 2) {
       for (let e = Math.floor(Math.log10(a / size)) - 1; e <= Math.ceil(Math.log10(b / size)); e++)
         for (const m of mantissas) {
           const v = Number((m * 10 ** e * size).toPrecision(12));
-          if (v >= a * (1 - 1e-9) && v < b) out.push(v);
+          const crowds = out.length > 0 && v < 1.5 * out[out.length - 1];
+          if (v >= a * (1 - 1e-9) && v < b && !crowds) out.push(v);
         }
     }
     if (out.length >= least) return out;

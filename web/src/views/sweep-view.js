@@ -31,10 +31,13 @@ function systemsUnit(presets, ids) {
   const words = new Set(ids.map((id) => systemWords(presets, id).unit));
   return words.size === 1 ? [...words][0] : 'device';
 }
-// Their device memory's label when they share one ("GDDR6"), else none (HBM stays).
-function systemsMemory(presets, ids) {
+// Their device memory's label when they share one ("GDDR6"); HBM when they
+// differ within it (HBM3 beside HBM3e); DRAM, what HBM and GDDR both are,
+// when an L4's GDDR6 is swept beside an H100's HBM3.
+export function systemsMemory(presets, ids) {
   const labels = new Set(ids.map((id) => systemWords(presets, id).memory));
-  return labels.size === 1 ? [...labels][0] : '';
+  if (labels.size === 1) return [...labels][0];
+  return [...labels].every((l) => !l || l.startsWith('HBM')) ? '' : 'DRAM';
 }
 
 // An input as the form names it, with its group and unit: "training: global batch (sequences)",
@@ -115,12 +118,15 @@ export class SweepView {
     const x = state.x || {};
     const { store } = this.ctx;
     const set = (k) => (v) => store.setX(`sweep.${k}`, v);
+    // the systems the lines will be of, whose words the input and outputs take (as the chart's)
+    const swept = sp.systems.length ? sp.systems : [state.system];
+    const unit = systemsUnit(store.presets, swept), memory = systemsMemory(store.presets, swept);
     this.controls.replaceChildren(
       selectInput({
         id: 'sweep-input',
         label: 'input',
         value: sp.field.key,
-        options: sp.inputs.map((f) => [f.key, fieldName(f, systemsUnit(store.presets, [state.system]), systemsMemory(store.presets, [state.system]))]),
+        options: sp.inputs.map((f) => [f.key, fieldName(f, unit, memory)]),
         onChange: (v) => {
           store.setX('sweep.input', v === DEFAULT_INPUT[state.mode] ? '' : v, true);
           store.setX('sweep.from', '');
@@ -132,7 +138,7 @@ export class SweepView {
       numberInput({ id: 'sweep-to', label: 'to', value: x['sweep.to'], placeholder: String(sp.hi), onInput: set('to') }),
       numberInput({ id: 'sweep-steps', label: 'steps', value: x['sweep.steps'], placeholder: String(DEFAULT_STEPS), onInput: set('steps') }),
       selectInput({ id: 'sweep-scale', label: 'scale', value: sp.scale, options: sp.scales.map((v) => [v, SCALE_LABELS[v] || v]), onChange: (v) => store.setX('sweep.scale', v === DEFAULT_SCALE ? '' : v, true) }),
-      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, deviceWords(t, systemsUnit(store.presets, [state.system]))]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
+      checkList({ id: 'sweep-outputs', legend: 'Outputs', options: sweepOutputs(this.ctx.store.schema, state.mode).map(([k, t]) => [k, deviceWords(t, unit)]), checked: sp.outputs, onChange: (vs) => store.setX('sweep.outputs', vs.join(','), true) }),
       checkList({ id: 'sweep-series', legend: 'One line per system (none: the scenario’s system)', options: Object.keys(store.presets.systems || {}).map((s) => [s, s]), checked: sp.systems, onChange: (vs) => store.setX('sweep.series', vs.join(','), true) }),
     );
   }
