@@ -496,6 +496,12 @@ TEST(Training, AttentionKernelSensitivityOnLongSequences) {
   s["training"]["seq_len"] = 32768;
   s["training"]["flash_attention"] = false;
   EXPECT_FALSE(eval_ok(s)["training"].contains("attention_kernel_sensitivity"));
+  // fp32 and tf32 runs take no FlashAttention kernel: there is no choice to show
+  s["training"]["flash_attention"] = true;
+  for (const char* wide : {"fp32", "tf32"}) {
+    s["training"]["precision"] = wide;
+    EXPECT_FALSE(eval_ok(s)["training"].contains("attention_kernel_sensitivity")) << wide;
+  }
 }
 
 }  // namespace

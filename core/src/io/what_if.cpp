@@ -18,9 +18,11 @@ using json = nlohmann::json;
 // attention is at least a tenth of the step. Published runs of one model and
 // plan differ by the kernel they ran (the MPT rows of the validation set fit
 // within 6% with FlashAttention 1 / Triton), which a scenario names in
-// training.attention_kernel. Null otherwise.
+// training.attention_kernel. Null otherwise, and in an fp32 or tf32 run,
+// which no FlashAttention generation takes (compute.cpp, fused_attention_cost).
 json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
   if (s.mode != Mode::training || !s.train.flash_attention) return nullptr;
+  if (s.train.precision == Precision::fp32 || s.train.precision == Precision::tf32) return nullptr;
   double attention = 0, all = 0;
   for (const Op& op : r.training.ops) {
     if (op.kind == OpKind::comm) continue;
