@@ -178,7 +178,11 @@ export class SweepView {
     // counts (a batch, GPUs, layers) read as whole numbers: 64 and 1,024, not 64.0 and 1.02k
     const countX = sw.x.every((x) => Number.isInteger(x));
     const memory = systemsMemory(this.ctx.store.presets, series.map((s) => s.name));
-    const input = labelFor(inDeviceWords(sp.field, unit, memory));
+    // the input's label, with its unit where another input has the same label
+    // (device memory capacity and bandwidth: "DRAM (GB/s)")
+    const shown = inDeviceWords(sp.field, unit, memory);
+    const shared = sp.inputs.filter((f) => labelFor(f) === labelFor(sp.field)).length > 1;
+    const input = shared && unitFor(shown) ? `${labelFor(shown)} (${unitFor(shown)})` : labelFor(shown);
     const charts = sp.outputs.map((o) => {
       const [metric, f] = labels.get(o) || [o, fmt.num];
       const label = deviceWords(metric, unit);
