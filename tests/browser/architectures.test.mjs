@@ -89,6 +89,23 @@ test('gpt-oss-120b on GB200 NVL72 (tp 2): sliding-window and full layers, 18 eac
   await page.close();
 });
 
+// gpt-oss-120b in bf16 does not fit one H100; the page names the release
+// format (MXFP4 experts), and served so it fits.
+test('gpt-oss-120b on one H100: bf16 does not fit and the page names its mxfp4 release, which fits', async () => {
+  const url = (wp) => `v=1&mode=inference&m=gpt-oss-120b&s=dgx-h100&tp=1&b=1&in=1024&out=128${wp ? `&wp=${wp}` : ''}`;
+  const { page, errors } = await openPage(url(''));
+  await waitEvaluated(page);
+  assert.match(await page.textContent('.verdict'), /^Does not fit/);
+  assert.match(await page.locator('#results ul.warnings').textContent(), /gpt-oss-120b is released with mxfp4 weights.*inference\.weight_precision "mxfp4"/);
+  const mx = await openPage(url('mxfp4'));
+  await waitEvaluated(mx.page);
+  assert.match(await mx.page.textContent('.verdict'), /^Fits/);
+  assert.equal(await mx.page.locator('#results ul.warnings li', { hasText: /released/ }).count(), 0);
+  assert.deepEqual([...errors, ...mx.errors], []);
+  await mx.page.close();
+  await page.close();
+});
+
 test('Qwen3-Next on DGX H100 (tp 4): 12 full layers with a KV cache, 36 linear layers with a fixed state', async () => {
   const url = (input) => `v=1&mode=inference&m=qwen3-next-80b-a3b&tp=4&b=1&in=${input}&out=128`;
   const { page, errors } = await openPage(url(1024));

@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "enum_names.h"
 #include "model_math.h"
 #include "parse.h"
 #include "presets.h"
@@ -81,6 +82,26 @@ TEST(Presets, EveryNumberHasASource) {
       }
     }
   }
+}
+
+// release_weight_precision names a weight format narrower than 16 bits,
+// with its source, and reaches the parsed model.
+TEST(Presets, ReleasedWeightsAreWeightFormats) {
+  int named = 0;
+  for (const auto& [id, file] : all_presets().at("models").items()) {
+    if (!file.contains("release_weight_precision")) continue;
+    ++named;
+    const std::string name = file["release_weight_precision"];
+    NumberFormat f;
+    EXPECT_TRUE(value_named(weight_precision_names(), name, &f)) << id << ": " << name;
+    EXPECT_LT(bytes_per_element(f.precision), 2.0) << id;
+    EXPECT_TRUE(file["sources"].contains("release_weight_precision")) << id;
+    const Model m = parse_model(json(id), "model");
+    EXPECT_EQ(m.released_weights, name) << id;
+    EXPECT_DOUBLE_EQ(m.released_weight_bytes, bytes_per_element(f.precision)) << id;
+  }
+  EXPECT_GE(named, 3);  // gpt-oss-120b, gpt-oss-20b, deepseek-v3
+  EXPECT_EQ(parse_model(json("llama3.1-8b"), "model").released_weights, "");
 }
 
 TEST(Presets, SystemsParse) {

@@ -73,6 +73,38 @@ TEST(Serving, Int4GroupScalesAreStoredAndRead) {
   EXPECT_DOUBLE_EQ(tpot(gptfast("int8", 32)), tpot(gptfast("int8", 128)));
 }
 
+// A checkpoint released narrower than the run stores it is named where the
+// run does not fit: gpt-oss-120b (MXFP4 experts) served as bf16 on one
+// H100 needs 218 GiB; as mxfp4 it fits, with no such note. A model released
+// in bf16, and a run already at the released width, get none either.
+TEST(Serving, ANarrowerReleaseIsNamedWhereTheRunDoesNotFit) {
+  auto warnings = [](const json& model, const std::string& weights, const char* system = "dgx-h100") {
+    const json out = eval_ok({{"mode", "inference"}, {"model", model}, {"system", system}, {"parallelism", {{"tp", 1}}},
+                              {"inference", {{"batch", 1}, {"input_tokens", 1024}, {"output_tokens", 128},
+                                             {"weight_precision", weights}}}});
+    std::string all;
+    for (const auto& w : out["warnings"]) all += w.get<std::string>() + "\n";
+    return std::make_pair(out["inference"]["fits"].get<bool>(), all);
+  };
+  const std::string hint = "is released with mxfp4 weights, narrower than these figures store them: "
+                           "inference.weight_precision \"mxfp4\" serves it as released";
+  const auto [bf16_fits, bf16] = warnings("gpt-oss-120b", "bf16");
+  EXPECT_FALSE(bf16_fits);
+  EXPECT_NE(bf16.find("does not fit"), std::string::npos);
+  EXPECT_NE(bf16.find("gpt-oss-120b " + hint), std::string::npos) << bf16;
+  // an object naming the preset keeps it
+  EXPECT_NE(warnings({{"preset", "gpt-oss-120b"}, {"layers", 30}}, "bf16").second.find(hint), std::string::npos);
+  const auto [mx_fits, mx] = warnings("gpt-oss-120b", "mxfp4");
+  EXPECT_TRUE(mx_fits) << mx;
+  EXPECT_EQ(mx.find("released"), std::string::npos) << mx;
+  EXPECT_EQ(warnings("gpt-oss-120b", "int4").second.find("released"), std::string::npos);  // as narrow already
+  // DeepSeek-V3 (fp8) on one H200 in bf16 does not fit, and names fp8
+  EXPECT_NE(warnings("deepseek-v3", "bf16", "dgx-h200").second.find("is released with fp8 weights"), std::string::npos);
+  const auto [llama_fits, llama] = warnings("llama3.1-405b", "bf16");
+  EXPECT_FALSE(llama_fits);
+  EXPECT_EQ(llama.find("released"), std::string::npos) << llama;
+}
+
 json serving(int batch, const std::string& batching) {
   return {{"mode", "inference"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
           {"inference", {{"batch", batch}, {"input_tokens", 128}, {"output_tokens", 2048}, {"batching", batching},

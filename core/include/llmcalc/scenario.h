@@ -215,6 +215,13 @@ struct Model {
   SparseAttention sparse;
   LinearAttention linear;
   int mtp_layers = 0;  // multi-token prediction modules (DeepSeek-V3 §2.2), trained with the model
+  // The weight format the publisher released the checkpoint in, from a
+  // preset's release_weight_precision ("mxfp4" for gpt-oss, "fp8" for
+  // DeepSeek-V3), with its bytes per weight; "" and 0 when none is named.
+  // A hint for serving only: a run stores the weights as
+  // inference.weight_precision says.
+  std::string released_weights;
+  double released_weight_bytes = 0;
   // Layers whose token mixer has no MLP after it (Nemotron-H's hybrid
   // pattern, arXiv 2504.03624: a Mamba-2 block followed directly by another
   // mixer); the MLP blocks are averaged over the layers as the mixers are.

@@ -352,6 +352,7 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   const nlohmann::json j = resolve_preset(value, "models", path);
   StrictObject o(j, path);
   Model m;
+  read_released_weights(value, m);
   m.name = o.string("name", "custom", 100);
   m.layers = int32_field(o, "layers");
   m.hidden = int32_field(o, "hidden");

@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "enum_names.h"
+
 namespace llmcalc {
 
 const std::vector<std::pair<const char*, const char*>>& embedded_presets();  // generated
@@ -39,15 +41,33 @@ nlohmann::json embedded_file(const std::string& rel) {
   return nullptr;
 }
 
-const nlohmann::json* find_preset(const std::string& kind, const std::string& id) {
+const nlohmann::json* find_preset_file(const std::string& kind, const std::string& id) {
   const auto& group = all_presets().at(kind);
   auto it = group.find(id);
   // An older name of the same thing (the contract's example says "llama3-70b").
   for (auto a = group.begin(); it == group.end() && a != group.end(); ++a)
     for (const auto& alias : a.value().value("aliases", nlohmann::json::array()))
       if (alias == id) it = a;
-  if (it == group.end()) return nullptr;
-  return &it->at(kind == "models" ? "model" : "system");
+  return it == group.end() ? nullptr : &it.value();
+}
+
+const nlohmann::json* find_preset(const std::string& kind, const std::string& id) {
+  const nlohmann::json* file = find_preset_file(kind, id);
+  return file ? &file->at(kind == "models" ? "model" : "system") : nullptr;
+}
+
+// The format a model preset says its weights were released in
+// (release_weight_precision), when `value` names a preset that says one.
+void read_released_weights(const nlohmann::json& value, Model& m) {
+  const nlohmann::json& id = value.is_object() && value.contains("preset") ? value.at("preset") : value;
+  const nlohmann::json* file = id.is_string() ? find_preset_file("models", id.get<std::string>()) : nullptr;
+  const nlohmann::json* named = file && file->contains("release_weight_precision") ? &file->at("release_weight_precision") : nullptr;
+  if (!named || !named->is_string()) return;
+  NumberFormat f;
+  const std::string name = named->get<std::string>();
+  if (!value_named(weight_precision_names(), name, &f)) return;  // Presets.ReleasedWeightsAreWeightFormats
+  m.released_weights = name;
+  m.released_weight_bytes = bytes_per_element(f.precision);
 }
 
 }  // namespace llmcalc

@@ -107,6 +107,13 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
                   " available; largest batch that fits: " + std::to_string(i.memory.max_batch));
     else
       warn_if_tight(w, i.memory.total, i.memory.capacity);
+    // A checkpoint released narrower than the run stores it (gpt-oss's MXFP4
+    // experts served as bf16) is named where the run does not fit.
+    const Model& m = s.model;
+    const bool wider = m.released_weight_bytes > 0 && m.released_weight_bytes < bytes_per_element(s.infer.weight_precision);
+    if (i.memory.total > i.memory.capacity && wider)
+      w.push_back(m.name + " is released with " + m.released_weights + " weights, narrower than these figures store them: " +
+                  "inference.weight_precision \"" + m.released_weights + "\" serves it as released");
     if (i.disaggregated && !i.prefill_pool.fits)
       w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + per_unit +
                   gib(i.prefill_pool.memory.capacity) + " available (inference.prefill_tp, prefill_batch)");
