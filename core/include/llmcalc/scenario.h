@@ -13,6 +13,8 @@ constexpr int kPrecisionCount = 8;
 const char* to_string(Precision p);
 // Bytes per element as stored in memory (int4/fp4 are packed two per byte).
 double bytes_per_element(Precision p);
+// fp32 storage, with fp32 or tf32 math.
+inline bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
 
 enum class FfnType { gelu, relu2, swiglu, geglu };
 enum class NormType { layernorm, rmsnorm };

@@ -257,6 +257,19 @@ double attention_head_dim_efficiency(const Device& d, double eff128, Precision p
   return per_d * head_dim / (peak * t);
 }
 
+// Attention runs at the 16-bit rate unless the math itself is narrower.
+// A narrow kernel on a device without that format (the fp8 sparse-attention
+// indexer on an A100) runs at the 16-bit rate. In an fp32 / tf32 run it
+// runs at that format's rate: the flash-attn kernels take fp16 and bf16
+// only (the flash-attn README: "Datatype fp16 and bf16"), and PyTorch's
+// scaled_dot_product_attention sends fp32 inputs to its memory-efficient
+// kernel (Rabe & Staats 2021, arXiv 2112.05682), which computes in fp32.
+Precision attention_precision(const Device& d, Precision math) {
+  const bool narrow = math == Precision::fp8 || math == Precision::fp4;
+  const Precision p = runnable(d.matmul_flops, narrow || is_fp32(math) ? math : Precision::bf16);
+  return d.matmul_flops[static_cast<int>(p)] > 0 ? p : runnable(d.matmul_flops, Precision::bf16);
+}
+
 OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
                             double kv_per_row, double head_dim, AttentionKernel kernel) {
   OpCost c;
@@ -265,17 +278,7 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   if (!c.bytes.empty()) c.bytes.back() = dram_bytes;
   const int l2 = level_index(d, "l2");
   if (l2 >= 0 && static_cast<size_t>(l2) + 1 < d.memory.size()) c.bytes[static_cast<size_t>(l2)] = dram_bytes;
-  // Attention runs at the 16-bit rate unless the math itself is narrower.
-  // A narrow kernel on a device without that format (the fp8 sparse-attention
-  // indexer on an A100) runs at the 16-bit rate. In an fp32 / tf32 run it
-  // runs at that format's rate: the flash-attn kernels take fp16 and bf16
-  // only (the flash-attn README: "Datatype fp16 and bf16"), and PyTorch's
-  // scaled_dot_product_attention sends fp32 inputs to its memory-efficient
-  // kernel (Rabe & Staats 2021, arXiv 2112.05682), which computes in fp32.
-  const bool narrow = math == Precision::fp8 || math == Precision::fp4;
-  const bool wide = math == Precision::fp32 || math == Precision::tf32;
-  Precision p = runnable(d.matmul_flops, narrow || wide ? math : Precision::bf16);
-  if (d.matmul_flops[static_cast<int>(p)] <= 0) p = runnable(d.matmul_flops, Precision::bf16);
+  const Precision p = attention_precision(d, math);
   // Each query tile pays a fixed prologue/epilogue (load Q, rescale and write
   // O; in backward also dQ accumulation), worth `half` keys of work: the
   // kernel runs at kv / (kv + half) of its long-sequence rate. The form and

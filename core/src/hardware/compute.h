@@ -76,6 +76,10 @@ class GemmMemoScope {
 // `head_dim` and `kernel` pick the efficiency: the kernel generation's
 // (device efficiency.attention_kernels; best = efficiency.attention), quoted
 // at head dim 128 and rescaled for the softmax exponentials at other widths.
+// The format fused attention computes in for `math`: 16-bit, or the math's
+// own where it is narrower (fp8) or fp32 / tf32; 16-bit where the device has
+// not that format.
+Precision attention_precision(const Device& d, Precision math);
 OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
                             double kv_per_row, double head_dim = 128, AttentionKernel kernel = AttentionKernel::best);
 // Efficiency of a fused attention kernel at head dim `head_dim`, given `eff128` at 128.

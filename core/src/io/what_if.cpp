@@ -22,7 +22,7 @@ using json = nlohmann::json;
 // which no FlashAttention generation takes (compute.cpp, fused_attention_cost).
 json attention_kernel_sensitivity(const Scenario& s, const Result& r) {
   if (s.mode != Mode::training || !s.train.flash_attention) return nullptr;
-  if (s.train.precision == Precision::fp32 || s.train.precision == Precision::tf32) return nullptr;
+  if (is_fp32(s.train.precision)) return nullptr;
   double attention = 0, all = 0;
   for (const Op& op : r.training.ops) {
     if (op.kind == OpKind::comm) continue;

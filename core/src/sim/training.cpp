@@ -34,8 +34,6 @@ Groups make_groups(const Parallelism& p) {
 
 namespace {
 
-bool is_fp32(Precision p) { return p == Precision::fp32 || p == Precision::tf32; }
-
 LayerPass training_pass(const Scenario& s, const Groups& g, bool moe_layer) {
   const Training& t = s.train;
   LayerPass p;
@@ -278,12 +276,9 @@ double narrow_model_flops(const Scenario& s) {
 // fp8 indexer in a 16-bit run), so a run at or below every peak stays at or
 // below 100%. Without such FLOPs it is the plain peak.
 double utilisation_peak(const Scenario& s, double flops, double narrow) {
-  const auto& peaks = s.system.device.matmul_flops;
-  const double peak = peaks[static_cast<int>(s.train.precision)];
-  // fp8 where the device has it, else its 16-bit rate (fused_attention_cost)
-  const double fp8 = peaks[static_cast<int>(Precision::fp8)];
-  const double half = std::max(peaks[static_cast<int>(Precision::bf16)], peaks[static_cast<int>(Precision::fp16)]);
-  const double fast = std::max(peak, fp8 > 0 ? fp8 : half);
+  const Device& d = s.system.device;
+  const double peak = d.matmul_flops[static_cast<int>(s.train.precision)];
+  const double fast = std::max(peak, d.matmul_flops[static_cast<int>(attention_precision(d, Precision::fp8))]);
   if (narrow <= 0 || flops <= narrow || fast <= peak) return peak;
   return flops / ((flops - narrow) / peak + narrow / fast);
 }
