@@ -87,7 +87,7 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
   // Serving with 16-bit weights: the note names the narrower weights the calculator's button tries.
   const serving = await openPage('v=1&mode=inference&m=deepseek-v3&s=dgx-h200&view=search&qg=8');
   await searchDone(serving.page);
-  assert.match(await serving.page.locator('.closest-plan').textContent(), /needs [0-9.]+\sGiB per GPU of 141\sGiB\. Apply Narrower weights hold less: the calculator's "Find a plan that fits" also tries fp8, then int4 weights\.$/);
+  assert.match(await serving.page.locator('.closest-plan').textContent(), /needs [0-9.]+\sGiB per GPU of 141\sGiB\. Apply Narrower weights hold less: the calculator's "Find a plan that fits" also tries fp8 \(the format the model is released in\), then int4 weights\.$/);
   await serving.page.close();
   assert.deepEqual(serving.errors, []);
 });

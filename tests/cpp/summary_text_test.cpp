@@ -272,6 +272,17 @@ TEST(SearchText, NoPlanNamesTheClosestAndWhatItMisses) {
   const std::string text = search_text(request.dump());
   EXPECT_TRUE(has(text, "; 0 fit.")) << text;
   EXPECT_TRUE(has(text, "No plan fits. The closest, which misses on memory:")) << text;
+  EXPECT_FALSE(has(text, "note: ")) << "Llama 3.1 405B is released in bf16: no note\n" << text;
+}
+
+TEST(SearchText, NoPlanNamesTheNarrowerReleasedWeights) {
+  // gpt-oss-120b stored in bf16 needs 218 GiB on one H100; its release is MXFP4.
+  const json request = {{"mode", "inference"}, {"model", "gpt-oss-120b"}, {"system", "dgx-h100"}, {"search", {{"gpus", 1}}}};
+  const std::string text = search_text(request.dump());
+  EXPECT_TRUE(has(text, "No plan fits. The closest, which misses on memory:")) << text;
+  EXPECT_TRUE(has(text, "\nnote: gpt-oss-120b is released with mxfp4 weights, narrower than these figures store them: "
+                        "inference.weight_precision \"mxfp4\" serves it as released\n")) << text;
+  EXPECT_FALSE(has(text, "note: does not fit")) << "the miss is said once\n" << text;
 }
 
 TEST(SearchText, BadInputIsOneErrorLine) {

@@ -272,6 +272,18 @@ test('no serving plan fits: the weight precisions tried next are the narrower on
   assert.equal(narrowedText('int4', { inference: {} }), 'int4 weights (weight-only kernels, bf16 math)');
 });
 
+test('no serving plan fits: the format a model is released in is tried first, then those narrower than it', () => {
+  assert.deepEqual(narrowerWeights('bf16', 'mxfp4'), ['mxfp4'], 'gpt-oss: int4 holds no less than mxfp4');
+  assert.deepEqual(narrowerWeights('bf16', 'fp8'), ['fp8', 'int4'], 'DeepSeek-V3: fp8 once, then int4');
+  assert.deepEqual(narrowerWeights('fp8', 'fp8'), ['int4'], 'stored as released: the ladder below');
+  assert.deepEqual(narrowerWeights('mxfp4', 'mxfp4'), []);
+  assert.deepEqual(narrowerWeights('fp8', 'mxfp4'), ['mxfp4']);
+  assert.deepEqual(narrowerWeights('bf16', 'bf16'), ['fp8', 'int4'], 'a 16-bit release changes nothing');
+  assert.equal(narrowedText('mxfp4', { inference: {} }, 'mxfp4'), 'mxfp4 weights (weight-only kernels, bf16 math), the format the model is released in');
+  assert.equal(narrowedText('fp8', { inference: { compute_precision: 'fp8' } }, 'fp8'), 'fp8 weights and fp8 math (W8A8), the format the model is released in');
+  assert.equal(narrowedText('int4', { inference: {} }, 'fp8'), 'int4 weights (weight-only kernels, bf16 math)');
+});
+
 test('search: the page searches the whole plan by default; the plan on the left is compared with the best found', () => {
   const state = { mode: 'training', values: {} };
   assert.equal(searchSpec(schema, state).search.vary, 'plan');

@@ -170,7 +170,7 @@ export class App {
     let next = label;
     try {
       const weightsBefore = this.store.state.values['inference.weight_precision'] ?? baseline(this.store.field('inference.weight_precision') || {}, this.store.state, this.store.presets);
-      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried, hostShort, narrowed, narrowTried = [] } = await search.fit(gpus);
+      const { best, skipped, evaluated, closest: closestPlan, offloaded, offloadTried, hostShort, narrowed, narrowTried = [], released } = await search.fit(gpus);
       if (best) {
         const aside = skipped ? `; the ${skipped} faster plan${skipped === 1 ? '' : 's'} carr${skipped === 1 ? 'ies' : 'y'} warnings, listed in the Search view` : '';
         const tried = `the best of ${fmt.int(evaluated)} tried on ${count(gpus)}${aside}`;
@@ -178,7 +178,7 @@ export class App {
         const note = offloaded
           ? `No plan fits in ${unit} memory alone; with ${what}, ${tried}: ${planText(best)}. Back returns to the previous one.`
           : narrowed
-            ? `No plan fits with ${weightsBefore} weights; with ${narrowedText(narrowed, best)}, ${tried}: ${planText(best)}. The model times the narrower kernels; it does not judge the output quality they keep. Back returns to the previous one.`
+            ? `No plan fits with ${weightsBefore} weights; with ${narrowedText(narrowed, best, released)}, ${tried}: ${planText(best)}.${narrowed === released ? '' : ' The model times the narrower kernels; it does not judge the output quality they keep.'} Back returns to the previous one.`
             : `Plan found by the search (${tried}): ${planText(best)}. Back returns to the previous one.`;
         this.applyPlan(best, 'Applied the best plan that fits.', note);
         return;

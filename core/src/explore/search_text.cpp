@@ -75,9 +75,15 @@ std::string search_table(const json& out) {
                      " in " + seconds_text(s.value("elapsed_s", 0.0)) + "; " + count_text(s.value("feasible", 0.0)) + " fit.\n";
   for (const auto& w : s.value("warnings", json::array())) text += "warning: " + w.get<std::string>() + "\n";
   if (best.empty()) {
-    if (s.contains("closest") && !s.at("closest").is_null())
-      text += "No plan fits. The closest, which misses on " + misses(s.at("closest")) + ":\n\n" + header(training, unit) +
-              cell("", 3) + row(s.at("closest"), training) + "\n";
+    if (s.contains("closest") && !s.at("closest").is_null()) {
+      const json& c = s.at("closest");
+      text += "No plan fits. The closest, which misses on " + misses(c) + ":\n\n" + header(training, unit) + cell("", 3) +
+              row(c, training) + "\n";
+      // Its other warnings can name the way out (a model released in
+      // narrower weights); "does not fit" repeats the miss above.
+      for (const auto& w : c.value("warnings", json::array()))
+        if (w.get<std::string>().rfind("does not fit", 0) != 0) text += "note: " + w.get<std::string>() + "\n";
+    }
     return text;
   }
   const size_t recommended = s.value("recommended", 0);

@@ -53,19 +53,26 @@ export function nextGpuCount(gpus, node, need, allowed) {
 }
 
 // Stored weight precisions narrower than `current`, in the order "Find a plan
-// that fits" tries them: fp8, then int4.
+// that fits" tries them: the format the model is released in (`released`, its
+// preset's release_weight_precision: gpt-oss's mxfp4, DeepSeek-V3's fp8)
+// first, as it is served as published; then fp8 and int4, those narrower than
+// both (a format no narrower than one that did not fit holds no less).
 const WEIGHT_BITS = { fp32: 32, bf16: 16, fp16: 16, fp8: 8, int8: 8, int4: 4, fp4: 4, nvfp4: 4, mxfp4: 4 };
-export function narrowerWeights(current = 'bf16') {
+export function narrowerWeights(current = 'bf16', released = undefined) {
   const bits = WEIGHT_BITS[current] ?? 0;  // a format not listed here: none tried
-  return ['fp8', 'int4'].filter((w) => WEIGHT_BITS[w] < bits);
+  const first = WEIGHT_BITS[released] < bits ? [released] : [];
+  const below = Math.min(bits, WEIGHT_BITS[first[0]] ?? bits);
+  return [...first, ...['fp8', 'int4'].filter((w) => WEIGHT_BITS[w] < below)];
 }
 
 // How a plan found with narrower weights computes, for the note that
-// applies it: "fp8 weights and fp8 math (W8A8)".
-export function narrowedText(weights, entry) {
+// applies it: "fp8 weights and fp8 math (W8A8)"; where `weights` is the
+// model's released format, it says so: "mxfp4 weights (weight-only kernels,
+// bf16 math), the format the model is released in".
+export function narrowedText(weights, entry, released = undefined) {
   const math = entry?.inference?.compute_precision || 'bf16';
-  if (weights === 'fp8' && math === 'fp8') return 'fp8 weights and fp8 math (W8A8)';
-  return `${weights} weights (weight-only kernels, ${math} math)`;
+  const how = weights === 'fp8' && math === 'fp8' ? 'fp8 weights and fp8 math (W8A8)' : `${weights} weights (weight-only kernels, ${math} math)`;
+  return weights === released ? `${how}, the format the model is released in` : how;
 }
 
 // Warnings every listed plan carries (goodput at a huge GPU count, the

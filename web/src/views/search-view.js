@@ -100,13 +100,13 @@ async function tryOffload(search, free, sec, r) {
   }
 }
 
-// Serving, while nothing fits: narrower weights, fp8 then int4 (the
-// precisions checkpoints are commonly published and served in), the
-// scenario's `batch` first. fp8 weights compute in fp8 (W8A8) where the
+// Serving, while nothing fits: narrower weights, the model's released
+// format first (`released`), then fp8 and int4 (the precisions checkpoints
+// are commonly published and served in), the scenario's `batch` first. fp8 weights compute in fp8 (W8A8) where the
 // device can, else they are weight-only at the scenario's math, as int4
 // always is. The closest plan stays the one at the scenario's own precision.
-async function tryNarrower(search, free, sec, batch, r) {
-  for (const weights of narrowerWeights(sec.weight_precision)) {
+async function tryNarrower(search, free, sec, batch, r, released) {
+  for (const weights of narrowerWeights(sec.weight_precision, released)) {
     for (const b of batch === undefined ? [undefined] : [batch, undefined]) {
       if (r.s.best?.length) return;
       const w8a8 = weights === 'fp8' && sec.compute_precision !== 'fp8';
@@ -126,12 +126,13 @@ async function tryNarrower(search, free, sec, batch, r) {
 // "No plan fits." and, when the search names one, the closest plan with
 // what it misses and an Apply button (to see it in the calculator). When the
 // fixed inputs left nothing to evaluate, the warning above says why.
-function noPlan(closest, onApply, evaluated, unit) {
+function noPlan(closest, onApply, evaluated, unit, released) {
   if (!closest) return el('p', { class: 'view-missing', text: evaluated === 0 ? 'No plan to show.' : 'No plan fits.' });
   // A serving plan short of memory with weights wider than 4 bits: name the
   // way out the calculator's button takes (App.fitPlan), which this search does not.
-  const narrower = closest.inference && closest.misses?.includes('memory') ? narrowerWeights(closest.inference.weight_precision) : [];
-  const hint = narrower.length ? ` Narrower weights hold less: the calculator's "Find a plan that fits" also tries ${narrower.join(', then ')} weights.` : '';
+  const narrower = closest.inference && closest.misses?.includes('memory') ? narrowerWeights(closest.inference.weight_precision, released) : [];
+  const names = narrower.map((w) => (w === released ? `${w} (the format the model is released in)` : w));
+  const hint = narrower.length ? ` Narrower weights hold less: the calculator's "Find a plan that fits" also tries ${names.join(', then ')} weights.` : '';
   return el('p', { class: 'view-missing closest-plan' }, [
     `No plan fits. ${closestText(closest, unit)} `,
     el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': 'Apply the closest plan to the calculator', onclick: () => onApply(closest) }),
@@ -314,7 +315,8 @@ export class SearchView {
   // micro-batch and recompute left free; inference keeps its batch unless no
   // plan fits with it, training tries the optimizer offloaded to host memory
   // (where the system gives its host side) when nothing fits without, then
-  // the weights too (ZeRO-3 plans); serving tries fp8, then int4 weights.
+  // the weights too (ZeRO-3 plans); serving tries the model's released weight
+  // format, then fp8, then int4 weights.
   // Resolves {best (null: none fits), evaluated, closest (when none fits: the
   // plan that misses by the least, or null), offloaded (what the plan
   // offloads: 'optimizer', 'parameters' or false), offloadTried (the last
@@ -322,7 +324,15 @@ export class SearchView {
   // fit the GPUs but offload more than the host memory holds), skipped (the
   // faster plans passed over for their warnings), narrowed (serving: the
   // narrower weight precision the plan stores, or false), narrowTried (the
-  // narrower weight precisions searched too)}.
+  // narrower weight precisions searched too), released (the model's released
+  // weight format, tried first, or undefined)}.
+  // The weight format the scenario's model preset is released in, if it
+  // names one (gpt-oss: mxfp4).
+  released() {
+    const { store } = this.ctx;
+    return store.presets.models?.[store.state.model]?.release_weight_precision;
+  }
+
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
@@ -335,7 +345,7 @@ export class SearchView {
         return out.search;
       };
       const batch = sec.batch;
-      const r = { s: await search(free), offloaded: false, offloadTried: false, hostShort: 0, narrowed: false, narrowTried: [] };
+      const r = { s: await search(free), offloaded: false, offloadTried: false, hostShort: 0, narrowed: false, narrowTried: [], released: this.released() };
       r.evaluated = r.s.evaluated;
       if (!r.s.best?.length && free.mode === 'inference') {
         delete sec.batch;
@@ -344,7 +354,7 @@ export class SearchView {
       }
       r.closest = r.s.closest || null;
       if (free.mode === 'training') await tryOffload(search, free, sec, r);
-      else await tryNarrower(search, free, sec, batch, r);
+      else await tryNarrower(search, free, sec, batch, r, r.released);
       // The search's recommended plan: the fastest of the best without a warning
       // (the fastest plans often fit with under 5% to spare), else the fastest.
       const { s, ...rest } = r;
@@ -380,7 +390,7 @@ export class SearchView {
       stats(s, wallMs),
       this.own,
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
-      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated, this.unit),
+      s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated, this.unit, this.released()),
       this.heat,
       s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0, this.unit) : null,
       s.best?.length ? planWarnings(s.best) : null,
