@@ -105,6 +105,24 @@ TEST(Serving, ANarrowerReleaseIsNamedWhereTheRunDoesNotFit) {
   EXPECT_EQ(llama.find("released"), std::string::npos) << llama;
 }
 
+TEST(Serving, ContextParallelismIsNamedAsATrainingInput) {
+  // Serving is modelled without context parallelism: a cp given with it
+  // changes no figure and is said to be ignored, not shown in the plan.
+  const json base = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                     {"parallelism", {{"dp", 2}}}, {"inference", {{"batch", 1}, {"input_tokens", 32768}, {"output_tokens", 64}}}};
+  json with_cp = base;
+  with_cp["parallelism"]["cp"] = 8;
+  const json a = eval_ok(base), b = eval_ok(with_cp);
+  EXPECT_EQ(a["inference"]["ttft_s"], b["inference"]["ttft_s"]);
+  EXPECT_EQ(a["gpus"], b["gpus"]);
+  std::string all;
+  for (const auto& w : b["warnings"]) all += w.get<std::string>() + "\n";
+  EXPECT_NE(all.find("parallelism.cp 8 is a training input: serving is modelled without context parallelism"), std::string::npos) << all;
+  EXPECT_TRUE(a["warnings"].empty()) << a["warnings"];
+  const std::string text = evaluate_text(with_cp.dump());
+  EXPECT_NE(text.find("tp 1 · pp 1 · dp 2 · batch 1"), std::string::npos) << "no cp in the plan\n" << text;
+}
+
 json serving(int batch, const std::string& batching) {
   return {{"mode", "inference"}, {"model", "llama2-7b"}, {"system", "dgx-h100"},
           {"inference", {{"batch", batch}, {"input_tokens", 128}, {"output_tokens", 2048}, {"batching", batching},

@@ -68,7 +68,7 @@ std::string memory_text(double total, double capacity, bool fits, const std::vec
 std::string plan_text(const Scenario& s) {
   const Parallelism& p = s.par;
   std::string t = "tp " + std::to_string(p.tp) + " · pp " + std::to_string(p.pp) + " · dp " + std::to_string(p.dp);
-  if (p.cp > 1) t += " · cp " + std::to_string(p.cp);
+  if (p.cp > 1 && s.mode == Mode::training) t += " · cp " + std::to_string(p.cp);  // serving ignores cp (a warning says so)
   if (p.ep > 1) t += " · ep " + std::to_string(p.ep);
   if (s.mode == Mode::inference) {
     const Inference& in = s.infer;

@@ -122,6 +122,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
       w.push_back("in-flight batching: the KV cache holds " + std::to_string(held) + (held == 1 ? " sequence" : " sequences") +
                   ", fewer than the batch limit");
     }
+    // Context parallelism is modelled for training (ring attention over cp
+    // ranks); a serving replica is tp x pp GPUs, so cp is not counted.
+    if (s.par.cp > 1)
+      w.push_back("parallelism.cp " + std::to_string(s.par.cp) + " is a training input: serving is modelled without "
+                  "context parallelism, so these figures ignore it and count tp x pp x dp GPUs");
     if (1.0 * s.infer.input_tokens + s.infer.output_tokens > static_cast<double>(s.model.context))
       w.push_back("input + output tokens exceed the model's context window (model.context, " +
                   std::to_string(s.model.context) + " tokens)");
