@@ -34,7 +34,7 @@ void each_number(const json& j, const std::string& path, const std::function<voi
 
 TEST(Presets, RequiredIdsExist) {
   for (const char* id : {"dgx-a100-40gb", "dgx-a100-80gb", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72",
-                         "amd-mi300x", "amd-mi325x", "amd-mi355x", "tpu-v5p", "tpu-v6e", "intel-gaudi2", "intel-gaudi3"})
+                         "amd-mi300x", "amd-mi325x", "amd-mi350x", "amd-mi355x", "tpu-v5p", "tpu-v6e", "intel-gaudi2", "intel-gaudi3"})
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
   for (const char* id : {"dgx-b300", "gb300-nvl72", "hgx-h20", "dgx-h800", "h100-pcie", "l4", "tpu-v5e", "tpu7x"})  // docs/sources.md [HF7.1], [HF9]
     EXPECT_NE(find_preset("systems", id), nullptr) << id;
@@ -108,6 +108,23 @@ TEST(Presets, SystemsParse) {
   const json& group = all_presets().at("systems");
   for (auto it = group.begin(); it != group.end(); ++it)
     EXPECT_NO_THROW(parse_system(it.key(), "system")) << it.key();
+}
+
+// MI350X is MI355X's silicon (256 CUs, 288 GB at 8 TB/s, the same links) at
+// 2.2 GHz instead of 2.4 ([HF8.1]): every clock-bound peak scales by 2.2 / 2.4
+// and nothing else differs but the name and the 1000 W TDP.
+TEST(Presets, Mi350xIsMi355xAtItsClock) {
+  const Device a = parse_system("amd-mi350x", "system").device, b = parse_system("amd-mi355x", "system").device;
+  const double clock = 2.2 / 2.4;
+  for (Precision x : {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp4, Precision::fp32})
+    EXPECT_NEAR(a.matmul_flops[static_cast<int>(x)] / b.matmul_flops[static_cast<int>(x)], clock, 2e-3) << to_string(x);
+  EXPECT_NEAR(a.memory.front().bandwidth_Bps / b.memory.front().bandwidth_Bps, clock, 2e-4);  // LDS: bytes per clock
+  EXPECT_EQ(a.sm_count, b.sm_count);
+  EXPECT_EQ(a.dram().capacity_bytes, b.dram().capacity_bytes);
+  EXPECT_EQ(a.dram().bandwidth_Bps, b.dram().bandwidth_Bps);
+  EXPECT_EQ(a.efficiency.matmul, b.efficiency.matmul);
+  EXPECT_EQ(a.tdp_W, 1000);
+  EXPECT_EQ(find_preset("systems", "mi350x"), find_preset("systems", "amd-mi350x"));
 }
 
 TEST(Presets, ParameterCountsMatchPublishedSizes) {
