@@ -52,6 +52,30 @@ TEST(SummaryText, TrainingLinesCarryTheResultsNumbers) {
   EXPECT_TRUE(has(text, "weights + gradients + optimizer states per GPU off by")) << text;
 }
 
+// With offload the device line judges the device memory alone and a line of
+// its own the host's: Llama 3.1 70B with its weights offloaded holds 21 GiB
+// of a GH200's 96 GiB, while its 1.2 TB of offloaded state overflows the
+// Grace's 447 GiB.
+TEST(SummaryText, OffloadSaysWhichMemoryDoesNotFit) {
+  auto run = [](const char* model, const char* offload) {
+    const json scenario = {{"mode", "training"}, {"model", model}, {"system", "gh200"},
+                           {"parallelism", {{"tp", 1}, {"dp", 1}, {"zero", 3}}},
+                           {"training", {{"global_batch", 16}, {"seq_len", 4096}, {"offload", offload}, {"recompute", "full"}}}};
+    return std::make_pair(eval_ok(scenario), evaluate_text(scenario.dump()));
+  };
+  const auto [big, big_text] = run("llama3.1-70b", "parameters");
+  const json& m = big.at("training").at("memory_bytes");
+  ASSERT_LT(m.at("total").get<double>(), m.at("capacity").get<double>());
+  ASSERT_GT(m.at("offloaded").get<double>(), m.at("host_capacity").get<double>());
+  EXPECT_FALSE(big.at("training").at("fits").get<bool>());
+  EXPECT_TRUE(has(big_text, bytes_text(m.at("total")) + " of 96.0 GiB, fits")) << big_text;
+  EXPECT_TRUE(has(big_text, "host memory per GPU     " + bytes_text(m.at("offloaded")) + " offloaded of " +
+                                bytes_text(m.at("host_capacity")) + ", does not fit")) << big_text;
+  const auto [small, small_text] = run("llama3.1-8b", "optimizer");
+  EXPECT_TRUE(small.at("training").at("fits").get<bool>());
+  EXPECT_TRUE(has(small_text, " of 447 GiB, fits\n")) << small_text;
+}
+
 // Where attention is a tenth of the step, the step under each kernel
 // generation (training.attention_kernel_sensitivity) is a line of its own.
 TEST(SummaryText, AttentionKernelsLineGivesEachKernelsStep) {

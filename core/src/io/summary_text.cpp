@@ -170,11 +170,18 @@ std::string training_text(const Scenario& s, const Result& r) {
   for (const auto& [k, v] : times) named.emplace_back(output(("training.time_breakdown_s." + std::string(k)).c_str()).label, v);
   out += line("where the time goes", parts_text(named, b.total(), seconds_text));
   const TrainingMemory& m = t.memory;
-  out += line("memory per " + s.system.device.unit_name, memory_text(m.total, m.capacity, t.fits,
+  // With offload the device line says whether the device memory holds its
+  // part, and a line of its own whether the host holds the rest.
+  const bool offload = m.host_capacity > 0;
+  out += line("memory per " + s.system.device.unit_name, memory_text(m.total, m.capacity, offload ? m.total <= m.capacity : t.fits,
                                             {{"training.memory_bytes.weights", m.weights},
                                              {"training.memory_bytes.gradients", m.gradients},
                                              {"training.memory_bytes.optimizer", m.optimizer},
                                              {"training.memory_bytes.activations", m.activations}}));
+  if (offload)
+    out += line("host memory per " + s.system.device.unit_name,
+                bytes_text(m.offloaded) + " offloaded of " + bytes_text(m.host_capacity) +
+                    (host_short(m) ? ", does not fit" : ", fits"));
   if (t.time_to_train_s > 0) out += line(output("training.time_to_train_s").label, seconds_text(t.time_to_train_s));
   const nlohmann::json kernels = attention_kernel_sensitivity(s, r);
   if (!kernels.is_null()) {
