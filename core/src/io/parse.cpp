@@ -1,8 +1,6 @@
 #include "parse.h"
 
-#include <cmath>
-#include <optional>
-#include <set>
+#include <string>
 
 #include "enum_names.h"
 #include "presets.h"
@@ -180,7 +178,6 @@ Model parse_model(const nlohmann::json& value, const std::string& path) {
   require(m.moe.dense_layers <= m.layers, join_path(path, "moe.dense_layers"), "exceeds the number of layers");
   return m;
 }
-
 
 namespace {
 

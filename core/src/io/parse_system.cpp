@@ -1,7 +1,9 @@
 // Parsing a system: its device (peaks, memory hierarchy, efficiencies), its
 // network tiers and its host side, from a preset id or an object (strict
 // keys, units converted once; see parse.h).
-#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "enum_names.h"
 #include "parse.h"
