@@ -102,9 +102,10 @@ async function tryOffload(search, free, sec, r) {
 
 // Serving, while nothing fits: narrower weights, the model's released
 // format first (`released`), then fp8 and int4 (the precisions checkpoints
-// are commonly published and served in), the scenario's `batch` first. fp8 weights compute in fp8 (W8A8) where the
-// device can, else they are weight-only at the scenario's math, as int4
-// always is. The closest plan stays the one at the scenario's own precision.
+// are commonly published and served in), the scenario's `batch` first. fp8
+// weights compute in fp8 (W8A8) where the device can, else they are
+// weight-only at the scenario's math, as int4 and mxfp4 always are. The
+// closest plan stays the one at the scenario's own precision.
 async function tryNarrower(search, free, sec, batch, r, released) {
   for (const weights of narrowerWeights(sec.weight_precision, released)) {
     for (const b of batch === undefined ? [undefined] : [batch, undefined]) {
@@ -311,6 +312,13 @@ export class SearchView {
     }
   }
 
+  // The weight format the scenario's model preset is released in, if it
+  // names one (gpt-oss: mxfp4).
+  released() {
+    const { store } = this.ctx;
+    return store.presets.models?.[store.state.model]?.release_weight_precision;
+  }
+
   // The best plan that fits the scenario on `gpus` GPUs, its parallelism,
   // micro-batch and recompute left free; inference keeps its batch unless no
   // plan fits with it, training tries the optimizer offloaded to host memory
@@ -326,13 +334,6 @@ export class SearchView {
   // narrower weight precision the plan stores, or false), narrowTried (the
   // narrower weight precisions searched too), released (the model's released
   // weight format, tried first, or undefined)}.
-  // The weight format the scenario's model preset is released in, if it
-  // names one (gpt-oss: mxfp4).
-  released() {
-    const { store } = this.ctx;
-    return store.presets.models?.[store.state.model]?.release_weight_precision;
-  }
-
   async fit(gpus) {
     const { scenario, errors } = this.ctx.store.scenario();
     if (errors.length) throw new Error(errors.map((e) => `${e.key}: ${e.message}`).join('; '));
