@@ -149,18 +149,23 @@ test('when the leanest plan needs many GPUs, the button skips the counts that ca
   assert.deepEqual(errors, []);
 });
 
-test('DeepSeek-V3 in bf16 on eight H200: the button finds no 16-bit plan and applies one with fp8 weights and math, as released', async () => {
-  const { page, errors } = await openPage('v=1&mode=inference&m=deepseek-v3&s=dgx-h200&tp=8');
+// A serving scenario that does not fit, opened from `hash`: the button finds
+// a plan with narrower weights; returns the page and the note it applied.
+async function narrowedFromPage(hash) {
+  const opened = await openPage(hash);
+  const { page } = opened;
   await waitEvaluated(page);
   assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
   await page.locator('#fit-plan').click();
   await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
   await waitEvaluated(page);
-  assert.match(
-    await page.locator('#results .plan-note').textContent(),
-    /^No plan fits with bf16 weights; with fp8 weights and fp8 math \(W8A8\), the format the model is released in, the best of [\d,]+ tried on 8 GPUs[^:]*: TP \d+ · [^.]*\. Back returns/,
-  );
   assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
+  return { ...opened, note: await page.locator('#results .plan-note').textContent() };
+}
+
+test('DeepSeek-V3 in bf16 on eight H200: the button finds no 16-bit plan and applies one with fp8 weights and math, as released', async () => {
+  const { page, errors, note } = await narrowedFromPage('v=1&mode=inference&m=deepseek-v3&s=dgx-h200&tp=8');
+  assert.match(note, /^No plan fits with bf16 weights; with fp8 weights and fp8 math \(W8A8\), the format the model is released in, the best of [\d,]+ tried on 8 GPUs[^:]*: TP \d+ · [^.]*\. Back returns/);
   assert.equal(await card(page, 'gpus'), '8', 'on the same GPUs');
   assert.match(page.url(), /[#&]wp=fp8(&|$)/, 'the weight precision is in the link');
   assert.match(page.url(), /[#&]ic=fp8(&|$)/, 'and the math precision');
@@ -169,16 +174,9 @@ test('DeepSeek-V3 in bf16 on eight H200: the button finds no 16-bit plan and app
 });
 
 test('gpt-oss-120b in bf16 on one H100: the button serves it as released, in mxfp4, not in int4', async () => {
-  const { page, errors } = await openPage('v=1&mode=inference&m=gpt-oss-120b');
-  await waitEvaluated(page);
-  assert.match(await page.locator('#results .verdict').textContent(), /^Does not fit/);
-  await page.locator('#fit-plan').click();
-  await page.locator('#results .plan-note').waitFor({ timeout: 60000 });
-  await waitEvaluated(page);
-  const note = await page.locator('#results .plan-note').textContent();
+  const { page, errors, note } = await narrowedFromPage('v=1&mode=inference&m=gpt-oss-120b');
   assert.match(note, /^No plan fits with bf16 weights; with mxfp4 weights \(weight-only kernels, bf16 math\), the format the model is released in, the best of [\d,]+ tried on 1 GPU/);
   assert.doesNotMatch(note, /output quality/, 'the released checkpoint needs no caveat on quality');
-  assert.match(await page.locator('#results .verdict').textContent(), /^Fits: /);
   assert.match(page.url(), /[#&]wp=mxfp4(&|$)/, 'the weight precision is in the link');
   await page.close();
   assert.deepEqual(errors, []);
