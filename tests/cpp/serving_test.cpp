@@ -163,21 +163,24 @@ TEST(Serving, NewInputsAreCheckedAtTheirPath) {
   EXPECT_NE(path.find("weight_only"), std::string::npos) << path;
 }
 
-json decode_run(const std::string& model, const std::string& kernel) {
-  return {{"mode", "inference"}, {"model", model}, {"system", "dgx-h100"},
+json decode_run(const std::string& model, const std::string& kernel, const std::string& kv = "fp8",
+                const json& system = "dgx-h100") {
+  return {{"mode", "inference"}, {"model", model}, {"system", system},
           {"inference", {{"batch", 64}, {"input_tokens", 1024}, {"output_tokens", 1024}, {"decode_attention", kernel},
-                         {"weight_precision", "fp8"}, {"kv_precision", "fp8"}, {"compute_precision", "fp8"}}}};
+                         {"weight_precision", "fp8"}, {"kv_precision", kv}, {"compute_precision", "fp8"}}}};
 }
 
 double attention_bytes(const json& out) {
   return find_op(out, "attn.flash", "decode")["bytes"]["hbm"].get<double>();
 }
+double attention_time(const json& out) { return find_op(out, "attn.flash", "decode")["time_s"].get<double>(); }
 
 TEST(Serving, PerHeadDecodeAttentionStreamsKvPerQueryHead) {
-  // Llama 3.1 8B: 32 query heads on 8 KV heads. One thread block per query
-  // head streams its group's K/V itself: four times the grouped kernel's cache reads.
-  const json grouped = eval_ok(decode_run("llama3.1-8b", "grouped"));
-  const json per_head = eval_ok(decode_run("llama3.1-8b", "per_head"));
+  // Llama 3.1 8B: 32 query heads on 8 KV heads. Over a 16-bit cache one
+  // thread block per query head streams its group's K/V itself: four times
+  // the grouped kernel's cache reads.
+  const json grouped = eval_ok(decode_run("llama3.1-8b", "grouped", "bf16"));
+  const json per_head = eval_ok(decode_run("llama3.1-8b", "per_head", "bf16"));
   // The Q reads and O writes are the same in both; the KV part dominates.
   EXPECT_GT(attention_bytes(per_head) / attention_bytes(grouped), 3.9);
   EXPECT_LT(attention_bytes(per_head) / attention_bytes(grouped), 4.0 + 1e-9);
@@ -185,12 +188,37 @@ TEST(Serving, PerHeadDecodeAttentionStreamsKvPerQueryHead) {
   // Prefill does not read the cache: the same TTFT.
   EXPECT_DOUBLE_EQ(per_head["inference"]["ttft_s"].get<double>(), grouped["inference"]["ttft_s"].get<double>());
   // auto: groups of 4 run per head, groups of 8 (Llama 2 70B) grouped.
-  EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama3.1-8b", "auto"))), attention_bytes(per_head));
+  EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama3.1-8b", "auto", "bf16"))), attention_bytes(per_head));
   EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama2-70b", "auto"))),
                    attention_bytes(eval_ok(decode_run("llama2-70b", "grouped"))));
   // Multi-head attention has nothing to share: both kernels read the same.
   EXPECT_DOUBLE_EQ(attention_bytes(eval_ok(decode_run("llama2-7b", "per_head"))),
                    attention_bytes(eval_ok(decode_run("llama2-7b", "grouped"))));
+}
+
+TEST(Serving, PerHeadDecodeOverAnFp8CacheIsBoundByConversions) {
+  // Over an fp8 cache the per-head kernel reads each KV head once (the
+  // group's re-reads hit L2) and converts every element once per query
+  // head, at the device's special-function rate (16 per clock per SM).
+  const json grouped = eval_ok(decode_run("llama3.1-8b", "grouped"));
+  const json per_head = eval_ok(decode_run("llama3.1-8b", "per_head"));
+  EXPECT_DOUBLE_EQ(attention_bytes(per_head), attention_bytes(grouped));
+  // 64 sequences at a mean context of 1024 + 512 tokens, K and V, 32 query
+  // heads of width 128: the elements converted in each layer.
+  const double converted = 2.0 * 64 * 1536 * 32 * 128;
+  const double sfu = 3.86e12;  // dgx-h100 sfu_tops
+  const json op = find_op(per_head, "attn.flash", "decode");
+  EXPECT_EQ(op["bound"], "compute");
+  EXPECT_NEAR(op["time_s"].get<double>(), converted / sfu + 3e-6, 1e-9);  // and the 3 us launch
+  EXPECT_GT(attention_time(per_head), 1.5 * attention_time(grouped));
+  // The rate is the device's: twice the special-function rate, half the time.
+  const json fast = eval_ok(decode_run("llama3.1-8b", "per_head", "fp8", {{"preset", "dgx-h100"}, {"device", {{"sfu_tops", 7.72}}}}));
+  EXPECT_NEAR(attention_time(fast) - 3e-6, (attention_time(per_head) - 3e-6) / 2, 1e-9);
+  // Without a conversion rate (the AMD presets give none) the kernel is
+  // taken to load its K/V once per query head, as over a 16-bit cache.
+  const json amd_grouped = eval_ok(decode_run("llama3.1-8b", "grouped", "fp8", "amd-mi300x"));
+  const json amd_per_head = eval_ok(decode_run("llama3.1-8b", "per_head", "fp8", "amd-mi300x"));
+  EXPECT_GT(attention_bytes(amd_per_head) / attention_bytes(amd_grouped), 3.9);
 }
 
 json mixtral(const std::string& gemm, const std::string& system = "dgx-h100") {

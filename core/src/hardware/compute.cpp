@@ -271,7 +271,7 @@ Precision attention_precision(const Device& d, Precision math) {
 }
 
 OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
-                            double kv_per_row, double head_dim, AttentionKernel kernel) {
+                            double kv_per_row, double head_dim, AttentionKernel kernel, double convert_elems) {
   OpCost c;
   c.flops = flops;
   c.bytes.assign(d.memory.size(), 0.0);
@@ -291,7 +291,10 @@ OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Pr
   if (kernel != AttentionKernel::best && table[0] > 0) eff = table[backward ? 1 : 0];
   eff = attention_head_dim_efficiency(d, eff, p, backward, head_dim);
   const double peak = d.matmul_flops[static_cast<int>(p)] * eff * kv / (kv + half);
-  finish_cost(d, c, flops / peak);
+  // An 8-bit cache's conversions run on the ALUs beside the loads: the
+  // kernel takes the longer of the two (compute-bound when they bind).
+  const double convert = convert_elems > 0 && d.sfu_ops > 0 ? convert_elems / d.sfu_ops : 0.0;
+  finish_cost(d, c, std::max(flops / peak, convert));
   return c;
 }
 

@@ -80,8 +80,11 @@ class GemmMemoScope {
 // own where it is narrower (fp8) or fp32 / tf32; 16-bit where the device has
 // not that format.
 Precision attention_precision(const Device& d, Precision math);
+// `convert_elems`: cached K/V elements converted to the math format, at the
+// device's special-function rate (workload.cpp attention_ops).
 OpCost fused_attention_cost(const Device& d, double flops, double dram_bytes, Precision math, bool backward,
-                            double kv_per_row, double head_dim = 128, AttentionKernel kernel = AttentionKernel::best);
+                            double kv_per_row, double head_dim = 128, AttentionKernel kernel = AttentionKernel::best,
+                            double convert_elems = 0);
 // Efficiency of a fused attention kernel at head dim `head_dim`, given `eff128` at 128.
 double attention_head_dim_efficiency(const Device& d, double eff128, Precision p, bool backward, double head_dim);
 

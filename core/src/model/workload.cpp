@@ -96,10 +96,24 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
   // unfused Megatron path computes the full block and masks it).
   const double causal_frac = p.causal && p.q_len > 1 ? 0.5 * (1 + 1.0 / std::max(1.0, p.q_len)) : 1.0;
   const double q_bytes = b * p.q_len * q_heads * hd * p.act_bytes;
-  // A per-query-head decode kernel (one thread block per query head: masked
-  // MHA) loads and converts its K/V once per query head, so GQA saves it
-  // nothing; grouped kernels (XQA, FlashInfer) load each KV head once.
-  const double kv_streams = p.kv_cached && p.kv_per_head ? q_heads : kv_heads;
+  // A per-query-head decode kernel (one thread block per query head on the
+  // CUDA cores: masked MHA) loads and converts its K/V once per query head;
+  // grouped kernels on the tensor cores (XQA, FlashInfer) load and convert
+  // each KV head once (TensorRT-LLM docs, gpt_attention "XQA optimization":
+  // it reduces "data loading and conversion"). Over an 8-bit cache the
+  // per-head kernel reads each KV head from device memory once (the group's
+  // re-reads of one sequence's KV head, a few hundred KiB, hit L2, whose
+  // bandwidth exceeds the conversion rate) and converts every element once
+  // per query head, at one conversion per element: 16 per clock per SM
+  // (CUDA C++ Programming Guide, arithmetic-instruction throughput, "all
+  // other type conversions", compute capability 7.x-9.0), the rate of the
+  // special-function units, so device.sfu_tops bounds it (the packed fp8
+  // instructions convert two elements, a widening to fp32 adds one: one per
+  // element is between). Over a 16-bit cache, or on a device without that
+  // rate, the kernel is taken to load its K/V once per query head.
+  const bool per_head = p.kv_cached && p.kv_per_head;
+  const bool converts = per_head && p.kv_bytes < p.act_bytes && p.convert_rate > 0;
+  const double kv_streams = per_head && !converts ? q_heads : kv_heads;
   const double kv_bytes = 2 * b * p.kv_len * kv_streams * hd * (p.kv_cached ? p.kv_bytes : p.act_bytes);
   // Local layers pass the mean keys per row of their window or chunks.
   const double keys = p.keys_per_row > 0 ? p.keys_per_row : p.kv_len * causal_frac;
@@ -115,6 +129,7 @@ void attention_ops(std::vector<OpSpec>& ops, const Model& m, const LayerPass& p,
     s.kv_per_row = keys / p.kv_chunks;
     s.bytes = 2 * q_bytes + kv_bytes;  // read Q, K, V; write O
     s.head_dim = hd;
+    if (converts) s.convert_elems = 2 * b * p.kv_len * q_heads * hd;
     s.kernel = p.attn_kernel;
     s.kernels = p.kv_chunks;
     ops.push_back(s);

@@ -26,6 +26,7 @@ struct OpSpec {
   bool backward = false;        // attention: the backward kernel
   double kv_per_row = 1;        // attention: keys each query row attends, on average
   double head_dim = 128;        // attention: per-head width (the kernel's efficiency depends on it)
+  double convert_elems = 0;     // attention: cached K/V elements converted to the math format (8-bit cache, per-head decode)
   AttentionKernel kernel = AttentionKernel::best;  // attention: fused kernel generation
   double kernels = 1;           // kernel launches the op stands for (each pays the launch overhead)
   StreamKind stream = StreamKind::copy;  // elementwise: what the kernel does to the bytes it streams
@@ -85,6 +86,9 @@ struct LayerPass {
   // Decode with a per-query-head kernel: each query head streams its KV
   // head's cache itself (no sharing within the GQA group).
   bool kv_per_head = false;
+  // The device's conversion rate (its special-function rate, sfu_ops;
+  // 0: unknown): over an 8-bit cache a per-head kernel is bound by it.
+  double convert_rate = 0;
   // Inference MoE: expert GEMMs in an Ampere-generation 16-bit grouped GEMM
   // (math 16-bit, weights `moe_weight_bytes`, MMA rate x legacy_mma).
   bool moe_legacy16 = false;

@@ -21,7 +21,7 @@ Op cost_op(const System& sys, const OpSpec& s, const std::string& phase, double 
       op.cost.time_s += std::max(0.0, s.kernels - 1) * d.efficiency.launch_overhead_s;
       break;
     case OpKind::attention:
-      op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row, s.head_dim, s.kernel);
+      op.cost = fused_attention_cost(d, s.flops, s.bytes, s.math, s.backward, s.kv_per_row, s.head_dim, s.kernel, s.convert_elems);
       break;
     case OpKind::elementwise:
       op.cost = elementwise_cost(d, s.bytes, s.flops, Precision::bf16, s.stream);

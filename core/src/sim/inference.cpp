@@ -229,6 +229,7 @@ LayerPass decode_pass(const Scenario& s) {
   dec.causal = false;
   dec.kv_cached = true;
   dec.kv_per_head = decode_per_head(s);
+  dec.convert_rate = s.system.device.sfu_ops;
   dec.context_start = in.input_tokens;
   dec.decode_steps = in.output_tokens;
   return dec;
