@@ -52,6 +52,19 @@ TEST(SummaryText, TrainingLinesCarryTheResultsNumbers) {
   EXPECT_TRUE(has(text, "weights + gradients + optimizer states per GPU off by")) << text;
 }
 
+// A plan without a pipeline names no pipeline schedule: "1f1b" over pp 1
+// would say something that does not run.
+TEST(SummaryText, APlanWithoutAPipelineNamesNoSchedule) {
+  json scenario = spec("training-gpt3-175b-a100.json");
+  scenario["parallelism"]["pp"] = 1;
+  scenario["parallelism"]["dp"] = 128;
+  scenario["parallelism"]["pp_schedule"] = "1f1b";
+  scenario["parallelism"]["virtual_stages"] = 1;
+  const std::string text = evaluate_text(scenario.dump());
+  EXPECT_TRUE(has(text, "tp 8 · pp 1 · dp 128 · sp · ZeRO 1 · micro-batch ")) << text;
+  EXPECT_FALSE(has(text, "1f1b")) << text;
+}
+
 // With offload the device line judges the device memory alone and a line of
 // its own the host's: Llama 3.1 70B with its weights offloaded holds 21 GiB
 // of a GH200's 96 GiB, while its 1.2 TB of offloaded state overflows the

@@ -88,7 +88,8 @@ std::string plan_text(const Scenario& s) {
   const Training& tr = s.train;
   if (tr.lora()) t += " · LoRA rank " + std::to_string(tr.lora_rank) + ", frozen weights " + name_of(frozen_weight_names(), tr.frozen_weights);
   const std::string chunks = p.schedule == PipeSchedule::interleaved && p.virtual_stages > 1 ? " ×" + std::to_string(p.virtual_stages) : "";
-  return t + " · " + name_of(schedule_names(), p.schedule) + chunks + " · micro-batch " + std::to_string(tr.micro_batch) +
+  const std::string schedule = p.pp > 1 ? std::string(" · ") + name_of(schedule_names(), p.schedule) + chunks : "";  // no pipeline, no schedule
+  return t + schedule + " · micro-batch " + std::to_string(tr.micro_batch) +
          " · global batch " + count_text(static_cast<double>(tr.global_batch)) + " × " + count_text(tr.seq_len) +
          " tokens · recompute " + name_of(recompute_names(), tr.recompute) +
          (tr.fusion == Fusion::eager ? " · eager element-wise kernels" : "");
