@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "parse.h"
+#include "strict_json.h"
 #include "test_util.h"
 
 namespace llmcalc::test {
@@ -121,6 +122,20 @@ TEST(Parse, UnknownEnumValue) {
 TEST(Parse, UnknownPreset) {
   expect_error(json{{"mode", "training"}, {"model", "gpt5-1t"}}, "model");
   expect_error(json{{"mode", "training"}, {"system", {{"preset", "dgx-z900"}}}}, "system.preset");
+}
+
+// "Did you mean": the closest name within a third of the typed length's
+// edits, a tie to the longer shared start, nothing when none is that close.
+TEST(Parse, ClosestNameIsOfferedOnlyWhenClose) {
+  EXPECT_EQ(closest_name("llama-3.1-8b", {"llama3.1-70b", "llama3.1-8b", "llama2-7b"}), "llama3.1-8b");
+  EXPECT_EQ(closest_name("DGX-H100", {"dgx-h100", "dgx-h200"}), "dgx-h100");
+  EXPECT_EQ(closest_name("flash_atention", {"flash_attention", "fusion"}), "flash_attention");
+  EXPECT_EQ(closest_name("ifnlight", {"static", "inflight"}), "inflight");  // a swap of neighbours is one edit
+  EXPECT_EQ(closest_name("tpp", {"pp", "tp"}), "tp");
+  EXPECT_EQ(closest_name("gpt5-1t", {"gpt3-175b", "llama2-7b"}), "");
+  EXPECT_EQ(closest_name("", {"tp"}), "");
+  EXPECT_EQ(did_you_mean("tpp", {"tp"}), " (did you mean \"tp\"?)");
+  EXPECT_EQ(did_you_mean("zigzag", {"1f1b", "interleaved"}), "");
 }
 
 TEST(Parse, HeadsNotDivisibleByTp) {

@@ -240,7 +240,10 @@ TEST(SummaryText, APlanThatDoesNotFitSaysSoAndWarns) {
 
 TEST(SummaryText, BadInputIsOneErrorLine) {
   EXPECT_EQ(evaluate_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","training":{"bogus":1}})"),
-            "error: training.bogus: unknown key\n");
+            "error: training.bogus: unknown key; known here: attention_kernel, flash_attention, fp8_recipe, frozen_weights, "
+            "fusion, global_batch, host_overhead_us, lora_rank, lora_targets, micro_batch, moe_balance, moe_capacity_factor, "
+            "moe_dispatch_precision, moe_dispatcher, offload, offload_activations, optimizer, overlap, precision, recompute, "
+            "recompute_layers, recompute_method, recompute_to_fit, seq_len, tokens\n");
   const std::string malformed = evaluate_text("{\"mode\":");
   EXPECT_EQ(malformed.rfind("error: $: ", 0), 0u) << malformed;
   EXPECT_EQ(std::count(malformed.begin(), malformed.end(), '\n'), 1) << malformed;
@@ -324,7 +327,7 @@ TEST(SearchText, NoPlanNamesTheNarrowerReleasedWeights) {
 
 TEST(SearchText, BadInputIsOneErrorLine) {
   const std::string text = search_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","search":{"gpus":8,"bogus":1}})");
-  EXPECT_EQ(text, "error: search.bogus: unknown key\n");
+  EXPECT_EQ(text, "error: search.bogus: unknown key; known here: gpus, max_tpot_s, max_ttft_s, memory_share, top, vary\n");
 }
 
 }  // namespace
@@ -360,7 +363,7 @@ TEST(SweepText, RowsCarryTheSweepsValuesAndFit) {
 
 TEST(SweepText, BadInputIsOneErrorLine) {
   const std::string text = sweep_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","sweep":{"input":"training.global_batch","from":1,"to":2,"outputs":["training.mfu"],"bogus":1}})");
-  EXPECT_EQ(text, "error: sweep.bogus: unknown key\n");
+  EXPECT_EQ(text, "error: sweep.bogus: unknown key; known here: from, input, outputs, scale, series, steps, to\n");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "strict_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -21,7 +22,48 @@ std::string fmt(double v) {
   return os.str();
 }
 const char* type_name(const json& v) { return v.type_name(); }
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Optimal string alignment distance (Levenshtein with adjacent swaps;
+// Damerau 1964), case-blind.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
 }  // namespace
+
+std::string closest_name(const std::string& typed, const std::vector<std::string>& names) {
+  if (typed.empty() || typed.size() > 200) return "";
+  // A tie goes to the longer shared start: slips fall late in a word more
+  // often than on its first letter ("tpp" is "tp" rather than "pp").
+  auto shared_start = [&](const std::string& n) {
+    size_t i = 0;
+    while (i < typed.size() && i < n.size() && lower(typed[i]) == lower(n[i])) ++i;
+    return i;
+  };
+  std::string best;
+  size_t best_d = std::max<size_t>(1, typed.size() / 3) + 1, best_start = 0;
+  for (const std::string& n : names) {
+    const size_t dist = edit_distance(typed, n), start = shared_start(n);
+    if (dist < best_d || (dist == best_d && !best.empty() && start > best_start)) best = n, best_d = dist, best_start = start;
+  }
+  return best;
+}
+
+std::string did_you_mean(const std::string& typed, const std::vector<std::string>& names) {
+  const std::string n = closest_name(typed, names);
+  return n.empty() ? "" : " (did you mean \"" + n + "\"?)";
+}
 
 double checked_number(const json& v, const std::string& path, double lo, double hi) {
   if (!v.is_number()) throw InputError(path, std::string("expected a number, got ") + type_name(v));
@@ -101,12 +143,22 @@ int StrictObject::choice(const std::string& key, int def, const std::vector<std:
   const std::string s = v.get<std::string>();
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == s) return static_cast<int>(i);
-  throw InputError(child_path(key), "unknown value \"" + s.substr(0, 60) + "\"; expected one of " + all);
+  throw InputError(child_path(key), "unknown value \"" + s.substr(0, 60) + "\"" + did_you_mean(s, names) + "; expected one of " + all);
+}
+
+// The keys this object's reader looked up, in order: what it accepts.
+std::string StrictObject::known_keys() const {
+  std::string all;
+  for (const std::string& k : read_) all += (all.empty() ? "" : ", ") + k;
+  return all;
 }
 
 void StrictObject::finish() const {
   for (auto it = j_.begin(); it != j_.end(); ++it)
-    if (!read_.count(it.key())) throw InputError(child_path(it.key()), "unknown key");
+    if (!read_.count(it.key())) {
+      const std::string hint = did_you_mean(it.key(), std::vector<std::string>(read_.begin(), read_.end()));
+      throw InputError(child_path(it.key()), "unknown key" + (hint.empty() ? "; known here: " + known_keys() : hint));
+    }
 }
 
 }  // namespace llmcalc

@@ -40,10 +40,19 @@ class StrictObject {
   void finish() const;
 
  private:
+  std::string known_keys() const;
   const json& j_;
   std::string path_;
   mutable std::set<std::string> read_;
 };
+
+// The name in `names` closest to `typed` (edits counted case-blind, a swap of
+// two neighbouring letters one edit), or "" when none is within a third of
+// its length: what a "did you mean" offers for a mistyped key or preset.
+std::string closest_name(const std::string& typed, const std::vector<std::string>& names);
+
+// ` (did you mean "x"?)` for the closest name, else "".
+std::string did_you_mean(const std::string& typed, const std::vector<std::string>& names);
 
 double checked_number(const json& v, const std::string& path, double lo, double hi);
 long long checked_integer(const json& v, const std::string& path, long long lo, long long hi);
