@@ -92,6 +92,27 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
   assert.deepEqual(serving.errors, []);
 });
 
+// Nothing fits on 8 GPUs: the core walks doubling counts from the memory
+// floor (70B with Adam states: over 1.1 TB, more than 14 H100s hold) and the
+// view names the first that holds a plan; its button searches that count.
+test('no feasible plan: the fewest GPUs, doubling, that hold one, and a button that searches there', async () => {
+  const { page, errors } = await openPage('v=1&m=llama3.1-70b&gb=512&sl=8192&view=search&qg=8');
+  await searchDone(page);
+  const more = page.locator('[data-explore="search"] .more-gpus');
+  const text = await more.textContent();
+  assert.match(text, /^Doubling the GPUs, a plan fits on 16 \(fewer than 1[45] cannot hold the weights, gradients and optimizer states; searched 16\): TP \d+ · .*recompute \w+\. Search 16 GPUs$/);
+  assert.match(await page.locator('[data-explore="search"] .job-bar').textContent(), /Searched [0-9,]+ plans on 8 GPUs and [0-9,]+ on more in /);
+  await more.locator('button.search-more').click();
+  await page.waitForFunction(() => document.querySelector('[data-explore="search"] table.plans tbody tr'), null, { timeout: 60000 });
+  await searchDone(page);
+  assert.equal(await page.locator('#search-gpus').inputValue(), '16');
+  assert.ok(Number((await page.locator('#search-stats [data-key="feasible"] .value').textContent()).replace(/,/g, '')) > 0);
+  assert.equal(await page.locator('[data-explore="search"] .more-gpus').count(), 0, 'a search with a plan walks nowhere');
+  assert.match(page.url(), /qg=16/);
+  await page.close();
+  assert.deepEqual(errors, []);
+});
+
 // The page searches the whole plan, whatever the form sets: from the first
 // screen (tp 2, dp 4, ZeRO 1, micro-batch and recompute set) on 64 GPUs every
 // tp and every dp is open, as with a scenario that sets no plan. Keeping what

@@ -327,7 +327,7 @@ TEST(SearchText, NoPlanNamesTheNarrowerReleasedWeights) {
 
 TEST(SearchText, BadInputIsOneErrorLine) {
   const std::string text = search_text(R"({"mode":"training","model":"llama3.1-8b","system":"dgx-h100","search":{"gpus":8,"bogus":1}})");
-  EXPECT_EQ(text, "error: search.bogus: unknown key; known here: gpus, max_tpot_s, max_ttft_s, memory_share, top, vary\n");
+  EXPECT_EQ(text, "error: search.bogus: unknown key; known here: gpus, max_tpot_s, max_ttft_s, memory_share, more_gpus, top, vary\n");
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/e
 import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { heatmapAxes, ownPlanText, releasePlan, searchSpec } from '../../web/src/views/search-view.js';
-import { narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
+import { moreGpusText, narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
 import { sweepInputs, systemsMemory } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
@@ -18,7 +18,7 @@ before(async () => ({ mod, schema, presets, defaults } = await pageContext()));
 
 test('request fields: each with a url key but budget.node; none collides with the page keys', () => {
   const keys = exploreKeys(schema);
-  for (const url of ['qg', 'qt', 'qf', 'qo', 'wi', 'wf', 'wt', 'wn', 'wl', 'wo', 'wr', 'study', 'tw', 'ta', 'tx', 'tr', 'th']) assert.ok(keys.has(url), url);
+  for (const url of ['qg', 'qt', 'qf', 'qo', 'qx', 'wi', 'wf', 'wt', 'wn', 'wl', 'wo', 'wr', 'study', 'tw', 'ta', 'tx', 'tr', 'th']) assert.ok(keys.has(url), url);
   for (const k of ['v', 'pin', 'embed', 'view']) assert.ok(!keys.has(k), k);
   const requests = new Set(schema.fields.filter((f) => f.request).map((f) => f.request));
   assert.deepEqual([...requests].sort(), ['derive', 'search', 'study', 'sweep']);
@@ -111,6 +111,19 @@ test('every sweep input of the page, system figures included, is accepted by the
       assert.ok(!problems.some((m) => /unknown key/i.test(m)), `${mode} ${f.key}: ${problems.join('; ')}`);
     }
   }
+});
+
+// The core's walk to more GPUs (search output more_gpus) in the Search view's words.
+test('no plan fits: the walk to more GPUs in words, found or not', () => {
+  const run = (doc) => JSON.parse(mod.search(JSON.stringify(doc))).search;
+  const s = run({ mode: 'training', model: 'llama3.1-70b', system: 'dgx-h100', training: { global_batch: 512, seq_len: 8192 }, search: { gpus: 8 } });
+  assert.equal(s.feasible, 0);
+  assert.match(moreGpusText(s.more_gpus, 'training'), /^Doubling the GPUs, a plan fits on 16 \(fewer than 1[45] cannot hold the weights, gradients and optimizer states; searched 16\): TP \d+ · PP \d+ · DP \d+ · .*\.$/);
+  const none = { searched_gpus: [512, 1024], memory_floor_gpus: 284, evaluated: 10 };
+  assert.equal(moreGpusText(none, 'inference', 'chip'), 'Doubling the chips, no plan fits on up to 1,024 (fewer than 284 cannot hold the weights; searched 512, 1,024).');
+  // the page's own searches for "Find a plan that fits" ask for no walk
+  const quiet = run({ mode: 'training', model: 'llama3.1-70b', system: 'dgx-h100', training: { global_batch: 512, seq_len: 8192 }, search: { gpus: 8, more_gpus: false } });
+  assert.equal(quiet.more_gpus, undefined);
 });
 
 test('no plan fits: the next GPU count is a whole node, then twice the GPUs, skipping counts that cannot hold the leanest plan', () => {

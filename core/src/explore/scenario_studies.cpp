@@ -91,7 +91,9 @@ json searched_row(json row, const json& run, Mode mode) {
     const Scenario s = parse_scenario(run);
     row["device"] = s.system.device.name;
     if (!s.system.device.memory.empty()) row["capacity_bytes"] = s.system.device.memory.back().capacity_bytes;
-    const json out = search_scenario(run).at("search");
+    json quiet = run;
+    quiet["search"]["more_gpus"] = false;  // a study row says what fits on its own count
+    const json out = search_scenario(quiet).at("search");
     const json& best = out.at("best");
     if (!best.empty()) {
       row["fits"] = true;

@@ -64,6 +64,20 @@ std::string row(const json& e, bool training) {
          cell(gib(e.value("memory_bytes_total", 0.0)), 8) + plan_cells(p, false) + cell(std::to_string(in.value("batch", 1)), 6) + prefill;
 }
 
+// Where none fits: the fewest GPUs (doublings of the searched count) with a
+// plan that does, and its best plan; or how far the walk went.
+std::string more_gpus_text(const json& s, bool training, const std::string& unit) {
+  if (!s.contains("more_gpus")) return "";
+  const json& m = s.at("more_gpus");
+  std::string tried;
+  for (const auto& g : m.at("searched_gpus")) tried += (tried.empty() ? "" : ", ") + count_text(g.get<double>());
+  const std::string floor = " (fewer than " + count_text(m.value("memory_floor_gpus", 1.0)) + " cannot hold the weights" +
+                            (training ? ", gradients and optimizer states" : "") + "; searched " + tried + ")";
+  if (!m.contains("gpus")) return "\nDoubling the " + unit + "s, no plan fits on up to " + count_text(m.at("searched_gpus").back().get<double>()) + floor + ".\n";
+  return "\nDoubling the " + unit + "s, a plan fits on " + count_text(m.at("gpus").get<double>()) + floor +
+         ". Its best plan:\n\n" + header(training, unit) + cell("", 3) + row(m.at("plan"), training) + "\n";
+}
+
 }  // namespace
 
 std::string search_table(const json& out) {
@@ -84,7 +98,7 @@ std::string search_table(const json& out) {
       for (const auto& w : c.value("warnings", json::array()))
         if (w.get<std::string>().rfind("does not fit", 0) != 0) text += "note: " + w.get<std::string>() + "\n";
     }
-    return text;
+    return text + more_gpus_text(s, training, unit);
   }
   const size_t recommended = s.value("recommended", 0);
   text += "\n" + header(training, unit);

@@ -59,6 +59,7 @@ json best_plan(json run, const json& fixed) {
     run["training"]["micro_batch"] = fixed["training"]["micro_batch"];
     run["training"]["recompute"] = fixed["training"]["recompute"];
   }
+  run["search"]["more_gpus"] = false;  // the study compares plans on its own count
   const json r = search_scenario(run);
   const json& best = r["search"]["best"];
   return best.empty() ? json(nullptr) : best[0];

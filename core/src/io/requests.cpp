@@ -28,6 +28,7 @@ SearchSpec parse_search_request(const nlohmann::json& root) {
   s.memory_share = request_number(o, "memory_share", field_spec("search.memory_share").def.get<double>());
   const FieldSpec& vary = field_spec("search.vary");
   s.whole_plan = vary.values.at(static_cast<size_t>(o.choice("vary", 0, vary.values))) == "plan";
+  s.more_gpus = o.boolean("more_gpus", field_spec("search.more_gpus").def.get<bool>());
   o.finish();
   return s;
 }

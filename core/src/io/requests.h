@@ -12,6 +12,7 @@ struct SearchSpec {
   double max_tpot_s = 0;
   double memory_share = 1;  // a plan fits when its memory is at most this share of the GPU's
   bool whole_plan = false;  // search.vary "plan": the scenario's parallelism, micro-batch and recompute are free too
+  bool more_gpus = true;    // when none fits: search doubling GPU counts for the fewest that hold a plan
 };
 
 // Reads root["search"] strictly; throws InputError naming the path when it

@@ -259,6 +259,7 @@ void request_fields(Fields& f) {
   add("search", {"search.max_tpot_s", "qo", "number", "s", nullptr, 0, 1e6, {}, "Inference: the longest acceptable time per output token."});
   add("search", {"search.memory_share", "qm", "number", "", 1.0, 0.5, 1, {}, "A plan fits when its memory per device is at most this share of the device's. 1 = all of it; below 1 leaves room for what the model does not count (the runtime's context, communication buffers, allocator fragmentation)."});
   add("search", {"search.vary", "qv", "enum", "", "unset", 0, 0, {"unset", "plan"}, "What the search may change: \"unset\", the plan inputs the scenario leaves out (those it gives stay fixed); \"plan\", the whole plan (parallelism, schedule, ZeRO stage, micro-batch, recompute, prefill split), whatever the scenario gives. Model, system, batch sizes and precisions stay as given."});
+  add("search", {"search.more_gpus", "qx", "bool", "", true, 0, 0, {}, "When no plan fits on the GPUs: search doubling GPU counts, from the fewest whose memory could hold the weights (and for training the gradients and optimizer states), for the fewest on which a plan fits (up to 6 more searches)."});
   add("sweep", {"sweep.input", "wi", "string", "", nullptr, 0, 200, {}, "The input to vary: a key of this table or a dotted scenario path."});
   add("sweep", {"sweep.from", "wf", "number", "", nullptr, -1e15, 1e15, {}, "First value."});
   add("sweep", {"sweep.to", "wt", "number", "", nullptr, -1e15, 1e15, {}, "Last value."});
@@ -317,7 +318,7 @@ void mark_device_words(Fields& fields) {
       "system.gpus_per_node", "system.host_link_GBps", "system.host_memory_GBps", "system.host_memory_GiB",
       "training.offload", "inference.prefill_tp", "inference.prefill_batch", "inference.target_requests_per_s",
       "cost.gpu_hour_usd", "reliability.gpu_hours_per_interruption", "reliability.storage_GBps_per_gpu",
-      "search.gpus", "study.name"};
+      "search.gpus", "search.more_gpus", "study.name"};
   mark(fields, kDeviceWords, &FieldSpec::device_words, "device-word");
 }
 

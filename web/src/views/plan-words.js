@@ -36,6 +36,18 @@ export function closestText(c, unit = 'GPU') {
   return `The closest plan (${planText(c)}) ${misses.join(' and ') || 'misses'}.`;
 }
 
+// Where no plan fits, the core's walk up doubling GPU counts (search output
+// "more_gpus"): "Doubling the GPUs, a plan fits on 64 (fewer than 62 cannot
+// hold the weights, gradients and optimizer states; searched 64): TP 4 · …."
+// or how far it went without one. `mode`: "training" or "inference".
+export function moreGpusText(m, mode, unit = 'GPU') {
+  const searched = (m.searched_gpus || []).map((g) => fmt.int(g)).join(', ');
+  const held = mode === 'training' ? 'the weights, gradients and optimizer states' : 'the weights';
+  const floor = `fewer than ${fmt.int(m.memory_floor_gpus)} cannot hold ${held}; searched ${searched}`;
+  if (!Number.isFinite(m.gpus)) return `Doubling the ${unit}s, no plan fits on up to ${fmt.int(m.searched_gpus?.at(-1))} (${floor}).`;
+  return `Doubling the ${unit}s, a plan fits on ${fmt.int(m.gpus)} (${floor}): ${planText(m.plan)}.`;
+}
+
 // The GPU count to try next when no plan fits on `gpus`: a whole node, then
 // twice the GPUs, skipping the counts that cannot hold the leanest plan. That
 // plan needs `need` bytes per GPU where `allowed` may be used; no split

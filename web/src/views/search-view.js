@@ -10,7 +10,7 @@ import { explorePanel } from './explore-panel.js';
 import { numberInput, readNumber, selectInput } from '../form/explore-inputs.js';
 import { fieldApplies, requestFields, systemWords } from '../state/fields.js';
 import { accuracySummary, listText, unvalidatedKinds } from './results.js';
-import { closestText, narrowerWeights, planText, planWarnings, sharedWarnings } from './plan-words.js';
+import { closestText, moreGpusText, narrowerWeights, planText, planWarnings, sharedWarnings } from './plan-words.js';
 import { planTable, planTime, training } from './plan-table.js';
 
 const MAX_AXIS = 64;
@@ -33,7 +33,8 @@ const slug = (key) => key.replace(/[^a-zA-Z0-9]+/g, '-');
 
 // The search request's fields shown in a mode (latency bounds are for inference).
 function searchFields(schema, mode) {
-  return requestFields(schema, 'search').filter((f) => fieldApplies(f, mode) && (!SHOW[f.key]?.inference || mode === 'inference'));
+  // search.more_gpus (a switch) keeps its default: the view shows the walk when nothing fits
+  return requestFields(schema, 'search').filter((f) => f.type !== 'bool' && fieldApplies(f, mode) && (!SHOW[f.key]?.inference || mode === 'inference'));
 }
 
 // The search request of a state: {search, errors}. Empty fields take the
@@ -138,6 +139,17 @@ function noPlan(closest, onApply, evaluated, unit, released) {
     `No plan fits. ${closestText(closest, unit)} `,
     el('button', { type: 'button', class: 'apply-plan', text: 'Apply', 'aria-label': 'Apply the closest plan to the calculator', onclick: () => onApply(closest) }),
     hint,
+  ]);
+}
+
+// The walk up doubling GPU counts (search output "more_gpus") and a button
+// that searches the count it found.
+function morePlan(more, mode, unit, onSearch) {
+  if (!more) return null;
+  const found = Number.isFinite(more.gpus);
+  return el('p', { class: 'view-missing more-gpus' }, [
+    `${moreGpusText(more, mode, unit)} `,
+    found ? el('button', { type: 'button', class: 'search-more', text: `Search ${fmt.many(more.gpus, unit)}`, onclick: () => onSearch(more.gpus) }) : null,
   ]);
 }
 
@@ -303,13 +315,21 @@ export class SearchView {
         await this.compareOwnPlan(call, scenario, s, mode);
         await this.fillHeatmap(call, scenario, search, mode);
         const trunc = s.truncated ? ` (stopped at the ${fmt.int(s.limit)}-plan limit)` : '';
-        this.bar.finish(`Searched ${fmt.many(s.evaluated, 'plan')} in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
+        const walk = s.more_gpus ? ` on ${fmt.many(s.gpus, this.unit)} and ${fmt.int(s.more_gpus.evaluated)} on more` : '';
+        this.bar.finish(`Searched ${fmt.many(s.evaluated, 'plan')}${walk} in ${fmt.seconds(wallMs / 1000)}${trunc}.`);
         this.ran(scenario, { file: `llmcalc-search-${scenario.mode}`, request: { ...scenario, search }, output: out });
       });
     } catch (err) {
       if (err && err.cancelled) return;
       this.bar.finish(`Search failed: ${err.message || err}`, 'error');
     }
+  }
+
+  // Searches again on `gpus` (the count a walk up found), written in the form.
+  searchOn(gpus) {
+    this.ctx.store.setX('search.gpus', gpus, true);
+    this.render(this.ctx.store.state);
+    this.run();
   }
 
   // The weight format the scenario's model preset is released in, if it
@@ -341,7 +361,8 @@ export class SearchView {
     const sec = free[free.mode];
     return this.ctx.jobs.run(async (call) => {
       const search = async (doc) => {
-        const out = JSON.parse(await call('search', JSON.stringify({ ...doc, search: { gpus, top: 10 } })));
+        // more_gpus false: the calculator's button steps up the GPUs itself (App.fitPlan)
+        const out = JSON.parse(await call('search', JSON.stringify({ ...doc, search: { gpus, top: 10, more_gpus: false } })));
         if (out.error) throw new Error(`${out.error.path ? `${out.error.path}: ` : ''}${out.error.message}`);
         return out.search;
       };
@@ -392,6 +413,7 @@ export class SearchView {
       this.own,
       warn.length ? el('ul', { class: 'warnings' }, warn) : null,
       s.best?.length ? null : noPlan(s.closest, this.ctx.onApply, s.evaluated, this.unit, this.released()),
+      s.best?.length ? null : morePlan(s.more_gpus, mode, this.unit, (gpus) => this.searchOn(gpus)),
       this.heat,
       s.best?.length ? planTable(s.best, mode, this.ctx.onApply, s.recommended || 0, this.unit) : null,
       s.best?.length ? planWarnings(s.best) : null,
@@ -449,7 +471,7 @@ export class SearchView {
     for (const cell of cells) {
       this.bar.progress(done, cells.length, `Heatmap: ${done} of ${cells.length} (TP, PP) cells…`);
       const par = { ...scenario.parallelism, tp: cell.tp, pp: cell.pp };
-      const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, parallelism: par, search: { ...search, top: 1, vary: 'unset' } })));
+      const out = JSON.parse(await call('search', JSON.stringify({ ...scenario, parallelism: par, search: { ...search, top: 1, vary: 'unset', more_gpus: false } })));
       const best = out.search?.best?.[0];
       cell.value = best ? metric(best) : null;
       // flagged as the plan table flags its rows: warnings its listed plans do not all carry
