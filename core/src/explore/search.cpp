@@ -382,7 +382,8 @@ double memory_floor_gpus(const Scenario& base, const SearchSpec& spec) {
     const InferenceMemory m = inference_memory(s);
     held = m.weights, capacity = m.capacity;
   }
-  return capacity > 0 ? held / (spec.memory_share * capacity) : 1;
+  const double floor = capacity > 0 ? held / (spec.memory_share * capacity) : 1;
+  return std::isfinite(floor) ? std::max(1.0, floor) : 1;
 }
 
 // Where no plan fits on `gpus`: the fewest GPUs among gpus x 2^k that hold
