@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <tuple>
 
 #include "compute.h"
 #include "inference.h"
-#include "memory.h"
+#include "more_gpus.h"
 #include "parse.h"
 #include "plan_collector.h"
 #include "requests.h"
@@ -358,68 +357,6 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
 // The plan that misses by the least, with what it misses: "memory"
 // (memory_bytes_total over memory_share x capacity_bytes), "ttft", "tpot"
 // (over the bounds).
-void run_search(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col, Counters& n) {
-  if (base.mode == Mode::training)
-    search_training(base, spec, f, gpus, col, n);
-  else
-    search_inference(base, spec, f, gpus, col, n);
-}
-
-// GPUs below which no plan can fit: the weights (training: with their
-// gradients and optimizer states) of one whole replica, sharded over every
-// GPU as ZeRO-3 shards them, in the share of each GPU's memory a plan may take.
-double memory_floor_gpus(const Scenario& base, const SearchSpec& spec) {
-  Scenario s = base;
-  s.par.tp = s.par.pp = s.par.cp = s.par.dp = s.par.ep = 1;
-  s.par.etp = 0, s.par.zero = 0, s.par.sp = false;
-  s.par.schedule = PipeSchedule::one_f_one_b, s.par.virtual_stages = 1;
-  if (!consistent(s)) return 1;
-  double held = 0, capacity = 0;
-  if (s.mode == Mode::training) {
-    const TrainingMemory m = training_memory(s);
-    held = m.weights + m.gradients + m.optimizer, capacity = m.capacity;
-  } else {
-    const InferenceMemory m = inference_memory(s);
-    held = m.weights, capacity = m.capacity;
-  }
-  const double floor = capacity > 0 ? held / (spec.memory_share * capacity) : 1;
-  return std::isfinite(floor) ? std::max(1.0, floor) : 1;
-}
-
-// Where no plan fits on `gpus`: the fewest GPUs among gpus x 2^k that hold
-// one, the question a cluster planner asks first. The walk starts at the
-// memory floor and stops at the first count with a plan, after six searches,
-// or when it has evaluated a million plans (seconds in the page).
-json more_gpus_json(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, long long limit) {
-  constexpr int kSearches = 6;
-  constexpr long long kMaxGpus = 1LL << 24, kWalkPlans = 1000000;
-  const double floor = memory_floor_gpus(base, spec);
-  long long g = gpus * 2;
-  while (g < floor && g <= kMaxGpus / 2) g *= 2;
-  json searched = json::array(), out = json::object();
-  long long evaluated = 0;
-  for (int k = 0; k < kSearches && g <= kMaxGpus && evaluated < std::min(limit, kWalkPlans); ++k, g *= 2) {
-    Collector col(static_cast<size_t>(spec.top));
-    Counters n;
-    n.limit = std::min(limit, kWalkPlans) - evaluated;
-    run_search(base, spec, f, g, col, n);
-    if (n.evaluated == 0) break;  // the inputs the scenario fixes pin the GPU count
-    evaluated += n.evaluated;
-    searched.push_back(g);
-    if (n.feasible == 0) continue;
-    json best = json::array();
-    for (const Candidate& c : col.best()) best.push_back(entry_json(base, c));
-    out["gpus"] = g;
-    out["plan"] = best.at(static_cast<size_t>(recommend_trusted_kind(base, col, ranked_metric(base.mode), best)));
-    break;
-  }
-  if (searched.empty()) return nullptr;
-  out["searched_gpus"] = searched;
-  out["memory_floor_gpus"] = std::ceil(floor);
-  out["evaluated"] = evaluated;
-  return out;
-}
-
 json closest_json(const Scenario& base, const SearchSpec& spec, const Candidate& c, const Miss& m) {
   json j = entry_json(base, c);
   j["capacity_bytes"] = base.system.device.dram().capacity_bytes;
@@ -449,7 +386,10 @@ json search_scenario(const json& input, long long max_configs) {
   Collector col(static_cast<size_t>(spec.top));
   Counters n;
   n.limit = max_configs;
-  run_search(base, spec, f, gpus, col, n);
+  if (base.mode == Mode::training)
+    search_training(base, spec, f, gpus, col, n);
+  else
+    search_inference(base, spec, f, gpus, col, n);
   json best = json::array(), front = json::array();
   for (const Candidate& c : col.best()) best.push_back(entry_json(base, c));
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
@@ -474,7 +414,7 @@ json search_scenario(const json& input, long long max_configs) {
                                                     : "no configuration " + what + on});
     if (n.closest) out["closest"] = closest_json(base, spec, *n.closest, n.closest_miss);
     if (spec.more_gpus && n.evaluated > 0) {
-      json more = more_gpus_json(base, spec, f, gpus, n.limit);
+      json more = more_gpus_walk(input, base, spec, gpus, n.limit);
       if (!more.is_null()) out["more_gpus"] = std::move(more);
     }
   }
