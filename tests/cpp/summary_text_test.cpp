@@ -65,6 +65,16 @@ TEST(SummaryText, APlanWithoutAPipelineNamesNoSchedule) {
   EXPECT_FALSE(has(text, "1f1b")) << text;
 }
 
+// With one output token no decode step runs: the line says so beside the
+// step the figure stands for.
+TEST(SummaryText, OneOutputTokenRunsNoDecodeStep) {
+  json scenario = {{"mode", "inference"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                   {"inference", {{"batch", 4}, {"input_tokens", 2048}, {"output_tokens", 1}}}};
+  EXPECT_TRUE(has(evaluate_text(scenario.dump()), "(no decode step runs: the one output token comes with the prefill)"));
+  scenario["inference"]["output_tokens"] = 2;
+  EXPECT_FALSE(has(evaluate_text(scenario.dump()), "no decode step runs"));
+}
+
 // With offload the device line judges the device memory alone and a line of
 // its own the host's: Llama 3.1 70B with its weights offloaded holds 21 GiB
 // of a GH200's 96 GiB, while its 1.2 TB of offloaded state overflows the

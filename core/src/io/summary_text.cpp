@@ -225,7 +225,9 @@ std::string all_replicas_text(const Scenario& s, const InferenceResult& i) {
 std::string inference_text(const Scenario& s, const Result& r) {
   const InferenceResult& i = r.inference;
   std::string out = line(output("inference.ttft_s").label, seconds_text(i.ttft_s) + ", prefill bound by " + bound_text(s.system.device, i.prefill_bound));
-  out += line(output("inference.tpot_s").label, seconds_text(i.tpot_s) + ", decode bound by " + bound_text(s.system.device, i.decode_bound));
+  // One output token comes with the prefill: no decode step runs (tpot_s is what one would take).
+  const std::string none = s.infer.output_tokens == 1 ? " (no decode step runs: the one output token comes with the prefill)" : "";
+  out += line(output("inference.tpot_s").label, seconds_text(i.tpot_s) + ", decode bound by " + bound_text(s.system.device, i.decode_bound) + none);
   out += line(output("inference.e2e_latency_s").label, seconds_text(i.e2e_latency_s));
   // Speculative decoding emits more than one token per sequence and step.
   const std::string per_step = i.tokens_per_step > 1 ? " · " + sig3(i.tokens_per_step) + " tokens per decode step" : "";
