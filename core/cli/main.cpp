@@ -201,5 +201,6 @@ int main(int argc, char** argv) {
     const int rc = c.run(rest);
     return rc < 0 ? usage() : rc;
   }
+  std::cerr << "error: unknown command \"" << args[0].substr(0, 60) << "\"\n";
   return usage();
 }

@@ -49,6 +49,12 @@ test('unknown commands and wrong argument counts print the usage and exit 2', ()
   for (const args of [[], ['frobnicate'], ['run'], ['run', '--json', 'x'], ['schema', 'extra']]) {
     const r = cli(args);
     assert.equal(r.status, 2, args.join(' '));
-    assert.match(r.stderr, /^usage:\n {2}llmcalc run /, args.join(' '));
+    // an unknown command is named before the usage
+    const head = args[0] === 'frobnicate' ? 'error: unknown command "frobnicate"\n' : '';
+    assert.ok(r.stderr.startsWith(`${head}usage:\n  llmcalc run `), `${args.join(' ')}: ${r.stderr.slice(0, 80)}`);
   }
+  // a mistyped study name is offered the closest
+  const study = cli(['study', 'gpu-generation']);
+  assert.equal(study.status, 2);
+  assert.match(study.stdout + study.stderr, /unknown study "gpu-generation" \(did you mean "gpu-generations"\?\)/);
 });

@@ -376,7 +376,7 @@ json run_study(const std::string& name, const json& params) {
   if (name == "inference-boundedness") return boundedness();
   std::string known;
   for (const std::string& n : study_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"; known: " + known);
+  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"" + did_you_mean(name, study_names()) + "; known: " + known);
 }
 
 std::string study_table(const std::string& name, const json& result) {
