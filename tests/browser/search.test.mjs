@@ -305,6 +305,17 @@ test('inference search honours the TPOT bound and ranks by tokens/s per GPU', as
   assert.ok(tpots.length > 0);
   for (const t of tpots) assert.ok(parseFloat(t) <= 30 && /\sms$/.test(t), t);
   assert.match(await page.locator('figure.heatmap-box figcaption').textContent(), /tokens\/s per GPU/);
+  // the throughput-interactivity front: every point within the bound (at least 1 / 30 ms per user),
+  // each further along it serving more per GPU for less speed per user
+  const front = await page.$$eval('figure.serving-front .pt.front', (ps) => ps.map((p) => p.querySelector('title')?.textContent || ''));
+  assert.ok(front.length >= 2, `front points: ${front.length}`);
+  const pts = front.map((t) => t.match(/^front: ([0-9.,]+) tokens\/s per user, ([0-9.,]+) per GPU/)).map((m) => m && [Number(m[1].replace(/,/g, '')), Number(m[2].replace(/,/g, ''))]);
+  assert.ok(pts.every(Boolean), front.join(' | '));
+  pts.sort((a, b) => b[0] - a[0]);
+  for (let i = 0; i < pts.length; i++) {
+    assert.ok(pts[i][0] >= 33.3, `per user ${pts[i][0]}`);
+    if (i) assert.ok(pts[i][1] > pts[i - 1][1], `per GPU along the front: ${pts.map((p) => p.join('/')).join(' ')}`);
+  }
   await shot(page, 'search-inference');
   await page.close();
   assert.deepEqual(errors, []);

@@ -23,6 +23,7 @@ struct Candidate {
   double time = 0;     // iteration time (training) or e2e latency (inference)
   double memory = 0;   // bytes per GPU, the most loaded one
   double score = 0;    // ranking key, lower is better
+  double user_rate = 0;  // inference: output tokens/s each sequence sees (0: training)
   const char* kind = "";  // the plan's regime id (accuracy.h), static storage
 };
 // A total order, so that equal plans rank the same in every build (the
@@ -60,10 +61,40 @@ class BestOf {
   std::vector<Candidate> heap_;  // max-heap: the worst kept at the front
 };
 
-// The best `top` candidates, the best `top` of each kind of run, and the
-// time-memory Pareto front, all bounded. The kinds' lists let the search
-// recommend a plan of a kind the model is trusted on when every listed plan
-// is of a kind it has been optimistic about (search.cpp).
+// A Pareto front of two objectives, both lower is better: sorted by the
+// first, the second strictly decreasing along it.
+class Front {
+ public:
+  void offer(double a, double b, const Candidate& c) {
+    auto it = front_.upper_bound(a);
+    if (it != front_.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second.first <= b) return;  // dominated
+      if (prev->first == a) front_.erase(prev);
+    }
+    while (it != front_.end() && it->second.first >= b) it = front_.erase(it);
+    front_.emplace(a, std::make_pair(b, c));
+  }
+  // At most `cap` points, evenly spread, ends kept.
+  std::vector<Candidate> spread(size_t cap) const {
+    std::vector<Candidate> all;
+    for (const auto& kv : front_) all.push_back(kv.second.second);
+    if (all.size() <= cap) return all;
+    std::vector<Candidate> out;
+    for (size_t i = 0; i < cap; ++i) out.push_back(all[i * (all.size() - 1) / (cap - 1)]);
+    return out;
+  }
+
+ private:
+  std::map<double, std::pair<double, Candidate>> front_;
+};
+
+// The best `top` candidates, the best `top` of each kind of run, the
+// time-memory Pareto front and, serving, the throughput-interactivity one
+// (output tokens/s per GPU against those each sequence sees), all bounded.
+// The kinds' lists let the search recommend a plan of a kind the model is
+// trusted on when every listed plan is of a kind it has been optimistic
+// about (search.cpp).
 class Collector {
  public:
   // Each kind keeps at least kKindDepth plans, so that a short list (top 1)
@@ -73,7 +104,8 @@ class Collector {
   void offer(const Candidate& c) {
     best_.offer(c);
     kind(c.kind).offer(c);
-    pareto(c);
+    time_memory_.offer(c.time, c.memory, c);
+    if (c.user_rate > 0) serving_.offer(-c.user_rate, c.score, c);
   }
   std::vector<Candidate> best() const { return best_.sorted(); }
   // Each kind's best, fastest first.
@@ -82,15 +114,9 @@ class Collector {
     for (const auto& [name, list] : kinds_) out[name] = list.sorted();
     return out;
   }
-  // At most `cap` points of the front, evenly spread, ends kept.
-  std::vector<Candidate> front(size_t cap) const {
-    std::vector<Candidate> all;
-    for (const auto& kv : front_) all.push_back(kv.second);
-    if (all.size() <= cap) return all;
-    std::vector<Candidate> out;
-    for (size_t i = 0; i < cap; ++i) out.push_back(all[i * (all.size() - 1) / (cap - 1)]);
-    return out;
-  }
+  // At most `cap` points of each front, evenly spread, ends kept.
+  std::vector<Candidate> front(size_t cap) const { return time_memory_.spread(cap); }
+  std::vector<Candidate> serving_front(size_t cap) const { return serving_.spread(cap); }
 
  private:
   // A kind's list; the ids are static strings, so the pointer names the kind
@@ -101,21 +127,10 @@ class Collector {
     kinds_.emplace_back(id, BestOf(kind_top_));
     return kinds_.back().second;
   }
-  // Front sorted by time, memory strictly decreasing along it.
-  void pareto(const Candidate& c) {
-    auto it = front_.upper_bound(c.time);
-    if (it != front_.begin()) {
-      auto prev = std::prev(it);
-      if (prev->second.memory <= c.memory) return;  // dominated
-      if (prev->first == c.time) front_.erase(prev);
-    }
-    while (it != front_.end() && it->second.memory >= c.memory) it = front_.erase(it);
-    front_.emplace(c.time, c);
-  }
   size_t kind_top_;
   BestOf best_;
   std::vector<std::pair<const char*, BestOf>> kinds_;
-  std::map<double, Candidate> front_;
+  Front time_memory_, serving_;
 };
 
 }  // namespace llmcalc::search_detail

@@ -302,6 +302,7 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
     c.prefill_tp = s.infer.prefill_tp;
     c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
+    c.user_rate = r.tpot_s > 0 ? r.tokens_per_step / r.tpot_s : 0;
     c.kind = regime_of(s).id;
     const Miss miss = serving_miss(r, spec);
     if (!(miss.worst() <= 1)) {
@@ -393,11 +394,13 @@ json search_scenario(const json& input, long long max_configs) {
   json best = json::array(), front = json::array();
   for (const Candidate& c : col.best()) best.push_back(entry_json(base, c));
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
+  json serving = json::array();  // empty for training
+  for (const Candidate& c : col.serving_front(100)) serving.push_back(entry_json(base, c));
   const long long recommended = best.empty() ? -1 : recommend_trusted_kind(base, col, ranked_metric(base.mode), best);
   // unit_name: the word the system counts its devices in ("GPU", a TPU's "chip"), for the tables and charts.
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"gpus", gpus},
               {"unit_name", base.system.device.unit_name},
-              {"best", best}, {"pareto", front}, {"truncated", n.truncated}, {"host_short", n.host_short},
+              {"best", best}, {"pareto", front}, {"serving_front", serving}, {"truncated", n.truncated}, {"host_short", n.host_short},
               {"accuracy", regimes_of(best, base)}};
   if (n.truncated) out["limit"] = n.limit;
   if (recommended >= 0) out["recommended"] = recommended;

@@ -110,6 +110,8 @@ json entry_json(const Scenario& base, const Candidate& c) {
     j["output_tokens_per_s_per_gpu"] = r.output_tokens_per_s / r.replica_gpus;
     j["ttft_s"] = r.ttft_s;
     j["tpot_s"] = r.tpot_s;
+    // what each sequence sees while it decodes (speculative decoding: more than one token a step)
+    j["output_tokens_per_s_per_user"] = r.tpot_s > 0 ? r.tokens_per_step / r.tpot_s : 0.0;
     j["e2e_latency_s"] = r.e2e_latency_s;
     j["memory_bytes_total"] = r.memory.total;
   }

@@ -153,6 +153,34 @@ function morePlan(more, mode, unit, onSearch) {
   ]);
 }
 
+// Serving: the throughput-interactivity front (search output serving_front),
+// output tokens/s per GPU against those each sequence sees, with the listed
+// plans under it: the trade a serving fleet makes between cost and speed.
+function servingChart(s, shared, unit) {
+  const front = s.serving_front || [];
+  if (!front.length) return null;
+  const points = [
+    ...(s.best || []).map((e, i) => ({ e, key: `best-${i + 1}`, front: false })),
+    ...front.map((e, i) => ({ e, key: `serving-${i + 1}`, front: true })),
+  ].map(({ e, key, front: onFront }) => {
+    const flags = (e.warnings || []).filter((w) => !shared.has(w));
+    const p = e.parallelism || {};
+    return {
+      key,
+      front: onFront,
+      flagged: flags.length > 0,
+      x: e.output_tokens_per_s_per_user,
+      y: e.output_tokens_per_s_per_gpu,
+      label: `${onFront ? 'front' : 'best'}: ${fmt.num(e.output_tokens_per_s_per_user)} tokens/s per user, ${fmt.num(e.output_tokens_per_s_per_gpu)} per ${unit}; tp ${p.tp} pp ${p.pp} dp ${p.dp}, batch ${e.inference?.batch}${flags.length ? `; its plan: ${flags.join(' ')}` : ''}`,
+    };
+  });
+  const perUnit = `output tokens/s per ${unit}`;
+  return el('div', { class: 'serving-slot' }, [
+    scatter({ title: `Throughput vs interactivity: ${perUnit} against tokens/s each user sees`, points, xLabel: 'output tokens/s per user (1 / TPOT)', yLabel: perUnit, xFmt: (v) => fmt.num(v), yFmt: (v) => fmt.num(v), className: 'serving-front' }),
+    el('p', { class: 'chart-note', text: `Each point of the front serves the most per ${unit} at its speed per user: up it, larger batches and narrower tensor parallelism serve more for less speed each. The listed plans are ranked by the ${perUnit} alone.` }),
+  ]);
+}
+
 function divisors(n) {
   const out = [];
   for (let d = 1; d <= n; d++) if (n % d === 0) out.push(d);
@@ -419,6 +447,7 @@ export class SearchView {
       s.best?.length ? planWarnings(s.best) : null,
       s.best?.length ? rankingNote(s) : null,
       points.length ? this.pareto : null,
+      servingChart(s, this.shared, this.unit),
     ];
     this.out.replaceChildren(...parts.filter(Boolean));
   }

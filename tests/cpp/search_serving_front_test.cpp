@@ -1,0 +1,60 @@
+// A serving search's throughput-interactivity front (search output
+// "serving_front"): output tokens/s per GPU against those each sequence sees,
+// every point undominated, every listed plan on or under it.
+#include "search.h"
+#include "test_util.h"
+
+namespace llmcalc::test {
+namespace {
+
+json searched(const json& in) { return json::parse(search_json(in.dump())).at("search"); }
+
+const json kServing = {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                       {"inference", {{"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", "fp8"},
+                                      {"compute_precision", "fp8"}, {"kv_precision", "fp8"}}},
+                       {"search", {{"gpus", 8}, {"top", 20}}}};
+
+TEST(SearchServingFront, TradesThroughputPerGpuForSpeedPerUser) {
+  const json s = searched(kServing);
+  const json& front = s.at("serving_front");
+  ASSERT_GE(front.size(), 3u) << s.dump();
+  for (size_t i = 0; i < front.size(); ++i) {
+    const json& e = front[i];
+    // the speed a sequence sees is a decode step's tokens over its time
+    EXPECT_NEAR(e.at("output_tokens_per_s_per_user").get<double>(), 1 / e.at("tpot_s").get<double>(),
+                1e-9 / e.at("tpot_s").get<double>());
+    if (i == 0) continue;
+    // along the front each point is slower per user and serves more per GPU
+    EXPECT_LT(e.at("output_tokens_per_s_per_user").get<double>(), front[i - 1].at("output_tokens_per_s_per_user").get<double>());
+    EXPECT_GT(e.at("output_tokens_per_s_per_gpu").get<double>(), front[i - 1].at("output_tokens_per_s_per_gpu").get<double>());
+  }
+  // The end of most throughput is the best plan's figure, and no listed plan
+  // lies beyond the front.
+  EXPECT_DOUBLE_EQ(front.back().at("output_tokens_per_s_per_gpu").get<double>(),
+                   s.at("best").at(0).at("output_tokens_per_s_per_gpu").get<double>());
+  for (const json& b : s.at("best")) {
+    bool under = false;
+    for (const json& f : front)
+      under = under || (f.at("output_tokens_per_s_per_user").get<double>() >= b.at("output_tokens_per_s_per_user").get<double>() &&
+                        f.at("output_tokens_per_s_per_gpu").get<double>() >= b.at("output_tokens_per_s_per_gpu").get<double>());
+    EXPECT_TRUE(under) << b.dump();
+  }
+  // the fastest point per user serves one sequence at a time
+  EXPECT_EQ(front.front().at("inference").at("batch").get<int>(), 1);
+}
+
+TEST(SearchServingFront, SpeculativeDecodingCountsItsTokensPerStep) {
+  json in = kServing;
+  in["inference"]["draft_tokens"] = 3;
+  const json e = searched(in).at("serving_front").at(0);
+  EXPECT_GT(e.at("output_tokens_per_s_per_user").get<double>(), 1.5 / e.at("tpot_s").get<double>()) << e.dump();
+}
+
+TEST(SearchServingFront, TrainingHasNone) {
+  const json in = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
+                   {"training", {{"global_batch", 64}, {"seq_len", 4096}}}, {"search", {{"gpus", 8}}}};
+  EXPECT_TRUE(searched(in).at("serving_front").empty());
+}
+
+}  // namespace
+}  // namespace llmcalc::test
