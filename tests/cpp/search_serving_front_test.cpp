@@ -50,6 +50,23 @@ TEST(SearchServingFront, SpeculativeDecodingCountsItsTokensPerStep) {
   EXPECT_GT(e.at("output_tokens_per_s_per_user").get<double>(), 1.5 / e.at("tpot_s").get<double>()) << e.dump();
 }
 
+TEST(SearchServingFront, TextListsTheFrontFastestPerUserFirst) {
+  const json out = json::parse(search_json(kServing.dump()));
+  const std::string text = search_table(out);
+  const size_t at = text.find("\nThroughput vs interactivity, the front: the most tokens/s per GPU at each speed per user");
+  ASSERT_NE(at, std::string::npos) << text;
+  // every point of the front is a row (it has at most twelve here), the first at batch 1 on tp 8
+  const json& front = out.at("search").at("serving_front");
+  ASSERT_LE(front.size(), 12u);
+  const size_t head = text.find("#   TTFT", at);
+  ASSERT_NE(head, std::string::npos) << text;
+  const std::string rows = text.substr(head, text.find("\n\n", head) - head);  // up to the blank line after it
+  size_t lines = 0;
+  for (size_t p = rows.find("\n    "); p != std::string::npos; p = rows.find("\n    ", p + 1)) ++lines;
+  EXPECT_EQ(lines, front.size()) << rows;
+  EXPECT_NE(rows.find(" 8   1   1   1   1   1      "), std::string::npos) << rows;
+}
+
 TEST(SearchServingFront, TrainingHasNone) {
   const json in = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                    {"training", {{"global_batch", 64}, {"seq_len", 4096}}}, {"search", {{"gpus", 8}}}};

@@ -78,6 +78,21 @@ std::string more_gpus_text(const json& s, bool training, const std::string& unit
          ". Its best plan:\n\n" + header(training, unit) + cell("", 3) + row(m.at("plan"), training) + "\n";
 }
 
+// Serving: up to twelve points spread along the throughput-interactivity front (TPOT
+// is the speed each user sees, per GPU what the fleet serves).
+std::string serving_front_text(const json& s, const std::string& unit) {
+  const json& front = s.value("serving_front", json::array());
+  if (front.empty()) return "";
+  std::string text = "\nThroughput vs interactivity, the front: the most tokens/s per " + unit +
+                     " at each speed per user (1 / TPOT), fastest per user first:\n\n" + header(false, unit);
+  const size_t shown = std::min<size_t>(12, front.size());
+  for (size_t i = 0; i < shown; ++i) {
+    const size_t k = shown == 1 ? 0 : i * (front.size() - 1) / (shown - 1);
+    text += cell("", 3) + row(front[k], false) + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string search_table(const json& out) {
@@ -128,6 +143,7 @@ std::string search_table(const json& out) {
     text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep "
             "divides dp x cp, else 1)\n";
   for (const std::string& n : notes) text += "! " + n + "\n";
+  if (!training) text += serving_front_text(s, unit);
   // How far published runs of the recommended plan's kinds have been.
   const json& chosen = best[recommended < best.size() ? recommended : 0];
   const json& kinds = s.value("accuracy", json::object());
