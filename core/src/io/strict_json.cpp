@@ -146,7 +146,7 @@ int StrictObject::choice(const std::string& key, int def, const std::vector<std:
   throw InputError(child_path(key), "unknown value \"" + s.substr(0, 60) + "\"" + did_you_mean(s, names) + "; expected one of " + all);
 }
 
-// The keys this object's reader looked up, in order: what it accepts.
+// The keys this object's reader looked up (sorted): what it accepts.
 std::string StrictObject::known_keys() const {
   std::string all;
   for (const std::string& k : read_) all += (all.empty() ? "" : ", ") + k;
