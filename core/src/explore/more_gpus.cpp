@@ -42,7 +42,7 @@ nlohmann::json more_gpus_walk(const nlohmann::json& input, const Scenario& base,
   const long long budget = std::min(limit, kWalkPlans);
   const double floor = memory_floor_gpus(base, spec);
   long long g = gpus * 2;
-  while (g < floor && g <= kMaxGpus / 2) g *= 2;
+  while (static_cast<double>(g) < floor && g <= kMaxGpus / 2) g *= 2;
   nlohmann::json searched = nlohmann::json::array(), out = nlohmann::json::object();
   long long evaluated = 0;
   for (int k = 0; k < kSearches && g <= kMaxGpus && evaluated < budget; ++k, g *= 2) {
