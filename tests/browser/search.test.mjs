@@ -93,7 +93,7 @@ test('no feasible plan: the closest plan, what it misses, and Apply', async () =
 });
 
 // Nothing fits on 8 GPUs: the core walks doubling counts from the memory
-// floor (70B with Adam states: over 1.1 TB, more than 14 H100s hold) and the
+// floor (70B with Adam states: 1.16 TiB, more than 14 H100s hold) and the
 // view names the first that holds a plan; its button searches that count.
 test('no feasible plan: the fewest GPUs, doubling, that hold one, and a button that searches there', async () => {
   const { page, errors } = await openPage('v=1&m=llama3.1-70b&gb=512&sl=8192&view=search&qg=8');

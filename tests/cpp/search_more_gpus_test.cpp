@@ -24,7 +24,7 @@ TEST(SearchMoreGpus, NamesTheFirstDoublingThatHoldsAPlan) {
   const json& m = s.at("more_gpus");
   const long long g = m.at("gpus").get<long long>();
   // 70B parameters with 16-bit weights and gradients and fp32 Adam states:
-  // over 1.1 TB, more than 14 H100s hold.
+  // 1.16 TiB, more than 14 H100s hold.
   EXPECT_GE(m.at("memory_floor_gpus").get<double>(), 14);
   EXPECT_EQ(g % 2, 0);
   EXPECT_EQ(m.at("searched_gpus").back().get<long long>(), g);
