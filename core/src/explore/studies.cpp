@@ -374,9 +374,8 @@ json run_study(const std::string& name, const json& params) {
   if (name == "gpu-generations") return gpu_generations();
   if (name == "dram-scaling") return dram_scaling();
   if (name == "inference-boundedness") return boundedness();
-  std::string known;
-  for (const std::string& n : study_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"" + did_you_mean(name, study_names()) + "; known: " + known);
+  throw InputError("study", "unknown study \"" + name.substr(0, 60) + "\"" + did_you_mean(name, study_names()) + "; known: " +
+                               comma_list(study_names()));
 }
 
 std::string study_table(const std::string& name, const json& result) {

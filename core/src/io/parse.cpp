@@ -248,13 +248,9 @@ nlohmann::json resolve_preset(const nlohmann::json& v, const std::string& kind, 
     const nlohmann::json* p = find_preset(kind, name);
     if (!p) {
       std::vector<std::string> names;
-      std::string known;
-      for (auto it = all_presets().at(kind).begin(); it != all_presets().at(kind).end(); ++it) {
-        names.push_back(it.key());
-        known += (known.empty() ? "" : ", ") + it.key();
-      }
+      for (auto it = all_presets().at(kind).begin(); it != all_presets().at(kind).end(); ++it) names.push_back(it.key());
       const std::string hint = did_you_mean(name, names);  // a near miss needs no list
-      throw InputError(at, "unknown preset \"" + name.substr(0, 60) + "\"" + (hint.empty() ? "; known: " + known : hint));
+      throw InputError(at, "unknown preset \"" + name.substr(0, 60) + "\"" + (hint.empty() ? "; known: " + comma_list(names) : hint));
     }
     return *p;
   };

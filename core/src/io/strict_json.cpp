@@ -60,6 +60,12 @@ std::string closest_name(const std::string& typed, const std::vector<std::string
   return best;
 }
 
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+  return all;
+}
+
 std::string did_you_mean(const std::string& typed, const std::vector<std::string>& names) {
   const std::string n = closest_name(typed, names);
   return n.empty() ? "" : " (did you mean \"" + n + "\"?)";
@@ -146,18 +152,12 @@ int StrictObject::choice(const std::string& key, int def, const std::vector<std:
   throw InputError(child_path(key), "unknown value \"" + s.substr(0, 60) + "\"" + did_you_mean(s, names) + "; expected one of " + all);
 }
 
-// The keys this object's reader looked up (sorted): what it accepts.
-std::string StrictObject::known_keys() const {
-  std::string all;
-  for (const std::string& k : read_) all += (all.empty() ? "" : ", ") + k;
-  return all;
-}
-
 void StrictObject::finish() const {
   for (auto it = j_.begin(); it != j_.end(); ++it)
     if (!read_.count(it.key())) {
-      const std::string hint = did_you_mean(it.key(), std::vector<std::string>(read_.begin(), read_.end()));
-      throw InputError(child_path(it.key()), "unknown key" + (hint.empty() ? "; known here: " + known_keys() : hint));
+      const std::vector<std::string> known(read_.begin(), read_.end());  // what the reader looked up, sorted
+      const std::string hint = did_you_mean(it.key(), known);
+      throw InputError(child_path(it.key()), "unknown key" + (hint.empty() ? "; known here: " + comma_list(known) : hint));
     }
 }
 

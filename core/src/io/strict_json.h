@@ -40,7 +40,6 @@ class StrictObject {
   void finish() const;
 
  private:
-  std::string known_keys() const;
   const json& j_;
   std::string path_;
   mutable std::set<std::string> read_;
@@ -50,6 +49,9 @@ class StrictObject {
 // two neighbouring letters one edit), or "" when none is within a third of
 // its length: what a "did you mean" offers for a mistyped key or preset.
 std::string closest_name(const std::string& typed, const std::vector<std::string>& names);
+
+// "a, b, c": the names as an error message lists them.
+std::string comma_list(const std::vector<std::string>& names);
 
 // ` (did you mean "x"?)` for the closest name, else "".
 std::string did_you_mean(const std::string& typed, const std::vector<std::string>& names);
