@@ -316,6 +316,20 @@ test('inference search honours the TPOT bound and ranks by tokens/s per GPU', as
     assert.ok(pts[i][0] >= 33.3, `per user ${pts[i][0]}`);
     if (i) assert.ok(pts[i][1] > pts[i - 1][1], `per GPU along the front: ${pts.map((p) => p.join('/')).join(' ')}`);
   }
+  // Where the front prefills apart, the colocated plans' front is drawn beside it: its own
+  // dotted line and legend entry, every point colocated and none beyond the front above
+  const colocated = await page.$$eval('figure.serving-front .pt.alt', (ps) => ps.map((p) => p.querySelector('title')?.textContent || ''));
+  if (front.some((t) => /prefill on [\d.]+ instances/.test(t))) {
+    assert.ok(colocated.length >= 2, `colocated points: ${colocated.length}`);
+    assert.equal(await page.locator('figure.serving-front path.front-line.alt').count(), 1);
+    assert.match(await page.locator('figure.serving-front .legend').textContent(), /Pareto front, prefill colocated/);
+    assert.match(await page.locator('.serving-slot .chart-note').textContent(), /the gap between the two is what separate prefill instances buy/);
+    for (const t of colocated) {
+      assert.match(t, /^colocated: .*, prefill colocated/, t);
+      const [, u, g] = t.match(/^colocated: ([0-9.,]+) tokens\/s per user, ([0-9.,]+) per GPU/).map((v) => Number(String(v).replace(/,/g, '')));
+      assert.ok(pts.some(([fu, fg]) => fu >= u * 0.999 && fg >= g * 0.999), `colocated ${u}/${g} beyond the front`);
+    }
+  } else assert.equal(colocated.length, 0, 'a colocated front is drawn only beside one that prefills apart');
   await shot(page, 'search-inference');
   await page.close();
   assert.deepEqual(errors, []);

@@ -1,6 +1,8 @@
 // A serving search's throughput-interactivity front (search output
 // "serving_front"): output tokens/s per GPU against those each sequence sees,
 // every point undominated, every listed plan on or under it.
+#include <algorithm>
+
 #include "search.h"
 #include "test_util.h"
 
@@ -67,10 +69,54 @@ TEST(SearchServingFront, TextListsTheFrontFastestPerUserFirst) {
   EXPECT_NE(rows.find(" 8   1   1   1   1   1      "), std::string::npos) << rows;
 }
 
+// Beside a front whose plans prefill on instances of their own, the front of
+// the colocated plans: none beyond the first, so the gap between them is what
+// disaggregation buys; none where the placement is fixed.
+TEST(SearchServingFront, ColocatedPlansHaveTheirOwnFrontUnderTheFirst) {
+  const json s = searched(kServing);
+  const json& front = s.at("serving_front");
+  const json& colocated = s.at("serving_front_colocated");
+  ASSERT_TRUE(std::any_of(front.begin(), front.end(), [](const json& e) { return e.contains("prefill_instances"); }))
+      << front.dump();
+  ASSERT_GE(colocated.size(), 3u) << s.dump();
+  bool below = false;  // somewhere separate prefill instances serve more at the same speed per user
+  for (size_t i = 0; i < colocated.size(); ++i) {
+    const json& c = colocated[i];
+    EXPECT_FALSE(c.contains("prefill_instances")) << c.dump();
+    const double user = c.at("output_tokens_per_s_per_user").get<double>(), gpu = c.at("output_tokens_per_s_per_gpu").get<double>();
+    if (i > 0) {
+      EXPECT_LT(user, colocated[i - 1].at("output_tokens_per_s_per_user").get<double>());
+      EXPECT_GT(gpu, colocated[i - 1].at("output_tokens_per_s_per_gpu").get<double>());
+    }
+    double best_here = 0;  // the first front's most per GPU at this speed per user or faster
+    for (const json& f : front)
+      if (f.at("output_tokens_per_s_per_user").get<double>() >= user)
+        best_here = std::max(best_here, f.at("output_tokens_per_s_per_gpu").get<double>());
+    EXPECT_GE(best_here, gpu) << c.dump();
+    below = below || best_here > 1.05 * gpu;
+  }
+  EXPECT_TRUE(below);
+  // The text lists it under the first.
+  const std::string text = search_table(json::parse(search_json(kServing.dump())));
+  const size_t first = text.find("\nThroughput vs interactivity, the front:");
+  const size_t second = text.find("\nThe same front with prefill colocated on the decode GPUs (no prefill instances)");
+  ASSERT_NE(second, std::string::npos) << text;
+  EXPECT_LT(first, second);
+  EXPECT_NE(text.find("colocated\n", second), std::string::npos) << text;
+  // A scenario that fixes the placement (colocated) has one front, all colocated.
+  json fixed = kServing;
+  fixed["inference"]["prefill_tp"] = 0;
+  const json one = searched(fixed);
+  EXPECT_TRUE(one.at("serving_front_colocated").empty());
+  ASSERT_FALSE(one.at("serving_front").empty());
+  for (const json& e : one.at("serving_front")) EXPECT_FALSE(e.contains("prefill_instances")) << e.dump();
+}
+
 TEST(SearchServingFront, TrainingHasNone) {
   const json in = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                    {"training", {{"global_batch", 64}, {"seq_len", 4096}}}, {"search", {{"gpus", 8}}}};
   EXPECT_TRUE(searched(in).at("serving_front").empty());
+  EXPECT_TRUE(searched(in).at("serving_front_colocated").empty());
 }
 
 }  // namespace

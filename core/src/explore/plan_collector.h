@@ -91,7 +91,9 @@ class Front {
 
 // The best `top` candidates, the best `top` of each kind of run, the
 // time-memory Pareto front and, serving, the throughput-interactivity one
-// (output tokens/s per GPU against those each sequence sees), all bounded.
+// (output tokens/s per GPU against those each sequence sees), that of the
+// colocated plans alone beside it (prefill on the decode GPUs: what a
+// fleet without disaggregation can reach), all bounded.
 // The kinds' lists let the search recommend a plan of a kind the model is
 // trusted on when every listed plan is of a kind it has been optimistic
 // about (search.cpp).
@@ -106,6 +108,7 @@ class Collector {
     kind(c.kind).offer(c);
     time_memory_.offer(c.time, c.memory, c);
     if (c.user_rate > 0) serving_.offer(-c.user_rate, c.score, c);
+    if (c.user_rate > 0 && c.prefill_tp == 0) colocated_.offer(-c.user_rate, c.score, c);
   }
   std::vector<Candidate> best() const { return best_.sorted(); }
   // Each kind's best, fastest first.
@@ -117,6 +120,7 @@ class Collector {
   // At most `cap` points of each front, evenly spread, ends kept.
   std::vector<Candidate> front(size_t cap) const { return time_memory_.spread(cap); }
   std::vector<Candidate> serving_front(size_t cap) const { return serving_.spread(cap); }
+  std::vector<Candidate> colocated_front(size_t cap) const { return colocated_.spread(cap); }
 
  private:
   // A kind's list; the ids are static strings, so the pointer names the kind
@@ -130,7 +134,7 @@ class Collector {
   size_t kind_top_;
   BestOf best_;
   std::vector<std::pair<const char*, BestOf>> kinds_;
-  Front time_memory_, serving_;
+  Front time_memory_, serving_, colocated_;
 };
 
 }  // namespace llmcalc::search_detail

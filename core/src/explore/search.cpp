@@ -396,11 +396,17 @@ json search_scenario(const json& input, long long max_configs) {
   for (const Candidate& c : col.front(100)) front.push_back(entry_json(base, c));
   json serving = json::array();  // empty for training
   for (const Candidate& c : col.serving_front(100)) serving.push_back(entry_json(base, c));
+  // The colocated plans' front, where the whole front is not already theirs:
+  // the gap between the two is what disaggregated prefill buys.
+  json colocated = json::array();
+  if (std::any_of(serving.begin(), serving.end(), [](const json& e) { return e.contains("prefill_instances"); }))
+    for (const Candidate& c : col.colocated_front(100)) colocated.push_back(entry_json(base, c));
   const long long recommended = best.empty() ? -1 : recommend_trusted_kind(base, col, ranked_metric(base.mode), best);
   // unit_name: the word the system counts its devices in ("GPU", a TPU's "chip"), for the tables and charts.
   json out = {{"evaluated", n.evaluated}, {"feasible", n.feasible}, {"gpus", gpus},
               {"unit_name", base.system.device.unit_name},
-              {"best", best}, {"pareto", front}, {"serving_front", serving}, {"truncated", n.truncated}, {"host_short", n.host_short},
+              {"best", best}, {"pareto", front}, {"serving_front", serving}, {"serving_front_colocated", colocated},
+              {"truncated", n.truncated}, {"host_short", n.host_short},
               {"accuracy", regimes_of(best, base)}};
   if (n.truncated) out["limit"] = n.limit;
   if (recommended >= 0) out["recommended"] = recommended;

@@ -78,19 +78,32 @@ std::string more_gpus_text(const json& s, bool training, const std::string& unit
          ". Its best plan:\n\n" + header(training, unit) + cell("", 3) + row(m.at("plan"), training) + "\n";
 }
 
-// Serving: up to twelve points spread along the throughput-interactivity front (TPOT
-// is the speed each user sees, per GPU what the fleet serves).
-std::string serving_front_text(const json& s, const std::string& unit) {
-  const json& front = s.value("serving_front", json::array());
+// Up to twelve points spread along a front (search output `key`), fastest
+// per user first, under `heading`.
+std::string front_rows(const json& s, const char* key, const std::string& heading, const std::string& unit) {
+  const json& front = s.value(key, json::array());
   if (front.empty()) return "";
-  std::string text = "\nThroughput vs interactivity, the front: the most tokens/s per " + unit +
-                     " at each speed per user (1 / TPOT), fastest per user first:\n\n" + header(false, unit);
+  std::string text = "\n" + heading + ":\n\n" + header(false, unit);
   const size_t shown = std::min<size_t>(12, front.size());
   for (size_t i = 0; i < shown; ++i) {
     const size_t k = shown == 1 ? 0 : i * (front.size() - 1) / (shown - 1);
     text += cell("", 3) + row(front[k], false) + "\n";
   }
   return text;
+}
+
+// Serving: the throughput-interactivity front (TPOT is the speed each user
+// sees, per GPU what the fleet serves) and, where its plans place prefill on
+// instances of their own, the front of the colocated plans beside it.
+std::string serving_front_text(const json& s, const std::string& unit) {
+  return front_rows(s, "serving_front",
+                    "Throughput vs interactivity, the front: the most tokens/s per " + unit +
+                        " at each speed per user (1 / TPOT), fastest per user first",
+                    unit) +
+         front_rows(s, "serving_front_colocated",
+                    "The same front with prefill colocated on the decode " + unit +
+                        "s (no prefill instances); the gap to the one above is what disaggregated prefill buys",
+                    unit);
 }
 
 }  // namespace

@@ -130,23 +130,27 @@ export function heatmap({ title, tps, pps, cells, format, lowerBetter = true, va
   return el('figure', { class: 'chart-box heatmap-box', 'data-view': 'heatmap' }, [el('figcaption', { text: title }), root, el('p', { class: 'chart-note', text: key })]);
 }
 
-// points: [{x, y, label, front: bool, key}]; log axes when the data spans > 20x.
-export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className = '' }) {
+// points: [{x, y, label, front: bool, alt: bool, key}]; log axes when the data
+// spans > 20x. `alt` points form a second front (a line of their own, named
+// by `altLabel`), as the colocated plans' beside a serving search's.
+export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className = '', altLabel = '' }) {
   const span = (vs) => Math.max(...vs) / Math.min(...vs);
   const xs = points.map((p) => p.x);
   const ys = points.map((p) => p.y);
   const xLog = xs.every((v) => v > 0) && span(xs) > 20;
   const yLog = ys.every((v) => v > 0) && span(ys) > 20;
   const front = points.filter((p) => p.front).sort((a, b) => a.x - b.x);
+  const alt = points.filter((p) => p.alt).sort((a, b) => a.x - b.x);
   const marks = [];
   if (front.length > 1) marks.push(Plot.line(front, { x: 'x', y: 'y', render: tag(front, () => ({ class: 'front-line' })) }));
+  if (alt.length > 1) marks.push(Plot.line(alt, { x: 'x', y: 'y', render: tag(alt, () => ({ class: 'front-line alt' })) }));
   marks.push(
     Plot.dot(points, {
       x: 'x',
       y: 'y',
-      r: (p) => (p.own ? 6 : p.front ? 4 : 3),
+      r: (p) => (p.own ? 6 : p.front || p.alt ? 4 : 3),
       title: 'label',
-      render: tag(points, (p) => ({ class: `pt ${p.own ? 'own c2' : p.front ? 'front c0' : 'other c1'}${p.flagged ? ' flagged' : ''}`, 'data-key': p.key })),
+      render: tag(points, (p) => ({ class: `pt ${p.own ? 'own c2' : p.front ? 'front c0' : p.alt ? 'alt c3' : 'other c1'}${p.flagged ? ' flagged' : ''}`, 'data-key': p.key })),
     }),
   );
   const root = plotSvg(
@@ -165,6 +169,7 @@ export function scatter({ title, points, xLabel, yLabel, xFmt, yFmt, className =
   );
   const leg = el('ul', { class: 'legend' }, [
     el('li', {}, [el('span', { class: 'swatch c0', 'aria-hidden': 'true' }), 'Pareto front']),
+    alt.length ? el('li', {}, [el('span', { class: 'swatch c3', 'aria-hidden': 'true' }), altLabel]) : null,
     el('li', {}, [el('span', { class: 'swatch c1', 'aria-hidden': 'true' }), 'best plans']),
     points.some((p) => p.own) ? el('li', {}, [el('span', { class: 'swatch c2', 'aria-hidden': 'true' }), 'the plan on the left']) : null,
     // as the heatmap's amber border: the plan carries a warning the listed plans do not all carry

@@ -37,27 +37,34 @@ export function morePlan(more, mode, unit, onSearch) {
 // Serving: the throughput-interactivity front (search output serving_front),
 // output tokens/s per GPU against those each sequence sees, with the listed
 // plans under it: the trade a serving fleet makes between cost and speed.
+// Where the front's plans run prefill on instances of their own, the
+// colocated plans' front (serving_front_colocated) is drawn beside it.
 export function servingChart(s, shared, unit) {
   const front = s.serving_front || [];
   if (!front.length) return null;
+  const colocated = s.serving_front_colocated || [];
   const points = [
-    ...(s.best || []).map((e, i) => ({ e, key: `best-${i + 1}`, front: false })),
-    ...front.map((e, i) => ({ e, key: `serving-${i + 1}`, front: true })),
-  ].map(({ e, key, front: onFront }) => {
+    ...(s.best || []).map((e, i) => ({ e, key: `best-${i + 1}`, kind: 'best' })),
+    ...front.map((e, i) => ({ e, key: `serving-${i + 1}`, kind: 'front' })),
+    ...colocated.map((e, i) => ({ e, key: `colocated-${i + 1}`, kind: 'colocated' })),
+  ].map(({ e, key, kind }) => {
     const flags = (e.warnings || []).filter((w) => !shared.has(w));
     const p = e.parallelism || {};
+    const where = e.prefill_instances ? `, prefill on ${fmt.num(e.prefill_instances)} instances of tp ${e.inference?.prefill_tp}` : ', prefill colocated';
     return {
       key,
-      front: onFront,
+      front: kind === 'front',
+      alt: kind === 'colocated',
       flagged: flags.length > 0,
       x: e.output_tokens_per_s_per_user,
       y: e.output_tokens_per_s_per_gpu,
-      label: `${onFront ? 'front' : 'best'}: ${fmt.num(e.output_tokens_per_s_per_user)} tokens/s per user, ${fmt.num(e.output_tokens_per_s_per_gpu)} per ${unit}; tp ${p.tp} pp ${p.pp} dp ${p.dp}, batch ${e.inference?.batch}${flags.length ? `; its plan: ${flags.join(' ')}` : ''}`,
+      label: `${kind}: ${fmt.num(e.output_tokens_per_s_per_user)} tokens/s per user, ${fmt.num(e.output_tokens_per_s_per_gpu)} per ${unit}; tp ${p.tp} pp ${p.pp} dp ${p.dp}, batch ${e.inference?.batch}${where}${flags.length ? `; its plan: ${flags.join(' ')}` : ''}`,
     };
   });
   const perUnit = `output tokens/s per ${unit}`;
+  const gap = colocated.length ? ` The dotted front keeps prefill on the decode ${unit}s (colocated); the gap between the two is what separate prefill instances buy.` : '';
   return el('div', { class: 'serving-slot' }, [
-    scatter({ title: `Throughput vs interactivity: ${perUnit} against tokens/s each user sees`, points, xLabel: 'output tokens/s per user (1 / TPOT)', yLabel: perUnit, xFmt: (v) => fmt.num(v), yFmt: (v) => fmt.num(v), className: 'serving-front' }),
-    el('p', { class: 'chart-note', text: `Each point of the front serves the most per ${unit} at its speed per user: up it, larger batches and narrower tensor parallelism serve more for less speed each. The listed plans are ranked by the ${perUnit} alone.` }),
+    scatter({ title: `Throughput vs interactivity: ${perUnit} against tokens/s each user sees`, points, xLabel: 'output tokens/s per user (1 / TPOT)', yLabel: perUnit, xFmt: (v) => fmt.num(v), yFmt: (v) => fmt.num(v), className: 'serving-front', altLabel: 'Pareto front, prefill colocated' }),
+    el('p', { class: 'chart-note', text: `Each point of the front serves the most per ${unit} at its speed per user: up it, larger batches and narrower tensor parallelism serve more for less speed each.${gap} The listed plans are ranked by the ${perUnit} alone.` }),
   ]);
 }
