@@ -80,6 +80,16 @@ void BM_Search_Qwen3_235B_256(benchmark::State& state) {
                        {"search", {{"gpus", 256}, {"top", 10}}}});
 }
 
+// A serving search (batches, and prefill colocated or on instances of each
+// width, with the throughput-interactivity fronts): Llama 3.1 70B in fp8 on
+// 8 H100s, 2,048 + 256 tokens.
+void BM_Search_Serving_Llama70B_8(benchmark::State& state) {
+  search_bench(state, {{"mode", "inference"}, {"model", "llama3.1-70b"}, {"system", "dgx-h100"},
+                       {"inference", {{"input_tokens", 2048}, {"output_tokens", 256}, {"weight_precision", "fp8"},
+                                      {"compute_precision", "fp8"}, {"kv_precision", "fp8"}}},
+                       {"search", {{"gpus", 8}, {"top", 10}}}});
+}
+
 // A study request, timed: it must run without an error first.
 void study_bench(benchmark::State& state, const std::string& request) {
   if (nlohmann::json::parse(llmcalc::study_request_json(request)).contains("error")) {
@@ -129,6 +139,7 @@ BENCHMARK(BM_InferenceLlama70B)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ParseOnly)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Search_GPT3_175B_1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Search_Qwen3_235B_256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Search_Serving_Llama70B_8)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SystemsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ModelsStudy_Llama70B_64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PublishedRunsStudy)->Unit(benchmark::kMillisecond);
