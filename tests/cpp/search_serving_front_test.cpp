@@ -99,7 +99,9 @@ TEST(SearchServingFront, ColocatedPlansHaveTheirOwnFrontUnderTheFirst) {
   // The text lists it under the first.
   const std::string text = search_table(json::parse(search_json(kServing.dump())));
   const size_t first = text.find("\nThroughput vs interactivity, the front:");
-  const size_t second = text.find("\nThe same front with prefill colocated on the decode GPUs (no prefill instances)");
+  const size_t second = text.find(
+      "\nThe same front with prefill colocated on the decode GPUs (no prefill instances; static batching: each batch is "
+      "prefilled, then decoded)");
   ASSERT_NE(second, std::string::npos) << text;
   EXPECT_LT(first, second);
   EXPECT_NE(text.find("colocated\n", second), std::string::npos) << text;

@@ -9,7 +9,7 @@ import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/e
 import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { heatmapAxes, ownPlanText, releasePlan, searchSpec } from '../../web/src/views/search-view.js';
-import { moreGpusText, narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
+import { batchingWords, moreGpusText, narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
 import { sweepInputs, systemsMemory } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
@@ -317,4 +317,11 @@ test('search: the page searches the whole plan by default; the plan on the left 
   assert.ok(Math.abs(Number(m[2]) / 100 - more) < 0.01 * more, `${m[2]}% vs ${more}`);
   assert.equal(ownPlanText(given, { training: { fits: false } }, found.best[0], 'training'), 'The plan on the left (TP 2 · PP 1 · DP 4 · ZeRO 1 · micro-batch 2 · recompute full) does not fit.');
   assert.match(ownPlanText(given, own, own.training, 'training'), /takes [\d.]+\s(s|ms|min), as fast as the best plan found\.$/);
+});
+
+test('batchingWords names how colocated serving plans interleave prefill with decode', () => {
+  assert.equal(batchingWords({ batch: 8 }), 'static batching: each batch is prefilled, then decoded');
+  assert.equal(batchingWords({ batching: 'inflight' }), 'in-flight batching: prompts are prefilled whole between decode steps');
+  assert.equal(batchingWords({ batching: 'inflight', token_budget: 8192 }), 'in-flight batching with chunked prefill, 8,192 tokens per step');
+  assert.equal(batchingWords(undefined), 'static batching: each batch is prefilled, then decoded');
 });

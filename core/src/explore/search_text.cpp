@@ -92,6 +92,17 @@ std::string front_rows(const json& s, const char* key, const std::string& headin
   return text;
 }
 
+// How the colocated front's plans interleave prefill with decode (their
+// inference section gives batching and token_budget where not the defaults).
+std::string batching_words(const json& s) {
+  const json& front = s.value("serving_front_colocated", json::array());
+  const json in = front.empty() ? json::object() : front[0].value("inference", json::object());
+  if (in.value("batching", std::string("static")) != "inflight") return "static batching: each batch is prefilled, then decoded";
+  const double budget = in.value("token_budget", 0.0);
+  if (budget > 0) return "in-flight batching with chunked prefill, " + count_text(budget) + " tokens per step";
+  return "in-flight batching: prompts are prefilled whole between decode steps";
+}
+
 // Serving: the throughput-interactivity front (TPOT is the speed each user
 // sees, per GPU what the fleet serves) and, where its plans place prefill on
 // instances of their own, the front of the colocated plans beside it.
@@ -101,8 +112,8 @@ std::string serving_front_text(const json& s, const std::string& unit) {
                         " at each speed per user (1 / TPOT), fastest per user first",
                     unit) +
          front_rows(s, "serving_front_colocated",
-                    "The same front with prefill colocated on the decode " + unit +
-                        "s (no prefill instances); the gap to the one above is what disaggregated prefill buys",
+                    "The same front with prefill colocated on the decode " + unit + "s (no prefill instances; " +
+                        batching_words(s) + "); the gap to the one above is what disaggregated prefill buys",
                     unit);
 }
 

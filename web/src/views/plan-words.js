@@ -48,6 +48,14 @@ export function moreGpusText(m, mode, unit = 'GPU') {
   return `Doubling the ${unit}s, a plan fits on ${fmt.int(m.gpus)} (${floor}): ${planText(m.plan)}.`;
 }
 
+// How a colocated serving plan interleaves prefill with decode (its
+// inference section: batching and token_budget as the search output gives them).
+export function batchingWords(inf = {}) {
+  if (inf.batching !== 'inflight') return 'static batching: each batch is prefilled, then decoded';
+  if (inf.token_budget > 0) return `in-flight batching with chunked prefill, ${fmt.int(inf.token_budget)} tokens per step`;
+  return 'in-flight batching: prompts are prefilled whole between decode steps';
+}
+
 // The GPU count to try next when no plan fits on `gpus`: a whole node, then
 // twice the GPUs, skipping the counts that cannot hold the leanest plan. That
 // plan needs `need` bytes per GPU where `allowed` may be used; no split
