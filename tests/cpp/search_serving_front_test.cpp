@@ -83,7 +83,8 @@ TEST(SearchServingFront, ColocatedPlansHaveTheirOwnFrontUnderTheFirst) {
   for (size_t i = 0; i < colocated.size(); ++i) {
     const json& c = colocated[i];
     EXPECT_FALSE(c.contains("prefill_instances")) << c.dump();
-    const double user = c.at("output_tokens_per_s_per_user").get<double>(), gpu = c.at("output_tokens_per_s_per_gpu").get<double>();
+    const double user = c.at("output_tokens_per_s_per_user").get<double>();
+    const double gpu = c.at("output_tokens_per_s_per_gpu").get<double>();
     if (i > 0) {
       EXPECT_LT(user, colocated[i - 1].at("output_tokens_per_s_per_user").get<double>());
       EXPECT_GT(gpu, colocated[i - 1].at("output_tokens_per_s_per_gpu").get<double>());

@@ -97,7 +97,8 @@ std::string front_rows(const json& s, const char* key, const std::string& headin
 std::string batching_words(const json& s) {
   const json& front = s.value("serving_front_colocated", json::array());
   const json in = front.empty() ? json::object() : front[0].value("inference", json::object());
-  if (in.value("batching", std::string("static")) != "inflight") return "static batching: each batch is prefilled, then decoded";
+  if (in.value("batching", std::string("static")) != "inflight")
+    return "static batching: each batch is prefilled, then decoded";
   const double budget = in.value("token_budget", 0.0);
   if (budget > 0) return "in-flight batching with chunked prefill, " + count_text(budget) + " tokens per step";
   return "in-flight batching: prompts are prefilled whole between decode steps";
