@@ -342,6 +342,12 @@ test('a serving search under a TTFT bound tries prefill on separate instances; A
   assert.equal(head.at(-2), 'prefill');
   const prefill = await page.locator('table.plans tbody tr').first().locator('td').nth(head.length - 3).textContent();
   assert.match(prefill, /^[\d.]+ × TP\d$/, 'under a 0.5 s TTFT bound the best plan prefills apart');
+  // Colocated, static batching prefills each batch before its first token:
+  // under the bound the dotted front goes on with chunked prefill, each such
+  // point naming its budget, and the note says the front batches both ways.
+  const colocated = await page.$$eval('figure.serving-front .pt.alt', (ps) => ps.map((p) => p.querySelector('title')?.textContent || ''));
+  assert.ok(colocated.some((t) => /, prefill colocated, chunked: [\d,]+ tokens per step/.test(t)), colocated.join('\n'));
+  assert.match(await page.locator('.serving-slot .chart-note').textContent(), /or in-flight batching with chunked prefill inside the decode steps/);
   await afterEvaluation(page, () => page.locator('table.plans tbody tr').first().locator('button.apply-plan').click());
   assert.match(page.url(), /ptp=\d/);
   // "6.00 × 1 GPU", "1.50 × 2 GPUs": the instance's size, singular for one

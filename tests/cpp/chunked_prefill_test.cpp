@@ -64,6 +64,26 @@ TEST(ChunkedPrefill, DecodeRowsAndChunksShareTheWeightReads) {
   EXPECT_LT(num(out["inference"], "ttft_s"), 0.5 * num(whole, "ttft_s"));
 }
 
+// A budget too small for the batch keeps fewer sequences in flight: the
+// warning names the budget, not the KV cache (which holds them all here).
+TEST(ChunkedPrefill, ABudgetThatBindsIsNamedAsTheLimit) {
+  const json out = eval_ok(serving("llama3.1-8b", 1, 64, 2048, 256, 256));
+  const double held = num(out["inference"], "concurrency");
+  EXPECT_LT(held, 64);
+  EXPECT_GE(num(out["inference"], "max_batch"), 64);
+  const std::string w = "chunked prefill: a budget of 256 tokens per step keeps " +
+                        std::to_string(static_cast<long long>(held)) + " sequences in flight, fewer than the batch limit";
+  bool named = false;
+  for (const json& x : out["warnings"]) {
+    named = named || x.get<std::string>().rfind(w, 0) == 0;
+    EXPECT_EQ(x.get<std::string>().find("KV cache holds"), std::string::npos) << x;
+  }
+  EXPECT_TRUE(named) << out["warnings"].dump();
+  // A budget that holds the batch's step leaves no warning of either kind.
+  for (const json& x : eval_ok(serving("llama3.1-8b", 1, 64, 2048, 256, 1024))["warnings"])
+    EXPECT_EQ(x.get<std::string>().find("fewer than the batch limit"), std::string::npos) << x;
+}
+
 TEST(ChunkedPrefill, OneSequenceHasNothingToRunBeside) {
   // With one sequence in flight no decode row shares a step with its prompt.
   const json one = eval_ok(serving("llama3.1-8b", 1, 1, 1024, 128, 512))["inference"];

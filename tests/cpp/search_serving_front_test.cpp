@@ -115,6 +115,79 @@ TEST(SearchServingFront, ColocatedPlansHaveTheirOwnFrontUnderTheFirst) {
   for (const json& e : one.at("serving_front")) EXPECT_FALSE(e.contains("prefill_instances")) << e.dump();
 }
 
+bool chunked(const json& e) {
+  const json& in = e.at("inference");
+  return in.value("batching", std::string()) == "inflight" && in.value("token_budget", 0) > 0;
+}
+
+// Where the scenario leaves the batching out, colocated plans are tried again
+// under in-flight batching with chunked prefill: a budget that holds a step's
+// tokens at the batch (b (P + O - 1) / O), the least power of two from 512,
+// so that all b sequences are in flight. Under a 1 s TTFT bound static
+// batching stops at a handful of prompts per batch (each batch is prefilled
+// before its first token); chunked prefill keeps the first token quick at
+// large batches, and its plans serve more per GPU than any static one.
+TEST(SearchServingFront, ChunkedPrefillIsTriedWhereTheBatchingIsLeftOut) {
+  json in = kServing;
+  in["search"]["max_ttft_s"] = 1.0;
+  const json s = searched(in);
+  const json& colocated = s.at("serving_front_colocated");
+  double static_best = 0, chunked_best = 0;
+  int chunked_points = 0;
+  for (const json& e : colocated) {
+    const double gpu = e.at("output_tokens_per_s_per_gpu").get<double>();
+    EXPECT_LE(e.at("ttft_s").get<double>(), 1.0);
+    if (!chunked(e)) {
+      static_best = std::max(static_best, gpu);
+      continue;
+    }
+    ++chunked_points;
+    chunked_best = std::max(chunked_best, gpu);
+    const int b = e.at("inference").at("batch").get<int>(), budget = e.at("inference").at("token_budget").get<int>();
+    const double per_step = b * (2048.0 + 256 - 1) / 256;
+    EXPECT_GE(b, 2);
+    EXPECT_GE(budget, per_step) << e.dump();
+    EXPECT_TRUE(budget == 512 || budget < 2 * per_step) << e.dump();
+    EXPECT_EQ(budget & (budget - 1), 0) << budget;
+    EXPECT_EQ(e.at("inference").at("prefill_tp").get<int>(), 0);
+    // the whole batch in flight: no warning that the budget or the cache holds fewer
+    for (const json& w : e.at("warnings")) EXPECT_EQ(w.get<std::string>().find("fewer than the batch limit"), std::string::npos) << w;
+  }
+  EXPECT_GE(chunked_points, 2) << colocated.dump();
+  EXPECT_GT(chunked_best, 1.5 * static_best) << colocated.dump();
+  // The text names each plan's budget and both ways the front batches.
+  const std::string text = search_table(json::parse(search_json(in.dump())));
+  EXPECT_NE(text.find("or in-flight batching with chunked prefill inside the decode steps"), std::string::npos) << text;
+  EXPECT_NE(text.find("chunked 512\n"), std::string::npos) << text;
+}
+
+// A scenario that names its batching keeps it in every plan; a model whose
+// chunked prefill is not modelled (MLA) gets none.
+TEST(SearchServingFront, ANamedBatchingOrMlaKeepsTheSearchToIt) {
+  json fixed = kServing;
+  fixed["inference"]["batching"] = "static";
+  fixed["search"]["max_ttft_s"] = 1.0;
+  const json s = searched(fixed);
+  ASSERT_FALSE(s.at("best").empty());
+  for (const char* key : {"best", "serving_front", "serving_front_colocated"})
+    for (const json& e : s.at(key)) EXPECT_FALSE(chunked(e)) << key << " " << e.dump();
+  json budget = kServing;
+  budget["inference"]["batching"] = "inflight";
+  budget["inference"]["token_budget"] = 2048;
+  budget["inference"]["prefill_tp"] = 0;
+  for (const json& e : searched(budget).at("serving_front")) {
+    if (e.at("inference").at("batch").get<int>() < 2) continue;
+    EXPECT_EQ(e.at("inference").at("token_budget").get<int>(), 2048) << e.dump();
+  }
+  json mla = kServing;
+  mla["model"] = "deepseek-v2-lite";
+  mla["inference"] = {{"input_tokens", 2048}, {"output_tokens", 256}};
+  const json m = searched(mla);
+  ASSERT_FALSE(m.at("best").empty()) << m.dump();
+  for (const char* key : {"best", "serving_front", "serving_front_colocated"})
+    for (const json& e : m.at(key)) EXPECT_FALSE(chunked(e)) << key << " " << e.dump();
+}
+
 TEST(SearchServingFront, TrainingHasNone) {
   const json in = {{"mode", "training"}, {"model", "llama3.1-8b"}, {"system", "dgx-h100"},
                    {"training", {{"global_batch", 64}, {"seq_len", 4096}}}, {"search", {{"gpus", 8}}}};

@@ -9,7 +9,7 @@ import { exploreKeys, studyNames, technologyParams } from '../../web/src/state/e
 import { baseline, buildScenario } from '../../web/src/state/scenario.js';
 import { Store } from '../../web/src/state/store.js';
 import { heatmapAxes, ownPlanText, releasePlan, searchSpec } from '../../web/src/views/search-view.js';
-import { batchingWords, moreGpusText, narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
+import { batchingWords, frontBatchingWords, moreGpusText, narrowedText, narrowerWeights, nextGpuCount } from '../../web/src/views/plan-words.js';
 import { sweepInputs, systemsMemory } from '../../web/src/views/sweep-view.js';
 import { pageContext } from './wasm.mjs';
 
@@ -324,4 +324,9 @@ test('batchingWords names how colocated serving plans interleave prefill with de
   assert.equal(batchingWords({ batching: 'inflight' }), 'in-flight batching: prompts are prefilled whole between decode steps');
   assert.equal(batchingWords({ batching: 'inflight', token_budget: 8192 }), 'in-flight batching with chunked prefill, 8,192 tokens per step');
   assert.equal(batchingWords(undefined), 'static batching: each batch is prefilled, then decoded');
+  // A front's plans: each way they batch once, whatever their budgets.
+  const front = [{ inference: { batch: 8 } }, { inference: { batching: 'inflight', token_budget: 512 } }, { inference: { batching: 'inflight', token_budget: 2048 } }];
+  assert.equal(frontBatchingWords(front), 'static batching: each batch is prefilled, then decoded; or in-flight batching with chunked prefill inside the decode steps');
+  assert.equal(frontBatchingWords(front.slice(0, 1)), 'static batching: each batch is prefilled, then decoded');
+  assert.equal(frontBatchingWords([]), 'static batching: each batch is prefilled, then decoded');
 });

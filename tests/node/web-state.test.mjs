@@ -256,3 +256,13 @@ test('the store: one commit per change, named by its kind', () => {
   assert.equal(store.state.view, undefined, 'applying a plan returns to the calculator');
   assert.deepEqual(store.state.x, { 'search.gpus': '16' });
 });
+
+test('applying a serving plan the search ran with chunked prefill sets its batching and budget', () => {
+  const store = new Store(structuredClone(schema), presets);
+  store.load('v=1&mode=inference');
+  assert.equal(store.state.mode, 'inference');
+  store.applyPlan({ parallelism: { tp: 2, pp: 1, dp: 4 }, inference: { batch: 64, prefill_tp: 0, batching: 'inflight', token_budget: 1024 } });
+  assert.equal(store.state.values['inference.batching'], 'inflight');
+  assert.equal(store.state.values['inference.token_budget'], '1024');
+  assert.equal(store.state.values['inference.batch'], '64');
+});

@@ -20,6 +20,8 @@ struct Candidate {
   Recompute rc = Recompute::none;
   int batch = 1;       // inference
   int prefill_tp = 0;  // inference: disaggregated prefill instances' tp (0: colocated)
+  int token_budget = -1;  // inference: chunked prefill's tokens per step under in-flight batching
+                          // (-1: the scenario's own batching)
   double time = 0;     // iteration time (training) or e2e latency (inference)
   double memory = 0;   // bytes per GPU, the most loaded one
   double score = 0;    // ranking key, lower is better
@@ -32,7 +34,8 @@ struct Candidate {
 inline auto plan_key(const Candidate& c) {
   const Parallelism& p = c.par;
   return std::make_tuple(c.score, c.memory, static_cast<int>(c.rc), p.tp, p.pp, p.dp, p.cp, p.ep, p.etp, p.zero, p.sp,
-                         static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch, c.prefill_tp);
+                         static_cast<int>(p.schedule), p.virtual_stages, c.micro_batch, c.batch, c.prefill_tp,
+                         c.token_budget);
 }
 inline bool better(const Candidate& a, const Candidate& b) { return plan_key(a) < plan_key(b); }
 

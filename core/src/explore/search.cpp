@@ -44,7 +44,7 @@ std::vector<long long> divisors(long long n) {
 struct Fixed {
   bool tp = false, pp = false, dp = false, cp = false, ep = false, etp = false, sp = false, sched = false, v = false,
        zero = false;
-  bool mb = false, rc = false, batch = false, prefill = false;
+  bool mb = false, rc = false, batch = false, prefill = false, batching = false;
 };
 Fixed fixed_fields(const json& in, bool whole_plan) {
   Fixed f;
@@ -66,6 +66,7 @@ Fixed fixed_fields(const json& in, bool whole_plan) {
   f.mb = has("training", "micro_batch");
   f.rc = has("training", "recompute");
   f.prefill = has("inference", "prefill_tp");
+  f.batching = has("inference", "batching") || has("inference", "token_budget");
   return f;
 }
 
@@ -278,39 +279,75 @@ Miss serving_miss(const InferenceResult& r, const SearchSpec& spec) {
   return m;
 }
 
+// Costs one serving plan at batch b and files it: feasible (within the
+// bounds), or a near miss; false once the evaluation budget is spent.
+// `budget`: the chunked prefill the search set (-1: the scenario's batching).
+bool try_serving_plan(Scenario& s, const SearchSpec& spec, int b, int budget, Collector& col, Counters& n) {
+  if (n.evaluated >= n.limit) {
+    n.truncated = true;
+    return false;
+  }
+  s.infer.batch = b;
+  if (!consistent(s)) return true;
+  pick_moe_gemm(s);
+  const InferenceResult r = evaluate_inference(s);
+  ++n.evaluated;
+  Candidate c;
+  c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
+  c.prefill_tp = s.infer.prefill_tp;
+  c.token_budget = budget;
+  c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
+  c.user_rate = r.tpot_s > 0 ? r.tokens_per_step / r.tpot_s : 0;
+  c.kind = regime_of(s).id;
+  const Miss miss = serving_miss(r, spec);
+  if (!(miss.worst() <= 1)) {
+    n.near_miss(c, miss);
+    return true;
+  }
+  ++n.feasible;
+  col.offer(c);
+  return true;
+}
+
+// The token budget of a colocated plan that runs in-flight batching with
+// chunked prefill at concurrency b: in the steady state (evaluate_chunked,
+// inference.cpp) a step carries b (P + O - 1) / O tokens, and a budget
+// that holds them leaves all b sequences in flight; a smaller one only
+// lowers the concurrency, which a smaller batch limit searches already.
+// Budgets are set in powers of two (vLLM's max_num_batched_tokens 2048 or
+// 8192, TensorRT-LLM's max_num_tokens 8192 by default); the smallest that
+// holds the step, at least 512, names the plan (a larger one gives the same).
+int chunk_budget(const Inference& in, int b) {
+  const double P = in.input_tokens - in.shared_prefix_tokens, O = std::max(1, in.output_tokens);
+  const double per_step = b * (P + O - 1) / O;
+  double budget = 512;
+  while (budget < per_step && budget < 1 << 30) budget *= 2;
+  return static_cast<int>(budget);
+}
+
 // Every batch of one serving plan (powers of two up to the largest that
 // fits, or the one given) under the latency bounds, ranked by output tokens/s
-// per GPU. False once the evaluation budget is spent.
-bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int given_batch, Collector& col, Counters& n) {
+// per GPU; with `chunked_too` (colocated, the scenario leaving the batching
+// out) each batch of two or more again under in-flight batching with
+// chunked prefill (Sarathi-Serve, Agrawal et al. 2024), the way a colocated
+// fleet keeps its first tokens quick. False once the evaluation budget is spent.
+bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int given_batch, bool chunked_too, Collector& col,
+                   Counters& n) {
   const long long max_batch = largest_batch(s);
   std::vector<int> batches;
   if (f.batch) batches.push_back(given_batch);
   else
     for (long long b = 1; b <= std::min<long long>(max_batch, 1 << 16); b *= 2) batches.push_back(static_cast<int>(b));
   if (batches.empty()) batches.push_back(1);  // costed to say by how much it misses
+  const Inference own = s.infer;
   for (int b : batches) {
-    if (n.evaluated >= n.limit) {
-      n.truncated = true;
-      return false;
-    }
-    s.infer.batch = b;
-    if (!consistent(s)) continue;
-    pick_moe_gemm(s);
-    const InferenceResult r = evaluate_inference(s);
-    ++n.evaluated;
-    Candidate c;
-    c.par = s.par, c.batch = b, c.time = r.e2e_latency_s, c.memory = r.memory.total;
-    c.prefill_tp = s.infer.prefill_tp;
-    c.score = -r.output_tokens_per_s / r.replica_gpus;  // with disaggregation, prefill instances included
-    c.user_rate = r.tpot_s > 0 ? r.tokens_per_step / r.tpot_s : 0;
-    c.kind = regime_of(s).id;
-    const Miss miss = serving_miss(r, spec);
-    if (!(miss.worst() <= 1)) {
-      n.near_miss(c, miss);
-      continue;
-    }
-    ++n.feasible;
-    col.offer(c);
+    if (!try_serving_plan(s, spec, b, -1, col, n)) return false;
+    if (!chunked_too || b < 2) continue;
+    s.infer.inflight = true;
+    s.infer.token_budget = chunk_budget(s.infer, b);
+    const bool more = try_serving_plan(s, spec, b, s.infer.token_budget, col, n);
+    s.infer.inflight = own.inflight, s.infer.token_budget = own.token_budget;
+    if (!more) return false;
   }
   return true;
 }
@@ -327,7 +364,8 @@ std::vector<int> prefill_options(const Scenario& base, const Fixed& f) {
 
 // Inference: tp, pp (dp = the rest of the GPUs), for MoE models ep (the
 // divisors of the experts that fold into tp x dp: inside the tp group or
-// across replicas), the prefill placement, then the batches.
+// across replicas), the prefill placement, then the batches (colocated, also
+// with chunked prefill where the scenario leaves the batching out).
 void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed& f, long long gpus, Collector& col,
                       Counters& n) {
   Scenario s = base;
@@ -348,7 +386,8 @@ void search_inference(const Scenario& base, const SearchSpec& spec, const Fixed&
         for (int prefill_tp : prefills) {
           s.infer.prefill_tp = prefill_tp;
           if (!consistent(s)) continue;
-          if (!offer_batches(s, spec, f, base.infer.batch, col, n)) return;
+          const bool chunked_too = prefill_tp == 0 && !f.batching;
+          if (!offer_batches(s, spec, f, base.infer.batch, chunked_too, col, n)) return;
         }
       }
     }

@@ -97,6 +97,7 @@ json entry_json(const Scenario& base, const Candidate& c) {
   } else {
     s.infer.batch = c.batch;
     s.infer.prefill_tp = c.prefill_tp;
+    if (c.token_budget >= 0) s.infer.inflight = true, s.infer.token_budget = c.token_budget;
     pick_moe_gemm(s);
     const Regime& kind = regime_of(s);
     j["regime"] = kind.id;

@@ -55,10 +55,13 @@ std::string row(const json& e, bool training) {
            plan_cells(p, true) + cell(std::to_string(t.value("micro_batch", 1)), 3) + t.value("recompute", std::string());
   }
   const json& in = e.value("inference", json::object());
-  // Prefill on instances of its own (disaggregated), or beside the decodes.
+  // Prefill on instances of its own (disaggregated), or beside the decodes:
+  // in chunks of the token budget inside the decode steps, or whole.
+  const double budget = in.value("batching", std::string()) == "inflight" ? in.value("token_budget", 0.0) : 0.0;
   const std::string prefill = e.contains("prefill_instances")
                                   ? number_text("%.2f", e.value("prefill_instances", 0.0)) + " x tp " + std::to_string(in.value("prefill_tp", 1))
-                                  : "colocated";
+                              : budget > 0 ? "chunked " + count_text(budget)
+                                           : "colocated";
   return cell(seconds_text(e.value("ttft_s", 0.0)), 9) + cell(seconds_text(e.value("tpot_s", 0.0)), 9) +
          cell(count_text(e.value("output_tokens_per_s", 0.0)), 10) + cell(count_text(e.value("output_tokens_per_s_per_gpu", 0.0)), 8) +
          cell(gib(e.value("memory_bytes_total", 0.0)), 8) + plan_cells(p, false) + cell(std::to_string(in.value("batch", 1)), 6) + prefill;
@@ -92,16 +95,26 @@ std::string front_rows(const json& s, const char* key, const std::string& headin
   return text;
 }
 
-// How the colocated front's plans interleave prefill with decode (their
-// inference section gives batching and token_budget where not the defaults).
-std::string batching_words(const json& s) {
-  const json& front = s.value("serving_front_colocated", json::array());
-  const json in = front.empty() ? json::object() : front[0].value("inference", json::object());
-  if (in.value("batching", std::string("static")) != "inflight")
-    return "static batching: each batch is prefilled, then decoded";
-  const double budget = in.value("token_budget", 0.0);
-  if (budget > 0) return "in-flight batching with chunked prefill, " + count_text(budget) + " tokens per step";
+// How one colocated plan interleaves prefill with decode (its inference
+// section gives batching and token_budget where not the defaults).
+std::string plan_batching(const json& in) {
+  if (in.value("batching", std::string("static")) != "inflight") return "static batching: each batch is prefilled, then decoded";
+  if (in.value("token_budget", 0.0) > 0) return "in-flight batching with chunked prefill inside the decode steps";
   return "in-flight batching: prompts are prefilled whole between decode steps";
+}
+
+// How the colocated front's plans batch: one way, or each way they take
+// (the search tries chunked prefill beside the scenario's own batching).
+std::string batching_words(const json& s) {
+  std::vector<std::string> ways;
+  for (const json& e : s.value("serving_front_colocated", json::array())) {
+    const std::string way = plan_batching(e.value("inference", json::object()));
+    if (std::find(ways.begin(), ways.end(), way) == ways.end()) ways.push_back(way);
+  }
+  if (ways.empty()) return plan_batching(json::object());
+  std::string text = ways[0];
+  for (size_t i = 1; i < ways.size(); ++i) text += "; or " + ways[i];
+  return text;
 }
 
 // Serving: the throughput-interactivity front (TPOT is the speed each user
@@ -161,9 +174,9 @@ std::string search_table(const json& out) {
     return b.value("parallelism", json::object()).contains("etp");
   });
   if (!training)
-    text += "tokens/s: one replica's output (dp replicas run side by side); prefill: colocated, or the prefill "
-            "instances each replica keeps busy x their tp; per " + unit + ": tokens/s over the replica's decode and prefill " +
-            unit + "s\n";
+    text += "tokens/s: one replica's output (dp replicas run side by side); prefill: colocated, chunked N (colocated, "
+            "in-flight batching with chunked prefill of N tokens per step) or the prefill instances each replica keeps busy "
+            "x their tp; per " + unit + ": tokens/s over the replica's decode and prefill " + unit + "s\n";
   if (named_etp)
     text += "ep a/b: expert parallelism a with expert tensor parallelism b (a lone ep: the default, tp where ep "
             "divides dp x cp, else 1)\n";

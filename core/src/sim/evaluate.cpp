@@ -117,10 +117,17 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (i.disaggregated && !i.prefill_pool.fits)
       w.push_back("the prefill instance does not fit: " + gib(i.prefill_pool.memory.total) + per_unit +
                   gib(i.prefill_pool.memory.capacity) + " available (inference.prefill_tp, prefill_batch)");
-    if (i.concurrency < s.infer.batch) {
+    // Fewer in flight than the batch limit: the KV cache holds no more, or
+    // chunked prefill's token budget cannot feed more (evaluate_chunked).
+    if (i.concurrency < s.infer.batch * (1 - 1e-9)) {
       const long long held = static_cast<long long>(i.concurrency);
-      w.push_back("in-flight batching: the KV cache holds " + std::to_string(held) + (held == 1 ? " sequence" : " sequences") +
-                  ", fewer than the batch limit");
+      const std::string seqs = std::to_string(held) + (held == 1 ? " sequence" : " sequences");
+      if (!i.chunked || i.concurrency >= i.memory.max_batch * (1 - 1e-9))
+        w.push_back("in-flight batching: the KV cache holds " + seqs + ", fewer than the batch limit");
+      else
+        w.push_back("chunked prefill: a budget of " + std::to_string(s.infer.token_budget) + " tokens per step keeps " + seqs +
+                    " in flight, fewer than the batch limit (each step carries the decodes and the prompt tokens that "
+                    "replace the sequences finishing; a larger inference.token_budget admits more)");
     }
     // Context parallelism is modelled for training (ring attention over cp
     // ranks); a serving replica is tp x pp GPUs, so cp is not counted.

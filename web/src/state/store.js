@@ -163,6 +163,9 @@ export class Store {
     } else {
       set('inference.batch', entry.inference?.batch);
       set('inference.prefill_tp', entry.inference?.prefill_tp);
+      // A colocated plan the search ran with chunked prefill names both.
+      set('inference.batching', entry.inference?.batching);
+      set('inference.token_budget', entry.inference?.token_budget);
       // "Find a plan that fits" may store the weights narrower (views/search-view.js).
       set('inference.weight_precision', entry.inference?.weight_precision);
       set('inference.compute_precision', entry.inference?.compute_precision);

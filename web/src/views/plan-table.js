@@ -8,11 +8,13 @@ import { sharedWarnings } from './plan-words.js';
 export const training = (mode) => mode === 'training';
 export const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
 
-// Where a serving plan prefills: on the decode GPUs, or on separate
+// Where a serving plan prefills: on the decode GPUs, whole or in chunks of
+// its token budget inside the decode steps ("chunked 2,048"), or on separate
 // instances ("2.5 × TP4": prefill instances per decode instance and their tp).
 function prefillCell(e) {
-  const tp = e.inference?.prefill_tp;
-  if (!(tp > 0)) return 'colocated';
+  const inf = e.inference || {};
+  const tp = inf.prefill_tp;
+  if (!(tp > 0)) return inf.batching === 'inflight' && inf.token_budget > 0 ? `chunked ${fmt.int(inf.token_budget)}` : 'colocated';
   return Number.isFinite(e.prefill_instances) ? `${e.prefill_instances.toFixed(1)} × TP${tp}` : `TP${tp}`;
 }
 

@@ -20,6 +20,7 @@ export function planText(entry) {
   if (entry.training?.offload === 'parameters') parts.push('weights and optimizer offloaded');
   if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
   if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
+  if (entry.inference?.batching === 'inflight' && entry.inference.token_budget > 0) parts.push(`chunked prefill, ${fmt.int(entry.inference.token_budget)} tokens per step`);
   return parts.join(' · ');
 }
 
@@ -54,6 +55,15 @@ export function batchingWords(inf = {}) {
   if (inf.batching !== 'inflight') return 'static batching: each batch is prefilled, then decoded';
   if (inf.token_budget > 0) return `in-flight batching with chunked prefill, ${fmt.int(inf.token_budget)} tokens per step`;
   return 'in-flight batching: prompts are prefilled whole between decode steps';
+}
+
+// How the plans of a colocated front batch: one way, or each way they take
+// (the search tries chunked prefill beside the scenario's own batching;
+// the budget, which differs from plan to plan, is in each point's words).
+export function frontBatchingWords(entries = []) {
+  const way = (inf = {}) => (inf.batching === 'inflight' && inf.token_budget > 0 ? 'in-flight batching with chunked prefill inside the decode steps' : batchingWords(inf));
+  const ways = [...new Set(entries.map((e) => way(e.inference)))];
+  return ways.length ? ways.join('; or ') : batchingWords();
 }
 
 // The GPU count to try next when no plan fits on `gpus`: a whole node, then

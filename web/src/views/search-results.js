@@ -4,7 +4,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { scatter } from '../charts/explore-charts.js';
-import { batchingWords, closestText, moreGpusText, narrowerWeights } from './plan-words.js';
+import { closestText, frontBatchingWords, moreGpusText, narrowerWeights } from './plan-words.js';
 
 // "No plan fits." and, when the search names one, the closest plan with
 // what it misses and an Apply button (to see it in the calculator). When the
@@ -50,7 +50,9 @@ export function servingChart(s, shared, unit) {
   ].map(({ e, key, kind }) => {
     const flags = (e.warnings || []).filter((w) => !shared.has(w));
     const p = e.parallelism || {};
-    const where = e.prefill_instances ? `, prefill on ${fmt.num(e.prefill_instances)} instances of tp ${e.inference?.prefill_tp}` : ', prefill colocated';
+    const chunked = e.inference?.batching === 'inflight' && e.inference.token_budget > 0;
+    const where = e.prefill_instances ? `, prefill on ${fmt.num(e.prefill_instances)} instances of tp ${e.inference?.prefill_tp}`
+      : chunked ? `, prefill colocated, chunked: ${fmt.int(e.inference.token_budget)} tokens per step` : ', prefill colocated';
     return {
       key,
       front: kind === 'front',
@@ -62,7 +64,7 @@ export function servingChart(s, shared, unit) {
     };
   });
   const perUnit = `output tokens/s per ${unit}`;
-  const gap = colocated.length ? ` The dotted front keeps prefill on the decode ${unit}s (colocated, ${batchingWords(colocated[0].inference)}); the gap between the two is what separate prefill instances buy.` : '';
+  const gap = colocated.length ? ` The dotted front keeps prefill on the decode ${unit}s (colocated, ${frontBatchingWords(colocated)}); the gap between the two is what separate prefill instances buy.` : '';
   return el('div', { class: 'serving-slot' }, [
     scatter({ title: `Throughput vs interactivity: ${perUnit} against tokens/s each user sees`, points, xLabel: 'output tokens/s per user (1 / TPOT)', yLabel: perUnit, xFmt: (v) => fmt.num(v), yFmt: (v) => fmt.num(v), className: 'serving-front', altLabel: 'Pareto front, prefill colocated' }),
     el('p', { class: 'chart-note', text: `Each point of the front serves the most per ${unit} at its speed per user: up it, larger batches and narrower tensor parallelism serve more for less speed each.${gap} The listed plans are ranked by the ${perUnit} alone.` }),
