@@ -317,12 +317,15 @@ bool try_serving_plan(Scenario& s, const SearchSpec& spec, int b, int budget, Co
 // Budgets are set in powers of two (vLLM's max_num_batched_tokens 2048 or
 // 8192, TensorRT-LLM's max_num_tokens 8192 by default); the smallest that
 // holds the step, at least 512, names the plan (a larger one gives the same).
+// 0 past 2^22 tokens, the most inference.token_budget takes (schema.cpp):
+// the plan would not read back.
 int chunk_budget(const Inference& in, int b) {
   const double P = in.input_tokens - in.shared_prefix_tokens, O = std::max(1, in.output_tokens);
   const double per_step = b * (P + O - 1) / O;
+  constexpr double kMost = 1 << 22;
   double budget = 512;
-  while (budget < per_step && budget < 1 << 30) budget *= 2;
-  return static_cast<int>(budget);
+  while (budget < per_step && budget < kMost) budget *= 2;
+  return budget < per_step ? 0 : static_cast<int>(budget);
 }
 
 // Every batch of one serving plan (powers of two up to the largest that
@@ -342,9 +345,10 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
   const Inference own = s.infer;
   for (int b : batches) {
     if (!try_serving_plan(s, spec, b, -1, col, n)) return false;
-    if (!chunked_too || b < 2) continue;
+    const int budget = chunked_too && b >= 2 ? chunk_budget(s.infer, b) : 0;
+    if (budget == 0) continue;
     s.infer.inflight = true;
-    s.infer.token_budget = chunk_budget(s.infer, b);
+    s.infer.token_budget = budget;
     const bool more = try_serving_plan(s, spec, b, s.infer.token_budget, col, n);
     s.infer.inflight = own.inflight, s.infer.token_budget = own.token_budget;
     if (!more) return false;
