@@ -122,7 +122,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Result& r) {
     if (i.concurrency < s.infer.batch * (1 - 1e-9)) {
       const long long held = static_cast<long long>(i.concurrency);
       const std::string seqs = std::to_string(held) + (held == 1 ? " sequence" : " sequences");
-      if (!i.chunked || i.concurrency >= i.memory.max_batch * (1 - 1e-9))
+      if (!i.chunked || i.concurrency >= static_cast<double>(i.memory.max_batch) * (1 - 1e-9))
         w.push_back("in-flight batching: the KV cache holds " + seqs + ", fewer than the batch limit");
       else
         w.push_back("chunked prefill: a budget of " + std::to_string(s.infer.token_budget) + " tokens per step keeps " + seqs +
