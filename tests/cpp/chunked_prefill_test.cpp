@@ -80,7 +80,8 @@ TEST(ChunkedPrefill, ABudgetThatBindsIsNamedAsTheLimit) {
   }
   EXPECT_TRUE(named) << out["warnings"].dump();
   // A budget that holds the batch's step leaves no warning of either kind.
-  for (const json& x : eval_ok(serving("llama3.1-8b", 1, 64, 2048, 256, 1024))["warnings"])
+  const json holds = eval_ok(serving("llama3.1-8b", 1, 64, 2048, 256, 1024));
+  for (const json& x : holds["warnings"])
     EXPECT_EQ(x.get<std::string>().find("fewer than the batch limit"), std::string::npos) << x;
 }
 
