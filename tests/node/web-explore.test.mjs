@@ -322,7 +322,8 @@ test('search: the page searches the whole plan by default; the plan on the left 
 test('batchingWords names how colocated serving plans interleave prefill with decode', () => {
   assert.equal(batchingWords({ batch: 8 }), 'static batching: each batch is prefilled, then decoded');
   assert.equal(batchingWords({ batching: 'inflight' }), 'in-flight batching: prompts are prefilled whole between decode steps');
-  assert.equal(batchingWords({ batching: 'inflight', token_budget: 8192 }), 'in-flight batching with chunked prefill, 8,192 tokens per step');
+  assert.equal(batchingWords({ batching: 'inflight', token_budget: 8192 }), 'in-flight batching with chunked prefill inside the decode steps');
+  assert.equal(batchingWords({ batching: 'static', token_budget: 8192 }), 'static batching: each batch is prefilled, then decoded');
   assert.equal(batchingWords(undefined), 'static batching: each batch is prefilled, then decoded');
   // A front's plans: each way they batch once, whatever their budgets.
   const front = [{ inference: { batch: 8 } }, { inference: { batching: 'inflight', token_budget: 512 } }, { inference: { batching: 'inflight', token_budget: 2048 } }];

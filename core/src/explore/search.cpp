@@ -349,7 +349,7 @@ bool offer_batches(Scenario& s, const SearchSpec& spec, const Fixed& f, int give
     if (budget == 0) continue;
     s.infer.inflight = true;
     s.infer.token_budget = budget;
-    const bool more = try_serving_plan(s, spec, b, s.infer.token_budget, col, n);
+    const bool more = try_serving_plan(s, spec, b, budget, col, n);
     s.infer.inflight = own.inflight, s.infer.token_budget = own.token_budget;
     if (!more) return false;
   }

@@ -46,6 +46,12 @@ std::string header(bool training, const std::string& unit) {
          "tp  pp  dp  cp  ep  batch  prefill\n";
 }
 
+// A serving plan's chunked-prefill budget (tokens per step under in-flight
+// batching; its inference section names both where not the defaults), else 0.
+double chunked_budget(const json& in) {
+  return in.value("batching", std::string()) == "inflight" ? in.value("token_budget", 0.0) : 0.0;
+}
+
 std::string row(const json& e, bool training) {
   const json& p = e.value("parallelism", json::object());
   if (training) {
@@ -57,7 +63,7 @@ std::string row(const json& e, bool training) {
   const json& in = e.value("inference", json::object());
   // Prefill on instances of its own (disaggregated), or beside the decodes:
   // in chunks of the token budget inside the decode steps, or whole.
-  const double budget = in.value("batching", std::string()) == "inflight" ? in.value("token_budget", 0.0) : 0.0;
+  const double budget = chunked_budget(in);
   const std::string prefill = e.contains("prefill_instances")
                                   ? number_text("%.2f", e.value("prefill_instances", 0.0)) + " x tp " + std::to_string(in.value("prefill_tp", 1))
                               : budget > 0 ? "chunked " + count_text(budget)
@@ -99,7 +105,7 @@ std::string front_rows(const json& s, const char* key, const std::string& headin
 // section gives batching and token_budget where not the defaults).
 std::string plan_batching(const json& in) {
   if (in.value("batching", std::string("static")) != "inflight") return "static batching: each batch is prefilled, then decoded";
-  if (in.value("token_budget", 0.0) > 0) return "in-flight batching with chunked prefill inside the decode steps";
+  if (chunked_budget(in) > 0) return "in-flight batching with chunked prefill inside the decode steps";
   return "in-flight batching: prompts are prefilled whole between decode steps";
 }
 

@@ -3,7 +3,7 @@
 // plan marked.
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
-import { sharedWarnings } from './plan-words.js';
+import { chunkedBudget, sharedWarnings } from './plan-words.js';
 
 export const training = (mode) => mode === 'training';
 export const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
@@ -12,9 +12,9 @@ export const planTime = (e) => e.iteration_time_s ?? e.e2e_latency_s;
 // its token budget inside the decode steps ("chunked 2,048"), or on separate
 // instances ("2.5 × TP4": prefill instances per decode instance and their tp).
 function prefillCell(e) {
-  const inf = e.inference || {};
-  const tp = inf.prefill_tp;
-  if (!(tp > 0)) return inf.batching === 'inflight' && inf.token_budget > 0 ? `chunked ${fmt.int(inf.token_budget)}` : 'colocated';
+  const tp = e.inference?.prefill_tp;
+  const budget = chunkedBudget(e.inference);
+  if (!(tp > 0)) return budget ? `chunked ${fmt.int(budget)}` : 'colocated';
   return Number.isFinite(e.prefill_instances) ? `${e.prefill_instances.toFixed(1)} × TP${tp}` : `TP${tp}`;
 }
 

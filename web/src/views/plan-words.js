@@ -20,7 +20,8 @@ export function planText(entry) {
   if (entry.training?.offload === 'parameters') parts.push('weights and optimizer offloaded');
   if (entry.inference?.batch) parts.push(`batch ${entry.inference.batch}`);
   if (entry.inference?.prefill_tp > 0) parts.push(`prefill on TP ${entry.inference.prefill_tp} instances`);
-  if (entry.inference?.batching === 'inflight' && entry.inference.token_budget > 0) parts.push(`chunked prefill, ${fmt.int(entry.inference.token_budget)} tokens per step`);
+  const budget = chunkedBudget(entry.inference);
+  if (budget) parts.push(`chunked prefill, ${fmt.int(budget)} tokens per step`);
   return parts.join(' · ');
 }
 
@@ -49,11 +50,17 @@ export function moreGpusText(m, mode, unit = 'GPU') {
   return `Doubling the ${unit}s, a plan fits on ${fmt.int(m.gpus)} (${floor}): ${planText(m.plan)}.`;
 }
 
+// A serving plan's chunked-prefill budget (tokens per step under in-flight
+// batching; its inference section as the search output gives it), else 0.
+export function chunkedBudget(inf = {}) {
+  return inf?.batching === 'inflight' && inf.token_budget > 0 ? inf.token_budget : 0;
+}
+
 // How a colocated serving plan interleaves prefill with decode (its
 // inference section: batching and token_budget as the search output gives them).
 export function batchingWords(inf = {}) {
-  if (inf.batching !== 'inflight') return 'static batching: each batch is prefilled, then decoded';
-  if (inf.token_budget > 0) return `in-flight batching with chunked prefill, ${fmt.int(inf.token_budget)} tokens per step`;
+  if (inf?.batching !== 'inflight') return 'static batching: each batch is prefilled, then decoded';
+  if (chunkedBudget(inf)) return 'in-flight batching with chunked prefill inside the decode steps';
   return 'in-flight batching: prompts are prefilled whole between decode steps';
 }
 
@@ -61,8 +68,7 @@ export function batchingWords(inf = {}) {
 // (the search tries chunked prefill beside the scenario's own batching;
 // the budget, which differs from plan to plan, is in each point's words).
 export function frontBatchingWords(entries = []) {
-  const way = (inf = {}) => (inf.batching === 'inflight' && inf.token_budget > 0 ? 'in-flight batching with chunked prefill inside the decode steps' : batchingWords(inf));
-  const ways = [...new Set(entries.map((e) => way(e.inference)))];
+  const ways = [...new Set(entries.map((e) => batchingWords(e.inference)))];
   return ways.length ? ways.join('; or ') : batchingWords();
 }
 

@@ -4,7 +4,7 @@
 import { el } from '../dom.js';
 import * as fmt from '../format.js';
 import { scatter } from '../charts/explore-charts.js';
-import { closestText, frontBatchingWords, moreGpusText, narrowerWeights } from './plan-words.js';
+import { chunkedBudget, closestText, frontBatchingWords, moreGpusText, narrowerWeights } from './plan-words.js';
 
 // "No plan fits." and, when the search names one, the closest plan with
 // what it misses and an Apply button (to see it in the calculator). When the
@@ -50,9 +50,9 @@ export function servingChart(s, shared, unit) {
   ].map(({ e, key, kind }) => {
     const flags = (e.warnings || []).filter((w) => !shared.has(w));
     const p = e.parallelism || {};
-    const chunked = e.inference?.batching === 'inflight' && e.inference.token_budget > 0;
+    const budget = chunkedBudget(e.inference);
     const where = e.prefill_instances ? `, prefill on ${fmt.num(e.prefill_instances)} instances of tp ${e.inference?.prefill_tp}`
-      : chunked ? `, prefill colocated, chunked: ${fmt.int(e.inference.token_budget)} tokens per step` : ', prefill colocated';
+      : budget ? `, prefill colocated, chunked: ${fmt.int(budget)} tokens per step` : ', prefill colocated';
     return {
       key,
       front: kind === 'front',
